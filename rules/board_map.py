@@ -1,0 +1,169 @@
+"""The map model: territories, stands, movement lines, and the graph queries movement needs."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.mapfile import FORMAT, GEOGRAPHIES, STAND_KINDS, Reader, load_json, load_packaged
+
+
+@dataclass(frozen=True, slots=True)
+class Territory:
+    id: str
+    number: int | None
+    transit: bool
+    geography: str
+    geography_source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stand:
+    """A territory stand (square, holds capital / base camp) or a movement stand (round, soul tokens)."""
+
+    id: str
+    kind: str
+    territory: str
+    pos_mm: tuple[float, float, float]
+    size_mm: tuple[float, float]
+    angle_deg: float
+
+
+@dataclass(frozen=True, slots=True)
+class Path:
+    a: str
+    b: str
+    water: bool
+
+
+@dataclass(frozen=True)
+class BoardMap:
+    """A validated Kipukas map. Immutable; graph queries are cheap enough for every move check."""
+
+    name: str
+    title: str
+    size_mm: tuple[float, float]
+    territories: dict[str, Territory]
+    stands: dict[str, Stand]
+    paths: tuple[Path, ...]
+    texture: dict[str, Any]
+    extras: dict[str, Any] = field(default_factory=dict)
+    _adj: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        adj: dict[str, set[str]] = {s: set() for s in self.stands}
+        for p in self.paths:
+            adj[p.a].add(p.b)
+            adj[p.b].add(p.a)
+        object.__setattr__(self, "_adj", {k: frozenset(v) for k, v in adj.items()})
+
+    @classmethod
+    def packaged(cls, name: str = "starter") -> BoardMap:
+        source, data = load_packaged(name)
+        return cls.from_data(source, data)
+
+    @classmethod
+    def from_file(cls, path: str) -> BoardMap:
+        source, data = load_json(path)
+        return cls.from_data(source, data)
+
+    @classmethod
+    def from_data(cls, source: str, data: Any) -> BoardMap:
+        return _parse(Reader(source, data))
+
+    def neighbours(self, stand: str) -> frozenset[str]:
+        return self._adj[self.stand(stand).id]
+
+    def stand(self, stand_id: str) -> Stand:
+        try:
+            return self.stands[stand_id]
+        except KeyError:
+            raise KeyError(f"map {self.name!r} has no stand {stand_id!r}") from None
+
+    def territory_stand(self, territory: str) -> Stand | None:
+        for s in self.stands.values():
+            if s.kind == "territory" and s.territory == territory:
+                return s
+        return None
+
+    def path_between(self, a: str, b: str) -> Path | None:
+        for p in self.paths:
+            if {p.a, p.b} == {a, b}:
+                return p
+        return None
+
+    def distance(self, start: str, goal: str, blocked: Iterable[str] = (), water: bool = True) -> int | None:
+        """Fewest movement lines from `start` to `goal`, never passing through a `blocked` stand
+        (it may be the goal itself: moving onto an enemy means attacking it, #movement).
+        With ``water=False`` lines that touch water are not used. None when unreachable."""
+        self.stand(start), self.stand(goal)
+        stop = set(blocked) - {goal}
+        seen = {start: 0}
+        queue = deque([start])
+        while queue:
+            here = queue.popleft()
+            if here == goal:
+                return seen[here]
+            for nxt in self._adj[here]:
+                if nxt in seen or nxt in stop:
+                    continue
+                if not water and self._water_edge(here, nxt):
+                    continue
+                seen[nxt] = seen[here] + 1
+                queue.append(nxt)
+        return None
+
+    def _water_edge(self, a: str, b: str) -> bool:
+        p = self.path_between(a, b)
+        return p is not None and p.water
+
+
+def _parse(r: Reader) -> BoardMap:
+    r.only("format", "name", "title", "size_mm", "texture", "territories", "stands", "paths",
+           "docks", "boats", "tunnels", "geomarkers")
+    fmt = r.text("format")
+    if fmt != FORMAT:
+        r.fail("format", f"unsupported format {fmt!r} (this version reads {FORMAT})")
+    territories: dict[str, Territory] = {}
+    for t in r.objects("territories"):
+        t.only("id", "number", "transit", "geography", "geography_source")
+        tid = t.text("id")
+        if tid in territories:
+            t.fail("id", f"duplicate territory id {tid!r}")
+        number = t.data.get("number")
+        if number is not None and (isinstance(number, bool) or not isinstance(number, int) or number < 1):
+            t.fail("number", f"expected a positive whole number or null, got {number!r}")
+        territories[tid] = Territory(tid, number, t.flag("transit", False),
+                                     t.text("geography", choices=GEOGRAPHIES), t.text("geography_source", "map file"))
+    stands: dict[str, Stand] = {}
+    for s in r.objects("stands"):
+        s.only("id", "kind", "territory", "pos_mm", "size_mm", "angle_deg")
+        sid = s.text("id")
+        if sid in stands:
+            s.fail("id", f"duplicate stand id {sid!r}")
+        terr = s.text("territory")
+        if terr not in territories:
+            s.fail("territory", f"unknown territory {terr!r}")
+        kind = s.text("kind", choices=STAND_KINDS)
+        if kind == "territory" and territories[terr].transit:
+            s.fail("kind", f"transit territory {terr!r} cannot hold a territory stand (#transit_territories)")
+        x, y, z = s.vector("pos_mm", 3)
+        w, h = s.vector("size_mm", 2)
+        stands[sid] = Stand(sid, kind, terr, (x, y, z), (w, h), s.number("angle_deg", 0.0))
+    paths: list[Path] = []
+    for p in r.objects("paths"):
+        p.only("a", "b", "water")
+        a, b = p.text("a"), p.text("b")
+        for end, name in ((a, "a"), (b, "b")):
+            if end not in stands:
+                p.fail(name, f"unknown stand {end!r}")
+        if a == b:
+            p.fail("b", "a movement line must join two different stands")
+        paths.append(Path(a, b, p.flag("water", False)))
+    texture = r.get("texture", lambda v: v if isinstance(v, dict) else None, "an object", {})
+    extras: dict[str, Any] = {k: r.data[k] for k in ("docks", "boats", "tunnels", "geomarkers") if k in r.data}
+    w, h = r.vector("size_mm", 2)
+    return BoardMap(r.text("name"), r.text("title", r.text("name")), (w, h), territories, stands,
+                    tuple(paths), texture, extras)

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Prepare this checkout to run: system packages (apt-get, only when missing), the .venv, and the project
+# installed into it in editable mode. Safe to run again: it does nothing when everything is in place.
+# Usage: scripts/setup.sh [--with-browser]   (--with-browser also installs Debian's chromium for tests)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_browser=0
+[ "${1:-}" = "--with-browser" ] && want_browser=1
+
+missing=()
+have_lib() { ldconfig -p 2>/dev/null | grep -q "$1"; }
+have_lib 'libzbar\.so\.0' || missing+=(libzbar0)
+python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+[ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ] && missing+=(chromium)
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "setup: installing system packages: ${missing[*]}"
+    if [ "$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; else
+        echo "setup: need root (or sudo) to apt-get install ${missing[*]}" >&2; exit 2
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+stamp_want=$( (cat pyproject.toml scripts/setup.sh; python3 --version) | sha256sum | cut -c1-16)
+if [ -x .venv/bin/python ] && [ "$(cat .venv/.setup-stamp 2>/dev/null)" = "$stamp_want" ]; then
+    exit 0
+fi
+echo "setup: creating .venv and installing kipukas-tracker"
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[dev]'
+echo "$stamp_want" > .venv/.setup-stamp

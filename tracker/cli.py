@@ -1,0 +1,41 @@
+"""The `kipukas-tracker` command: one subcommand per module in `tracker.commands`.
+
+Exit status (ARCHITECTURE, command-line contract): 0 success, 2 bad usage or bad input with a one-line
+reason on stderr, 1 internal failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from tracker.errors import UsageError
+
+COMMANDS: tuple[ModuleType, ...] = ()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kipukas-tracker", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in COMMANDS:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except UsageError as exc:
+        print(f"kipukas-tracker {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 0
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per `kipukas-tracker` subcommand, each with `register(subparsers)`."""

@@ -1,0 +1,11 @@
+"""Errors of the tracker package."""
+
+from __future__ import annotations
+
+
+class TrackerError(Exception):
+    """Base class for errors raised by the tracker."""
+
+
+class UsageError(TrackerError):
+    """Bad command-line usage or bad input: the CLI prints it on one line and exits with status 2."""
