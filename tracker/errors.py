@@ -9,3 +9,7 @@ class TrackerError(Exception):
 
 class UsageError(TrackerError):
     """Bad command-line usage or bad input: the CLI prints it on one line and exits with status 2."""
+
+
+class RecordError(TrackerError):
+    """The game record file is unreadable, belongs to another table key, or cannot be written."""
