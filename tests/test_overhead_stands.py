@@ -98,3 +98,17 @@ def test_bad_frames_are_refused_with_a_reason() -> None:
         reader.read(np.zeros((100, 100, 3), np.uint8))
     with pytest.raises(VisionError, match="unknown stand or slot"):
         reader.read(reference(), only=["T99"])
+
+
+def test_tilted_rolled_camera_reads_stands_at_their_heights() -> None:
+    from calibration.camera import default_pose
+    from vision.synth import Renderer
+
+    p = default_pose(layout(), tilt_deg=18.0, yaw_deg=-7.0, offset_mm=(35.0, -25.0), height_mm=950.0)
+    r = Renderer(layout(), p, PALETTE)
+    reader = BoardReader(layout(), p, PALETTE, r.render(TableScene({}), seed=1))
+    for seed in (3, 4):
+        toks = random_tokens(np.random.default_rng(seed))
+        obs = reader.read(r.render(TableScene(toks), seed=seed, blur=0.8, noise=1.5))
+        got = {sid: (o.state, o.owner, o.flipped) for sid, o in obs.stands.items()}
+        assert got == {s.id: expected(toks.get(s.id)) for s in layout().stands}

@@ -22,6 +22,7 @@ EMPTY_MAX_MM2 = 45.0
 CAPITAL_MIN_MM2 = 205.0
 ROUND_MAX_FILL = 0.89
 OBSTRUCTED_FRACTION = 0.10
+FLIPPED_LIT_FRACTION = 0.53
 FOOTPRINT_GROW_MM = {"territory": 3.0, "movement": 1.5}
 
 
@@ -66,7 +67,9 @@ class StandClassifier:
             changed = ((dc > 0.06) & (s > MIN_SUM) & (rs > MIN_SUM)) | (ratio < 0.3) | (ratio > 2.5)
             changed = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
             owners = np.where(changed, owners, -1).astype(np.int8)
-            foreign = changed & (owners < 0) & (s > MIN_SUM)
+            # a piece's anti-aliased outline mixes its colour with the stand's: only count pixels away from it
+            near = cv2.dilate((owners >= 0).astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
+            foreign = changed & ~near & (s > MIN_SUM)
             foreign_frac = float(foreign.mean())
         else:
             foreign_frac = skin_fraction(c, s)
@@ -87,7 +90,7 @@ class StandClassifier:
         if fill < ROUND_MAX_FILL:
             state = "soul"
             margin = (ROUND_MAX_FILL - fill) / 0.06
-            flipped = _flipped(blob, s, px_per_mm)
+            flipped = _flipped(blob, s)
         else:
             state = "capital" if area >= CAPITAL_MIN_MM2 else "basecamp"
             margin = min((fill - ROUND_MAX_FILL) / 0.06, abs(area - CAPITAL_MIN_MM2) / 30.0)
@@ -123,16 +126,11 @@ def _fill(blob: NDArray[np.uint8]) -> float:
     return float(cv2.contourArea(hull)) / max(float(w * h), 1.0)
 
 
-def _flipped(blob: NDArray[np.uint8], s: F32, k: float) -> bool:
-    """An upright soul token shows a bright small top inside its darker sloped side; an upturned one shows
-    its wide flat base, bright at the rim and darker inside."""
-    ys, xs = np.nonzero(blob)
-    cy, cx = ys.mean(), xs.mean()
-    r = np.hypot(ys - cy, xs - cx) / k
-    vals = s[ys, xs]
-    rmax = np.percentile(r, 97)
-    centre = vals[r < 2.5]
-    rim = vals[(r > rmax - 1.4) & (r < rmax - 0.3)]
-    if centre.size < 3 or rim.size < 3:
+def _flipped(blob: NDArray[np.uint8], s: F32) -> bool:
+    """An upright soul token shows a small lit top (a third of its outline) above its darker sloped side;
+    an upturned one shows its wide flat base, lit over most of its outline."""
+    vals = s[blob > 0]
+    if vals.size < 10:
         return False
-    return float(np.median(rim)) > 0.82 * float(np.median(centre))
+    bright = vals > 0.8 * float(np.percentile(vals, 95))
+    return float(bright.mean()) > FLIPPED_LIT_FRACTION
