@@ -1,0 +1,54 @@
+"""Colour features that survive uneven light: chromaticity (B, G, R) / (B + G + R) and brightness.
+
+Owner colours are compared in chromaticity, so a token in shadow or under a brighter lamp keeps its owner;
+shadows (same chromaticity, darker) are told apart from new objects (different chromaticity).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+F32 = NDArray[np.float32]
+MIN_SUM = 45.0  # below this (very dark pixels) chromaticity is mostly noise
+
+
+def chroma(img: NDArray[np.uint8]) -> tuple[F32, F32]:
+    """Per-pixel chromaticity (h, w, 3) and brightness sum (h, w)."""
+    f = img.astype(np.float32)
+    s = f.sum(axis=2)
+    c = f / np.maximum(s, 1.0)[:, :, None]
+    return c, s
+
+
+def colour_chroma(bgr: tuple[int, int, int]) -> NDArray[np.float32]:
+    v = np.asarray(bgr, dtype=np.float32)
+    return v / max(float(v.sum()), 1.0)
+
+
+def saturation(c: F32) -> F32:
+    """How far a chromaticity is from grey (0 for white/grey/black, up to ~0.8 for pure primaries)."""
+    return np.asarray(np.abs(c - 1.0 / 3.0).sum(axis=2), dtype=np.float32)
+
+
+def palette_thresholds(palette: dict[str, tuple[int, int, int]]) -> dict[str, float]:
+    """For each owner, the chromaticity distance within which a pixel counts as that owner's colour:
+    less than half-way to the nearest other owner and to grey, at most 0.11."""
+    cs = {o: colour_chroma(c) for o, c in palette.items()}
+    grey = np.full(3, 1.0 / 3.0, dtype=np.float32)
+    out: dict[str, float] = {}
+    for o, c in cs.items():
+        near = float(np.linalg.norm(c - grey))
+        for p, d in cs.items():
+            if p != o:
+                near = min(near, float(np.linalg.norm(c - d)))
+        out[o] = min(0.11, 0.45 * near)
+    return out
+
+
+def skin_fraction(c: F32, s: F32) -> float:
+    """The fraction of skin-coloured pixels (R > G > B at moderate saturation, not dark): the obstruction
+    test of last resort, when there is no reference frame of the empty table."""
+    b, g, r = c[:, :, 0], c[:, :, 1], c[:, :, 2]
+    skin = (r > 0.38) & (r < 0.52) & (g > 0.28) & (g < 0.37) & (b > 0.15) & (b < 0.30) & (s > 150)
+    return float(skin.mean())

@@ -1,0 +1,83 @@
+"""Where each stand and slot is in the frame: rectifying homographies from the calibrated pose.
+
+A stand's patch is a square of the stand's plane (at the height where pieces stand) centred on the stand
+and aligned with it, sampled at ``STAND_PX_PER_MM``; a slot's patch is its rectangle on the mat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from calibration.camera import CameraPose
+from calibration.layout import TableLayout
+from vision.warp import Mat3, apply, rotate, scale, translate
+
+STAND_PX_PER_MM = 3.0
+SLOT_PX_PER_MM = 1.5
+SLOT_Z_MM = 0.3
+READ_LIFT_MM = 4.0  # read stands a little above their top: pieces are 4..11 mm tall
+CORE_GROW_MM = 2.0
+STAND_PATCH_MM = {"territory": 30.0, "movement": 26.0}
+
+
+@dataclass(frozen=True)
+class Region:
+    """One rectified region: patch size (w, h) in px, patch px -> frame px homography, frame bbox."""
+
+    id: str
+    kind: str  # "territory" | "movement" | "slot"
+    size: tuple[int, int]
+    H: Mat3
+    px_per_mm: float
+    box: tuple[int, int, int, int]
+    polygon: np.ndarray
+    core: np.ndarray  # the pixels that matter: the stand's top (grown a little) or the slot
+
+    def corners(self) -> np.ndarray:
+        w, h = self.size
+        return apply(self.H, np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64))
+
+
+def _box(pts: np.ndarray) -> tuple[int, int, int, int]:
+    x0, y0 = np.floor(pts.min(0)).astype(int)
+    x1, y1 = np.ceil(pts.max(0)).astype(int)
+    return (int(x0), int(y0), int(x1), int(y1))
+
+
+def stand_regions(layout: TableLayout, pose: CameraPose) -> dict[str, Region]:
+    out: dict[str, Region] = {}
+    for s in layout.stands:
+        x, y, z = layout.stand_world(s.id)
+        side = STAND_PATCH_MM[s.kind]
+        n = round(side * STAND_PX_PER_MM)
+        H = pose.plane_homography(z + READ_LIFT_MM) @ translate(x, y) @ rotate(s.angle_deg) @ scale(
+            1.0 / STAND_PX_PER_MM) @ translate(-n / 2.0, -n / 2.0)
+        poly = apply(H, np.array([[0, 0], [n, 0], [n, n], [0, n]], dtype=np.float64))
+        hw, hh = s.size_mm[0] / 2 + CORE_GROW_MM, s.size_mm[1] / 2 + CORE_GROW_MM
+        if s.kind == "territory":
+            local = np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]])
+        else:
+            a = np.linspace(0, 2 * np.pi, 20, endpoint=False)
+            local = np.column_stack([hw * np.cos(a), hw * np.sin(a)])
+        core = apply(H, local * STAND_PX_PER_MM + n / 2.0)
+        out[s.id] = Region(s.id, s.kind, (n, n), H, STAND_PX_PER_MM, _box(poly), poly, core)
+    return out
+
+
+def slot_regions(layout: TableLayout, pose: CameraPose, px_per_mm: float = SLOT_PX_PER_MM) -> dict[str, Region]:
+    """Slot patches, rotated so that the top of a card in the slot is at the top of the patch."""
+    out: dict[str, Region] = {}
+    P = pose.plane_homography(SLOT_Z_MM)
+    for s in layout.slots:
+        x0, y0, x1, y1 = s.rect_mm
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        w, h = x1 - x0, y1 - y0
+        if s.up_deg in (90.0, 270.0):
+            w, h = h, w
+        pw, ph = round(w * px_per_mm), round(h * px_per_mm)
+        H = P @ translate(cx, cy) @ rotate(s.up_deg) @ scale(1.0 / px_per_mm) @ translate(-pw / 2.0, -ph / 2.0)
+        poly = apply(H, np.array([[0, 0], [pw, 0], [pw, ph], [0, ph]], dtype=np.float64))
+        out[s.id] = Region(s.id, "slot", (pw, ph), H, px_per_mm, _box(poly), poly, poly)
+    return out

@@ -1,0 +1,154 @@
+"""Reading one mat slot: empty, a card face down (with its QR payload when readable), face up, or landscape.
+
+The slot is rectified so that the top of a card in it points up. What changed against the empty slot (a
+reference frame, or the mat artwork itself when there is none) is measured in three zones: the lower
+centre (only a portrait card covers it), the upper sides (only a landscape card in the wide part covers
+them) and the upper centre (both). A portrait card is face down when its QR decodes, or when its colours
+match the card-back art; otherwise face up.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+from pyzbar import pyzbar
+
+from vision.assets import asset
+from vision.cards import BACK
+from vision.colour import MIN_SUM, chroma, skin_fraction
+from vision.warp import Image, Mat3, extract, scale, translate
+
+QR_PX_PER_MM = 3.0
+QR_ZONE_MM = 64.0
+BACK_LIKE_MIN = 0.45
+OCCUPIED = 0.5
+FREE = 0.25
+
+
+def changed_mask(patch: Image, ref: Image) -> NDArray[np.bool_]:
+    """Pixels that differ from the empty slot in colour, or much more than the overall light change."""
+    c, s = chroma(patch)
+    rc, rs = chroma(ref)
+    dc = np.linalg.norm(c - rc, axis=2)
+    ratio = s / np.maximum(rs, 1.0)
+    calm = (dc < 0.03) & (rs > 300)
+    gain = float(np.median(ratio[calm])) if int(calm.sum()) > 50 else 1.0
+    rel = ratio / max(gain, 0.05)
+    out = ((dc > 0.05) & (s > MIN_SUM) & (rs > MIN_SUM)) | (rel < 0.5) | (rel > 2.0)
+    m = np.asarray(cv2.morphologyEx(out.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
+    return fill_holes(m)
+
+
+def fill_holes(mask: NDArray[np.uint8]) -> NDArray[np.bool_]:
+    """Changed pixels plus everything they enclose: a card's pale art inside its dark edge counts as card."""
+    inv = (mask == 0).astype(np.uint8)
+    n, labels = cv2.connectedComponents(inv, connectivity=4)
+    edge = np.zeros(n, dtype=bool)
+    for line in (labels[0], labels[-1], labels[:, 0], labels[:, -1]):
+        edge[line] = True
+    edge[0] = True
+    holes = ~edge[labels]
+    return np.asarray((mask > 0) | holes, dtype=np.bool_)
+
+
+def zones(size: tuple[int, int], k: float, card_mm: tuple[float, float]) -> dict[str, tuple[int, int, int, int]]:
+    """Zone boxes (x0, y0, x1, y1) in patch pixels."""
+    w, h = size[0] / k, size[1] / k
+    cw, ch = card_mm
+    mid = w / 2
+    boxes_mm = {
+        "lower": (mid - cw / 2 + 8, h / 2 + 25, mid + cw / 2 - 8, h / 2 + ch / 2 - 8),
+        "upper": (mid - cw / 2 + 8, h / 2 - ch / 2 + 8, mid + cw / 2 - 8, h / 2 - 25),
+        "left": (mid - ch / 2 + 8, 10, mid - cw / 2 - 6, cw - 10),
+        "right": (mid + cw / 2 + 6, 10, mid + ch / 2 - 8, cw - 10),
+    }
+    out: dict[str, tuple[int, int, int, int]] = {}
+    for name, (x0, y0, x1, y1) in boxes_mm.items():
+        box = (max(0, round(x0 * k)), max(0, round(y0 * k)), min(size[0], round(x1 * k)), min(size[1], round(y1 * k)))
+        out[name] = box
+    return out
+
+
+def _frac(mask: NDArray[np.bool_], box: tuple[int, int, int, int]) -> float | None:
+    x0, y0, x1, y1 = box
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    return float(mask[y0:y1, x0:x1].mean())
+
+
+@lru_cache(maxsize=1)
+def _back_hist() -> NDArray[np.float32]:
+    hsv = cv2.cvtColor(asset(BACK), cv2.COLOR_BGR2HSV)
+    hist = cv2.calcHist([hsv], [0, 1], None, [30, 16], [0, 180, 0, 256])
+    return np.asarray(hist / max(float(hist.max()), 1.0), dtype=np.float32)
+
+
+def back_likeness(card: Image) -> float:
+    """Fraction of the card's pixels whose hue and saturation are common on card backs."""
+    hsv = cv2.cvtColor(card, cv2.COLOR_BGR2HSV)
+    bp = cv2.calcBackProject([hsv], [0, 1], _back_hist(), [0, 180, 0, 256], 1.0)
+    return float((bp > 0.05).mean())
+
+
+def decode_qr(gray: Image) -> str | None:
+    """The first QR payload found in ``gray`` (pyzbar), trying a sharpened copy when the plain one fails."""
+    for img in (gray, cv2.addWeighted(gray, 1.8, cv2.GaussianBlur(gray, (0, 0), 2.0), -0.8, 0)):
+        for sym in pyzbar.decode(img, symbols=[pyzbar.ZBarSymbol.QRCODE]):
+            try:
+                return str(sym.data.decode("utf-8"))
+            except UnicodeDecodeError:
+                continue
+    return None
+
+
+def qr_homography(H_slot: Mat3, k_slot: float, size: tuple[int, int], card_mm: tuple[float, float]) -> tuple[Mat3, int]:
+    """Patch px -> frame px for a square QR_ZONE_MM window on the card's centre at QR_PX_PER_MM."""
+    n = round(QR_ZONE_MM * QR_PX_PER_MM)
+    cx, cy = size[0] / 2.0, size[1] / 2.0
+    H = H_slot @ translate(cx, cy) @ scale(k_slot / QR_PX_PER_MM) @ translate(-n / 2.0, -n / 2.0)
+    return H, n
+
+
+def mat_reference(layout_mat: Image, mat_size_mm: tuple[float, float], slot_mm_H: Mat3, size: tuple[int, int]) -> Image:
+    """The empty slot as printed: the mat artwork resampled into the slot patch (patch px -> mat mm)."""
+    sx = layout_mat.shape[1] / mat_size_mm[0]
+    sy = layout_mat.shape[0] / mat_size_mm[1]
+    return extract(layout_mat, scale(sx, sy) @ slot_mm_H, size)
+
+
+def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: Image,
+              card_mm: tuple[float, float], skin_check: bool = False) -> tuple[str, str | None, float, bool]:
+    """(state, payload, confidence, obstructed) of one slot; ``ref`` is the empty slot patch. With
+    ``skin_check`` (no reference frame, so no arm detection) skin-coloured pixels mark the slot obstructed."""
+    patch = extract(frame, H, size)
+    if skin_check:
+        c, s = chroma(patch)
+        if skin_fraction(c, s) > 0.05:
+            return "empty", None, 0.0, True
+    mask = changed_mask(patch, ref)
+    z = zones(size, k, card_mm)
+    f = {name: _frac(mask, box) for name, box in z.items()}
+    lower, upper = f["lower"] or 0.0, f["upper"] or 0.0
+    sides = [v for v in (f["left"], f["right"]) if v is not None]
+    side = min(sides) if sides else 0.0
+    side_max = max(sides) if sides else 0.0
+    if max(lower, upper, side_max) < FREE:
+        conf = 1.0 - max(lower, upper, side_max) / FREE
+        return "empty", None, 0.5 + 0.5 * conf, False
+    if lower >= OCCUPIED and upper >= OCCUPIED:
+        Hq, n = qr_homography(H, k, size, card_mm)
+        gray = np.asarray(cv2.cvtColor(extract(frame, Hq, (n, n)), cv2.COLOR_BGR2GRAY), np.uint8)
+        payload = decode_qr(gray)
+        if payload is not None:
+            return "down", payload, 1.0, False
+        x0, y0, x1, y1 = z["upper"][0], z["upper"][1], z["lower"][2], z["lower"][3]
+        like = back_likeness(patch[y0:y1, x0:x1])
+        conf = float(np.clip(abs(like - BACK_LIKE_MIN) / 0.2, 0.0, 1.0)) * min(lower, upper)
+        return ("down" if like >= BACK_LIKE_MIN else "up"), None, conf, False
+    if side >= OCCUPIED and upper >= OCCUPIED:
+        return "landscape", None, float(min(side, upper)), False
+    # partly covered zones that fit no card placement: something else is in the way
+    return "empty", None, 0.0, True
