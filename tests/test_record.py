@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from pathlib import Path
@@ -28,7 +29,7 @@ def test_rows_chain_and_verify(tmp_path: Path) -> None:
     rec = filled(tmp_path / "game.sqlite")
     rows = list(rec.rows())
     assert [r.seq for r in rows] == list(range(1, 11))
-    assert all(b.prev == a.hash for a, b in zip(rows, rows[1:], strict=False))
+    assert all(b.prev == a.hash for a, b in itertools.pairwise(rows))
     report = rec.verify()
     assert report.ok and report.rows == 10 and report.checkpoints == 1
     assert [r.seq for r in rec.rows(after=7)] == [8, 9, 10]
