@@ -12,7 +12,6 @@ from rules.errors import PayloadError
 from rules.identity import is_kipukas_payload, parse_payload
 
 
-
 def test_full_payload() -> None:
     ref = parse_payload("kpks.us/HMPU#0004?BFxDCJ")
     assert (ref.code, ref.serial, ref.token, ref.physical_id) == ("HMPU", "0004", "BFxDCJ", "HMPU#0004")
