@@ -81,6 +81,10 @@ def means(c: Ctx, a: Means) -> None:
 
 def _total(c: Ctx, cs: CardState, value: str) -> int:
     spec = c.info(cs).die
+    if spec is not None and spec.covered and not spec.dice:
+        if value != f"={spec.base}":
+            raise Illegal("#attack", f"{c.name(cs)} rolls a fixed {spec.raw}: give ={spec.base}")
+        return spec.base
     if value.startswith("="):
         if spec is not None and spec.covered:
             raise Illegal("#attack", f"{c.name(cs)} rolls {spec.raw}: give the faces (e.g. 4,5), not a total")

@@ -118,7 +118,8 @@ def _bout(c: Ctx) -> list[Action]:
     for cs, what in ((att, "attack"), (dfn, "defence")):
         die = c.info(cs).die
         if die is not None and die.covered:
-            out += [Roll(cs.owner, what, f) for f in _faces(die.dice)] if die.dice else []
+            out += [Roll(cs.owner, what, f) for f in _faces(die.dice)] if die.dice else [Roll(cs.owner, what,
+                                                                                              f"={die.base}")]
         else:
             out += [Roll(cs.owner, what, f"={n}") for n in range(1, 13, 2)]
     return out

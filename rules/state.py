@@ -2,8 +2,9 @@
 
 Zones of a card: ``deck`` (order unknown to the engine after shuffling, except cards put on the bottom),
 ``hand``, ``aside`` (a personal effect not used this game), ``play`` (on a stand of the map), ``effect``
-(in front of its player: personal effect, default effect, sabotage being resolved), ``prison`` and ``discard``. `GameState.to_text()` is the canonical text
-used by golden files: stable ordering, one fact per line.
+(in front of its player: personal effect, default effect, sabotage being resolved), ``prison`` and
+``discard``. `GameState.to_text()` is the canonical text used by golden files: stable ordering, one fact
+per line.
 """
 
 from __future__ import annotations
