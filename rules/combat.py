@@ -242,6 +242,8 @@ def retreat(c: Ctx, a: Retreat) -> None:
     if a.stand not in seen or a.stand == souls[0].at:
         raise Illegal("#retreat", f"{a.stand} is not within {slowest} (the slowest range in the group) of "
                                   f"{souls[0].at}")
+    if c.territory_of(a.stand) == territory:
+        raise Illegal("#retreat", f"{a.stand} is in territory {territory}: a retreat leaves the contested territory")
     if c.souls_at(a.stand, other(a.player)):
         raise Illegal("#retreat", f"{a.stand} holds enemy souls; retreat to a safe stand")
     if pend is not None and pend.note == "respond":

@@ -94,7 +94,7 @@ def reveal(c: Ctx, a: Reveal) -> None:
     c.put(cs.set(revealed=True))
 
 
-def reach(c: Ctx, cs: CardState, start: str, limit: int) -> dict[str, int]:
+def reach(c: Ctx, cs: CardState, start: str, limit: int, *, ignore_enemies: bool = False) -> dict[str, int]:
     """Stands reachable from `start` in at most `limit` lines, with their distance, for soul `cs`.
 
     Enemy souls waiting on movement stands cannot be passed (heavens dwellers fly over them); water lines
@@ -104,7 +104,7 @@ def reach(c: Ctx, cs: CardState, start: str, limit: int) -> dict[str, int]:
     flyer = info.habitat == "Heavens"
     water_ok = flyer or info.habitat == "Water" or cs.swimming
     enemies = {e.at for e in c.souls_in_play(other(cs.owner)) if e.revealed and e.at}
-    blocked = set() if flyer else {s for s in enemies if c.board.stands[s].kind == "movement"}
+    blocked = set() if flyer or ignore_enemies else {s for s in enemies if c.board.stands[s].kind == "movement"}
     tunnels: dict[str, set[str]] = {}
     if info.habitat == "Underground":
         for t in c.board.extras.get("tunnels", []):
@@ -163,12 +163,14 @@ def move(c: Ctx, a: Move) -> None:
         raise Illegal("#movement", f"{c.name(cs)} already used its movement range of {rng} today")
     seen = reach(c, cs, start, left)
     if goal == start or goal not in seen:
-        free = reach(c, cs.set(swimming=True), start, 99)
         if goal == start:
             raise Illegal("#movement", f"{c.name(cs)} is already on {goal}")
-        if goal in free and free[goal] <= left:
-            raise Illegal("#movement", f"{c.name(cs)} cannot go {start}-{goal}: the way crosses water (swim first, "
-                                       "2D6 showing 2+2) or passes an enemy waiting on a movement stand")
+        if goal in reach(c, cs, start, left, ignore_enemies=True):
+            raise Illegal("#movement", f"{c.name(cs)} cannot go {start}-{goal}: the way passes an enemy waiting on "
+                                       "a movement stand")
+        if goal in reach(c, cs.set(swimming=True), start, left):
+            raise Illegal("#movement", f"{c.name(cs)} cannot go {start}-{goal}: the way crosses water; swim first "
+                                       "(2D6 showing 2 and 2, #geography)")
         raise Illegal("#movement", f"{c.name(cs)} cannot reach {goal} from {start} with {left} movement left")
     target = c.territory_of(goal)
     if target != c.territory_of(start) and c.info(cs).habitat != "DigitalCloud" \
