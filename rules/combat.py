@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rules.context import Ctx, Illegal, other
-from rules.day import start_action
+from rules.day import MAX_SOULS, start_action
 from rules.fists import affinity_bonus, brawl, final_blow_modifier, habitat_modifiers, keal_modifier
 from rules.notation import Attack, Challenge, Hold, Means, Retreat, Roll, Stop
 from rules.state import Bout, CardState, Pending
@@ -246,6 +246,13 @@ def retreat(c: Ctx, a: Retreat) -> None:
         raise Illegal("#retreat", f"{a.stand} is in territory {territory}: a retreat leaves the contested territory")
     if c.souls_at(a.stand, other(a.player)):
         raise Illegal("#retreat", f"{a.stand} holds enemy souls; retreat to a safe stand")
+    for s in souls:
+        if s.rogue:
+            raise Illegal("#rouge", f"{c.name(s)} is rogue: its owner does not control it")
+    dest = c.territory_of(a.stand)
+    arriving = sum(1 for s in souls if c.info(s).habitat != "DigitalCloud")
+    if c.occupying(dest, a.player) + arriving > MAX_SOULS:
+        raise Illegal("#maps", f"{a.player} would have more than {MAX_SOULS} souls in territory {dest}")
     if pend is not None and pend.note == "respond":
         c.pop()
     else:

@@ -108,8 +108,11 @@ class Ctx:
         return sum(1 for c in self.souls_in(territory, player) if self.info(c).habitat != "DigitalCloud")
 
     def downed(self, cs: CardState) -> bool:
-        tolerance = self.info(cs).tolerance
-        return tolerance is not None and sum(cs.injuries) >= tolerance
+        """Injuries reached the card's tolerance, or every KEAL means is injured (#keal_means_DHT)."""
+        info = self.info(cs)
+        if info.tolerance is None:
+            return False
+        return sum(cs.injuries) >= info.tolerance or not self.available_means(cs)
 
     def movement_range(self, cs: CardState) -> int | None:
         base = self.info(cs).movement or 0

@@ -19,7 +19,7 @@ from rules.identity import parse_payload
 DECK_SIZE = 30
 COPY_LIMITS = {"Character": 1, "Species": 2, "TerrainFeature": 3, "Trap": 3, "Sabotage": 3, "Item": 4,
                "PersonalEffect": 0, "Incubation": 0}
-_BARE = re.compile(r"^[A-Za-z0-9_-]{4}$")
+_BARE = re.compile(r"^(?P<code>[A-Za-z0-9_-]{4})(?:#(?P<serial>[0-9]{1,8}))?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +43,9 @@ def parse_line(text: str, catalog: Catalog) -> DeckEntry | None:
     stripped = text.strip()
     if not stripped or stripped.startswith("#"):
         return None
-    if _BARE.match(stripped):
-        return DeckEntry(0, catalog.card(stripped), stripped)
+    bare = _BARE.match(stripped)
+    if bare:
+        return DeckEntry(0, catalog.card(bare["code"]), stripped)
     ref = parse_payload(stripped)
     card = catalog.resolve(ref)
     pid = f"{card.code}#{ref.serial}" if ref.serial else card.code

@@ -25,11 +25,12 @@ def valid_deck() -> list[str]:
 
 
 def test_valid_deck_with_comments_bare_codes_and_personal_effect() -> None:
-    lines = ["# my deck", "", *valid_deck()[:-1], "HMPU", "https://www.kpks.us/aS1Q"]
+    lines = ["# my deck", "", *valid_deck()[:-2], "HMPU", "WCA9#0007", "https://www.kpks.us/aS1Q"]
     report = check_deck(lines)
     assert report.valid, report.problems
     assert len(report.cards) == 30 and report.personal_effect is not None
     assert report.personal_effect.card.code == "aS1Q" and report.personal_effect.line == 33
+    assert [e.physical_id for e in report.cards[-2:]] == ["HMPU", "WCA9#0007"]
 
 
 def test_problems_name_their_lines() -> None:
