@@ -251,3 +251,14 @@ def test_digital_cloud_souls_cannot_take_camps() -> None:
     place(g, "ojod#0001", "T1")
     g.push("red initiative")
     assert "1" not in g.state.claims
+
+
+def test_underground_dwellers_use_tunnels_others_do_not() -> None:
+    import dataclasses
+
+    g = new_game(RED, BLUE)
+    g.board = dataclasses.replace(g.board, extras={**g.board.extras, "tunnels": [{"a": "T7", "b": "T3"}]})
+    place(g, "HMPU#0001", "T7")
+    place(g, "WCA9#0001", "T7")  # Illia and Dorsay: underground dweller, movement 1
+    rejected(g, "red move HMPU#0001 T7-T3", "#movement", "cannot reach T3")
+    g.push("red move WCA9#0001 T7-T3")
