@@ -131,8 +131,16 @@ def reach(c: Ctx, cs: CardState, start: str, limit: int, *, ignore_enemies: bool
 def move(c: Ctx, a: Move) -> None:
     if c.s.phase != "day":
         raise Illegal("#movement", "souls move during the day")
-    reinforcing = any(p.kind == "combat" and p.player == a.player and p.note == "respond" for p in c.s.pending)
+    first = c.s.pending[0] if c.s.pending else None
+    reinforcing = first is not None and first.kind == "combat" and first.player == a.player \
+        and first.note == "respond" and c.s.bout is None
     if reinforcing:
+        assert first is not None
+        if c.territory_of(a.path[1]) != first.territory:
+            raise Illegal("#retreat", f"while the fight in territory {first.territory} waits, souls move only to "
+                                      "reinforce it")
+        if a.path[0] in c.board.stands and c.contested(c.territory_of(a.path[0])):
+            raise Illegal("#retreat", "reinforcements come from uncontended territory")
         c.s.origin = c.s.origin or a.player
     else:
         start_action(c, a.player)

@@ -262,3 +262,24 @@ def test_underground_dwellers_use_tunnels_others_do_not() -> None:
     place(g, "WCA9#0001", "T7")  # Illia and Dorsay: underground dweller, movement 1
     rejected(g, "red move HMPU#0001 T7-T3", "#movement", "cannot reach T3")
     g.push("red move WCA9#0001 T7-T3")
+
+
+def test_reinforcement_joins_the_fight_without_a_trap_roll() -> None:
+    g = new_game(RED, BLUE)
+    place(g, "HMPU#0001", "T7")
+    place(g, "FOFE#0001", "T8")   # Brox, movement 1, in uncontended territory 8
+    place(g, "SWyA#0001", "M7b")
+    g.state.cards["K_vJ#0001"] = g.state.cards["K_vJ#0001"].set(zone="play", at="T7")  # blue's unrevealed trap
+    g.push("red initiative")
+    g.push("blue move SWyA#0001 M7b-T7")  # within territory 7: no trap roll; Hilbert must be attacked
+    assert [p.note for p in g.state.pending] == ["must-attack"]
+    g.push("blue attack SWyA#0001 HMPU#0001")
+    g.push("blue means SWyA#0001 1")
+    g.push("red means HMPU#0001 1")
+    g.push("blue roll attack 1")
+    g.push("red roll defence 6,6")
+    rejected(g, "red move FOFE#0001 T8-M8", "#retreat", "only to reinforce")
+    g.push("red move FOFE#0001 T8-M7a")
+    assert g.state.cards["FOFE#0001"].at == "M7a"
+    assert not any(p.kind == "trap-roll" for p in g.state.pending)
+    assert g.state.pending[0].note == "respond" and g.state.pending[0].player == "red"
