@@ -146,6 +146,11 @@ class Ctx:
     def push(self, *items: Pending, front: bool = False) -> None:
         self.s.pending = (*items, *self.s.pending) if front else (*self.s.pending, *items)
 
+    def forget(self, card_id: str) -> None:
+        """Drop prompts about a card that just left play (wasted, discarded, imprisoned)."""
+        self.s.pending = tuple(p for p in self.s.pending
+                               if not (p.kind in ("damage", "heal", "tame", "trap") and card_id in p.cards))
+
     def pop(self) -> Pending:
         first, *rest = self.s.pending
         self.s.pending = tuple(rest)

@@ -35,6 +35,7 @@ from rules.notation import (
     Discard,
     Draw,
     End,
+    Heal,
     Hold,
     Initiative,
     Injure,
@@ -103,7 +104,8 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
     Initiative: _initiative, End: turns.end, Play: day.play, Reveal: day.reveal, Move: day.move, Swim: day.swim,
     Trap: day.trap, Attack: combat.attack, Means: combat.means, Stop: combat.stop, Retreat: combat.retreat,
     Challenge: combat.challenge, Hold: combat.hold, Bottom: night.bottom, Craft: night.craft,
-    Sabotage: night.sabotage, Injure: night.injure, Discard: night.discard, Steal: night.steal, Tame: night.tame,
+    Sabotage: night.sabotage, Injure: night.injure, Heal: night.heal, Discard: night.discard, Steal: night.steal,
+    Tame: night.tame,
     Peace: turns.peace,
 }
 

@@ -25,6 +25,7 @@ from rules.notation import (
     DefaultEffect,
     Draw,
     End,
+    Heal,
     Hold,
     Initiative,
     Injure,
@@ -147,9 +148,14 @@ def _pending(c: Ctx) -> list[Action]:
             out += [Roll(p, "escape", f) for f in _faces((6, 6))]
         if not pend.chase:
             out += [Roll(other(p), "chase", str(v)) for v in range(1, 21)]
-    elif pend.kind == "storm":
-        cs = c.card(pend.cards[0])
-        out += [Injure(p, cs.id, i) for i in c.available_means(cs)]
+    elif pend.kind in ("damage", "heal"):
+        for q in c.s.pending:
+            if q.kind == "damage":
+                cs = c.card(q.cards[0])
+                out += [Injure(q.player, cs.id, i) for i in c.available_means(cs)]
+            elif q.kind == "heal":
+                cs = c.card(q.cards[0])
+                out += [Heal(q.player, cs.id, i + 1) for i, n in enumerate(cs.injuries) if n]
     elif pend.kind == "tame":
         out += [Tame(p, pend.cards[0], o) for o in ("tamed", "rogue")]
     return out

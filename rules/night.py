@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rules.context import Ctx, Illegal, other
 from rules.day import MAX_PLAYED, playable, start_action
-from rules.notation import Bottom, Craft, Discard, Draw, Initiative, Injure, Sabotage, Steal, Tame
+from rules.notation import Bottom, Craft, Discard, Draw, Heal, Initiative, Injure, Sabotage, Steal, Tame
 from rules.setup_phase import HAND_SIZE, draw_cards
 from rules.state import CardState
 
@@ -88,18 +88,33 @@ def sabotage(c: Ctx, a: Sabotage) -> None:
              "when done (#sabotage)")
 
 
-def injure(c: Ctx, a: Injure) -> None:
-    first = c.s.pending[0] if c.s.pending else None
-    if first is None or first.kind != "storm":
-        raise Illegal("#storm", "injuries are marked here when a storm catches souls outside camps")
-    match = [p for p in c.s.pending if p.kind == "storm" and p.player == a.player and p.cards == (a.card,)]
+def _owed(c: Ctx, kind: str, player: str, card: str, rule: str, what: str) -> None:
+    match = [p for p in c.s.pending if p.kind == kind and p.player == player and p.cards == (card,)]
     if not match:
-        raise Illegal("#storm", f"{a.card} owes no storm damage from {a.player}")
+        raise Illegal(rule, f"{card} owes no {what} from {player}")
+    c.s.pending = tuple(p for p in c.s.pending if p is not match[0])
+
+
+def injure(c: Ctx, a: Injure) -> None:
+    """Storm or volcanic damage: the owner marks which KEAL means is injured."""
+    if c.s.bout is not None or (c.s.pending and c.s.pending[0].kind not in ("damage", "heal")):
+        raise Illegal("#storm", "damage is marked when a storm or volcanic ground calls for it")
+    _owed(c, "damage", a.player, a.card, "#storm", "damage")
     cs = c.card(a.card)
     if a.index not in c.available_means(cs):
         raise Illegal("#keal_means_DHT", f"{c.name(cs)} has no uninjured KEAL means {a.index}")
     c.put(cs.set(injuries=tuple(n + 1 if i == a.index - 1 else n for i, n in enumerate(cs.injuries))))
-    c.s.pending = tuple(p for p in c.s.pending if p is not match[0])
+
+
+def heal(c: Ctx, a: Heal) -> None:
+    """Plains healing after 2 diel cycles rested (#habitat_effects): one injury of means `index` heals."""
+    if c.s.bout is not None or (c.s.pending and c.s.pending[0].kind not in ("damage", "heal")):
+        raise Illegal("#habitat_effects", "healing is marked when the rules call for it")
+    cs = c.card(a.card)
+    if not 1 <= a.index <= len(cs.injuries) or cs.injuries[a.index - 1] == 0:
+        raise Illegal("#keal_means_DHT", f"{c.name(cs)}'s KEAL means {a.index} is not injured")
+    _owed(c, "heal", a.player, a.card, "#habitat_effects", "healing")
+    c.put(cs.set(injuries=tuple(n - 1 if i == a.index - 1 else n for i, n in enumerate(cs.injuries))))
 
 
 def discard(c: Ctx, a: Discard) -> None:
@@ -120,6 +135,7 @@ def _to_discard(c: Ctx, cs: CardState) -> None:
         if item.equipped_to == cs.id:
             c.put(item.set(equipped_to=None))
     c.put(cs.set(zone="discard", at=None, controller=None, equipped_to=None, revealed=True))
+    c.forget(cs.id)
 
 
 def steal(c: Ctx, a: Steal) -> None:

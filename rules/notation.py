@@ -233,6 +233,15 @@ class Injure(Action):
     index: int
 
 
+@_verb("heal")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Heal(Action):
+    """Plains healing: one injury of the soul's KEAL means `index` heals."""
+
+    card: str
+    index: int
+
+
 @_verb("discard")
 @dataclasses.dataclass(frozen=True, slots=True)
 class Discard(Action):

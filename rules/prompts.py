@@ -100,9 +100,13 @@ def _pending_text(c: Ctx, pend: object) -> tuple[str, str]:
     if pend.kind == "escape":
         return "#retreat", (f"retreat challenged: {p} rolls 2D6 ({p} roll escape a,b), {other(p)} a D20 "
                             f"({other(p)} roll chase n); the escapee must roll higher")
-    if pend.kind == "storm":
-        return "#storm", (f"the storm catches {c.name(c.card(pend.cards[0]))} outside a camp: mark one KEAL means "
-                          f"injured ({p} injure {pend.cards[0]} <n>)")
+    if pend.kind == "damage":
+        cause = "the storm catches" if pend.note == "#storm" else "volcanic ground burns"
+        return pend.note, (f"{cause} {c.name(c.card(pend.cards[0]))}: mark one KEAL means injured "
+                           f"({p} injure {pend.cards[0]} <n>)")
+    if pend.kind == "heal":
+        return "#habitat_effects", (f"{c.name(c.card(pend.cards[0]))} rested 2 diel cycles on uncontested plains: "
+                                    f"heal one KEAL means ({p} heal {pend.cards[0]} <n>)")
     if pend.kind == "tame":
         return "#tameability", (f"{c.name(c.card(pend.cards[0]))} has tameability {pend.value}: do your affinity and "
                                 f"effects tame it? ({p} tame {pend.cards[0]} tamed|rogue)")

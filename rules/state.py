@@ -32,6 +32,7 @@ class CardState:
     swimming: bool = False
     exhausted: bool = False         # lost an attack or a challenged retreat: no more attacks today
     rogue: bool = False
+    rested: int = 0                 # diel cycles rested uninjured-by-combat on uncontested plains (healing)
     controller: str | None = None   # who controls it in play when not its owner (captured terrain, items)
     equipped_to: str | None = None  # items: the soul carrying them
 
@@ -78,7 +79,7 @@ class Bout:
 class Pending:
     """Something the rules demand before play goes on, addressed to `player` (see `Game.prompts`)."""
 
-    kind: str            # trap-roll, trap, combat, challenge, escape, storm, tame
+    kind: str            # trap-roll, trap, combat, challenge, escape, damage, heal, tame, peace
     player: str
     territory: str = ""
     cards: tuple[str, ...] = ()

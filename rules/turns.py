@@ -6,6 +6,7 @@ from __future__ import annotations
 from rules.context import Ctx, Illegal, other
 from rules.notation import End, Initiative, Peace, Roll
 from rules.state import Pending
+from rules.territory_effects import between_turns
 
 PREDETERMINED = {1: "day", 2: "night", 3: "day"}
 MAX_PRISONERS = 3
@@ -13,6 +14,7 @@ MAX_PRISONERS = 3
 
 def start_turn(c: Ctx, kind: str) -> None:
     s = c.s
+    between_turns(c)
     s.turn += 1
     s.phase = kind
     s.passed = None
@@ -56,10 +58,10 @@ def _storm(c: Ctx) -> None:
         if c.downed(cs):
             waste(c, cs.id, "caught downed in the storm (#storm)")
         else:
-            damage.append(Pending("storm", cs.owner, c.territory_of(cs.at), (cs.id,)))
-    c.s.pending = tuple(damage)
+            damage.append(Pending("damage", cs.owner, c.territory_of(cs.at), (cs.id,), note="#storm"))
+    c.s.pending = (*c.s.pending, *damage)
     c.s.active = None
-    if not damage:
+    if not c.s.pending:
         c.s.phase = "diel"
 
 
@@ -70,7 +72,8 @@ def waste(c: Ctx, card_id: str, why: str) -> None:
         if item.equipped_to == card_id:
             c.put(item.set(equipped_to=None))
     c.put(cs.set(zone="discard", at=None, revealed=True, injuries=tuple(0 for _ in cs.injuries), rogue=False,
-                 controller=None, moved=0, swimming=False, exhausted=False))
+                 controller=None, moved=0, swimming=False, exhausted=False, rested=0))
+    c.forget(card_id)
     c.notice(f"{c.name(cs)} is wasted: {why}")
 
 
@@ -78,6 +81,8 @@ def roll_diel(c: Ctx, a: Roll) -> None:
     if c.s.phase != "diel":
         raise Illegal("#diel_cycle", "the diel die is rolled only when both players have finished the turn"
                       if c.s.phase in ("day", "night", "storm") else f"not now: the game is in its {c.s.phase} phase")
+    if c.s.pending:
+        raise Illegal("#diel_cycle", f"the rules first need an answer from {c.s.pending[0].player}: see the prompts")
     if a.value not in ("day", "night", "storm"):
         raise Illegal("#diel_cycle", f"the diel die shows day, night or storm, not {a.value!r}")
     start_turn(c, a.value)
@@ -134,6 +139,7 @@ def _imprison_loiterers(c: Ctx) -> None:
             prisoners = [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]
             if cs.arrived_turn < c.s.turn and len(prisoners) < MAX_PRISONERS:
                 c.put(cs.set(zone="prison", moved=0, swimming=False))
+                c.forget(cs.id)
                 c.notice(f"{c.name(cs)} loitered in {holder}'s capital and is taken prisoner (#prison)")
 
 

@@ -154,12 +154,12 @@ def test_retreat_caught_loses_attacks_for_the_day() -> None:
 def test_storm_injures_exposed_souls_and_wastes_downed_ones() -> None:
     g = new_game(RED, BLUE)
     place(g, "HMPU#0001", "M7a")
-    place(g, "WCA9#0001", "M8", injuries=(1, 1, 0))
+    place(g, "WCA9#0001", "M7b", injuries=(1, 1, 0))  # forest: no plains healing
     place(g, "FOFE#0001", "T7")  # in a base camp: sheltered
     play_until(g, "diel")
     g.push("blue roll diel storm")
     assert g.state.cards["WCA9#0001"].zone == "discard"
-    assert [p.kind for p in g.state.pending] == ["storm"]
+    assert [p.kind for p in g.state.pending] == ["damage"]
     rejected(g, "red roll diel day", "#diel_cycle", "both players have finished")
     g.push("red injure HMPU#0001 1")
     assert g.state.phase == "diel" and g.state.cards["FOFE#0001"].injuries == (0, 0)
@@ -283,3 +283,33 @@ def test_reinforcement_joins_the_fight_without_a_trap_roll() -> None:
     assert g.state.cards["FOFE#0001"].at == "M7a"
     assert not any(p.kind == "trap-roll" for p in g.state.pending)
     assert g.state.pending[0].note == "respond" and g.state.pending[0].player == "red"
+
+
+def test_plains_heal_one_means_per_two_cycles_rested() -> None:
+    g = new_game(RED, BLUE)
+    place(g, "FOFE#0001", "T8", injuries=(1, 0))  # Brox: tolerance 3, territory 8 is plains
+    play_until(g, "night")
+    assert not g.state.pending and g.state.cards["FOFE#0001"].rested == 1
+    g.push("red initiative")
+    g.push("blue end")
+    prompt = g.prompts()[0]
+    assert prompt.player == "red" and prompt.rule == "#habitat_effects" and "heal" in prompt.text
+    rejected(g, "red heal FOFE#0001 2", "#keal_means_DHT", "is not injured")
+    g.push("red heal FOFE#0001 1")
+    assert g.state.cards["FOFE#0001"].injuries == (0, 0)
+
+
+def test_volcanic_ground_burns_all_but_volcanic_dwellers() -> None:
+    import dataclasses
+
+    g = new_game(["AnxM#0001", *RED], BLUE)
+    volcanic = dataclasses.replace(g.board.territories["8"], geography="volcanic")
+    g.board = dataclasses.replace(g.board, territories={**g.board.territories, "8": volcanic})
+    place(g, "FOFE#0001", "T8")
+    place(g, "AnxM#0001", "M8")  # Arctechnic Wonderer: volcanic dweller, immune
+    place(g, "HMPU#0001", "M7a", injuries=(1,))  # downed, but in forest: untouched
+    play_until(g, "night")
+    assert [(p.kind, p.cards) for p in g.state.pending] == [("damage", ("FOFE#0001",))]
+    rejected(g, "red initiative", "#diel_cycle", "need an answer from red")
+    g.push("red injure FOFE#0001 2")
+    assert g.state.cards["FOFE#0001"].injuries == (0, 1)
