@@ -208,6 +208,9 @@ def swim(c: Ctx, a: Swim) -> None:
         raise Illegal("#habitat_effects", f"{c.name(cs)} needs no swim roll ({info.habitat} dweller)")
     if cs.swim_tried:
         raise Illegal("#geography", f"{c.name(cs)} already tried to swim today")
+    if cs.at is None or not any((p := c.board.path_between(cs.at, n)) is not None and p.water
+                                for n in c.board.neighbours(cs.at)):
+        raise Illegal("#geography", f"{c.name(cs)} is on {cs.at}: no path from there leads to water")
     nomad = info.habitat == "Nomad"
     want = 1 if nomad else 2
     if len(a.faces) != want or not all(1 <= f <= 6 for f in a.faces):

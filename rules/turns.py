@@ -145,6 +145,8 @@ def _imprison_loiterers(c: Ctx) -> None:
 
 def finish(c: Ctx) -> None:
     """After an action and everything it triggered: claims, the end of the game, whose action is next."""
+    if c.s.contention_due:  # contention relieved since the day began (a soul left or was wasted) is not due
+        c.s.contention_due = frozenset(d for d in c.s.contention_due if c.contested(d[1]))
     if c.s.pending or c.s.bout or c.s.phase in ("over", "peace"):
         return
     settle_claims(c)

@@ -313,3 +313,16 @@ def test_volcanic_ground_burns_all_but_volcanic_dwellers() -> None:
     rejected(g, "red initiative", "#diel_cycle", "need an answer from red")
     g.push("red injure FOFE#0001 2")
     assert g.state.cards["FOFE#0001"].injuries == (0, 1)
+
+
+def test_contention_that_ended_is_no_longer_due() -> None:
+    g = new_game(RED, BLUE)
+    place(g, "HMPU#0001", "M7a")
+    place(g, "SWyA#0001", "M7a")
+    play_until(g, "night")
+    play_until(g, "day")
+    assert ("red", "7") in g.state.contention_due
+    g.state.cards["SWyA#0001"] = g.state.cards["SWyA#0001"].set(zone="discard", at=None)  # a card effect
+    g.push("red discard FOFE#0001")  # any accepted input re-checks contention
+    assert not g.state.contention_due
+    g.push("red play WCA9#0001 7 revealed")
