@@ -326,3 +326,60 @@ def test_contention_that_ended_is_no_longer_due() -> None:
     g.push("red discard FOFE#0001")  # any accepted input re-checks contention
     assert not g.state.contention_due
     g.push("red play WCA9#0001 7 revealed")
+
+
+def test_prisoners_are_freed_when_their_owner_takes_the_territory() -> None:
+    g = new_game(RED, BLUE)
+    place(g, "HMPU#0001", "T4")
+    play_until(g, "night")
+    assert g.state.cards["HMPU#0001"].zone == "prison"
+    play_until(g, "day")
+    for t in ("5", "6"):
+        g.state.claims[t] = ("red", "camp")
+    place(g, "WCA9#0001", "M4")
+    g.push("red move WCA9#0001 M4-T4")
+    assert g.state.claims["4"] == ("red", "camp")
+    assert g.state.cards["HMPU#0001"].zone == "play"
+
+
+def test_capture_transfers_terrain_features_and_reveals_them() -> None:
+    g = new_game(RED, BLUE)
+    g.state.cards["ioqs#0001"] = g.state.cards["K_vJ#0001"].set(id="ioqs#0001", code="ioqs")
+    g.state.cards["ioqs#0001"] = g.state.cards["ioqs#0001"].set(zone="play", at="T6")  # blue terrain, unrevealed
+    place(g, "HMPU#0001", "M5")
+    g.push("red move HMPU#0001 M5-T6")
+    g.push("red roll d20 10")
+    feature = g.state.cards["ioqs#0001"]
+    assert g.state.claims["6"] == ("red", "camp") and feature.control == "red" and feature.revealed
+
+
+def test_a_new_terrain_feature_replaces_the_old_one() -> None:
+    g = new_game(["ioqs#0001", "I19b#0001", *RED], BLUE)
+    g.push("red play ioqs#0001 7 unrevealed")
+    g.push("blue initiative")
+    g.push("red play I19b#0001 7 revealed")
+    assert g.state.cards["ioqs#0001"].zone == "discard" and g.state.cards["I19b#0001"].zone == "play"
+
+
+def test_night_bottom_then_draw_takes_unknown_cards_first_and_craft_equips() -> None:
+    g = new_game(["zwZA#0001", "PhAU#0001", "HMPU#0001", "WCA9#0001", "FOFE#0001", "jSYU#0001"], BLUE)
+    place(g, "HMPU#0001", "T7")
+    g.state.cards["HMPU#0001"] = g.state.cards["HMPU#0001"].set(zone="play")
+    play_until(g, "night")
+    g.push("red craft zwZA#0001,PhAU#0001 HMPU#0001")
+    assert g.state.cards["zwZA#0001"].equipped_to == "HMPU#0001"
+    g.push("blue bottom")
+    rejected(g, "red craft zwZA#0001,PhAU#0001 7", "#night", "already used 'craft'")
+    g.push("red draw WCA9#0001,FOFE#0001,jSYU#0001")
+    rejected(g, "blue draw SWyA#0001,hLwQ#0001,F3GW#0001", "#night", "was put at the bottom of the deck")
+    g.push("blue draw K_vJ#0001,G8OO#0001,ZrrD#0001")
+    play_until(g, "day")
+    g.push("red move HMPU#0001 T7-M7a")
+    assert g.state.cards["PhAU#0001"].at == "M7a"  # equipped items travel with the soul
+
+
+def test_setup_prompts_name_who_must_act() -> None:
+    g = Game.new({"red": RED, "blue": BLUE})
+    assert [(p.player, p.rule) for p in g.prompts()] == [("red", "#game_setup"), ("blue", "#game_setup")]
+    g.push("red affinity Avian")
+    assert [p.player for p in g.prompts()] == ["blue"]

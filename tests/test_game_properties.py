@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from rules.catalog import Catalog
 from rules.decks import COPY_LIMITS, check_deck
 from rules.game import Game
+from rules.notation import parse
 from rules.state import ZONES
 
 STEPS = 160
@@ -48,7 +49,7 @@ def check_invariants(g: Game, ids: frozenset[str]) -> None:
     assert all(n <= 3 for n in per_territory.values()), per_territory
 
 
-@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(min_value=0, max_value=2**32 - 1))
 def test_random_legal_play_keeps_invariants_and_undo_is_identity(seed: int) -> None:
     rng = random.Random(seed)
@@ -60,6 +61,7 @@ def test_random_legal_play_keeps_invariants_and_undo_is_identity(seed: int) -> N
         if g.result:
             break
         action = rng.choice(actions)
+        assert parse(action.to_text()) == action
         before_text, before = g.to_text(), g.state.copy()
         assert g.apply(action).accepted, action
         check_invariants(g, ids)
