@@ -149,7 +149,7 @@ class Ctx:
     def forget(self, card_id: str) -> None:
         """Drop prompts about a card that just left play (wasted, discarded, imprisoned)."""
         self.s.pending = tuple(p for p in self.s.pending
-                               if not (p.kind in ("damage", "heal", "tame", "trap") and card_id in p.cards))
+                               if not (p.kind in ("damage", "heal", "tame", "trap", "combat") and card_id in p.cards))
 
     def pop(self) -> Pending:
         first, *rest = self.s.pending

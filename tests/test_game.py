@@ -383,3 +383,16 @@ def test_setup_prompts_name_who_must_act() -> None:
     assert [(p.player, p.rule) for p in g.prompts()] == [("red", "#game_setup"), ("blue", "#game_setup")]
     g.push("red affinity Avian")
     assert [p.player for p in g.prompts()] == ["blue"]
+
+
+def test_a_sprung_trap_that_removes_the_mover_ends_its_obligation_to_attack() -> None:
+    g = new_game(["K-LE#0001", *(c for c in RED if c != "K-LE#0001")], BLUE)
+    place(g, "HMPU#0001", "T7")
+    g.push("red play K-LE#0001 7 unrevealed")
+    place(g, "SWyA#0001", "T6")
+    g.push("blue move SWyA#0001 T6-T7")
+    g.push("blue roll d20 17")
+    g.push("red trap K-LE#0001 sprung")
+    assert [p.note for p in g.state.pending] == ["must-attack"]
+    g.push("blue discard SWyA#0001")  # the trap's printed effect wasted the wolf
+    assert not g.state.pending and g.state.active == "red"
