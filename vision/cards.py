@@ -68,8 +68,7 @@ class ReaderConfig:
 
     budget_ms: float = 150.0
     full_frame: tuple[str, ...] = ("zxing",)
-    detect_scale: float = 0.5
-    finder_blocks: tuple[int, ...] = (21, 41)
+    finder_passes: tuple[tuple[float, int], ...] = ((0.5, 21), (1.0, 25), (0.5, 41))
     margin_modules: float = 5.0
     quiet_modules: float = 4.0
     ladder: tuple[Attempt, ...] = field(default_factory=_default_ladder)
@@ -121,11 +120,12 @@ class CardReader:
         return _results(found, self.accept)
 
     def _candidates(self, grey: GreyImage) -> list[Candidate]:
-        scale = self.config.detect_scale
-        small = grey
-        if scale != 1:
-            small = as_grey(cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA))
-        for block in self.config.finder_blocks:
+        scaled: dict[float, GreyImage] = {1.0: grey}
+        for scale, block in self.config.finder_passes:
+            small = scaled.get(scale)
+            if small is None:
+                small = as_grey(cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA))
+                scaled[scale] = small
             cands = group_finders(find_finders(small, block))
             if cands:
                 return [c.scaled(1 / scale) for c in cands]
