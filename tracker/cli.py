@@ -11,9 +11,10 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
+from tracker.commands import scan
 from tracker.errors import UsageError
 
-COMMANDS: tuple[ModuleType, ...] = ()
+COMMANDS: tuple[ModuleType, ...] = (scan,)
 
 
 def build_parser() -> argparse.ArgumentParser:
