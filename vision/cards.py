@@ -18,6 +18,7 @@ identical payloads are reported once.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ import cv2
 import numpy as np
 
 from vision.qr_decoders import DECODERS, Corners, Decoded, Decoder, GreyImage, as_grey, order_corners
-from vision.qr_finders import Candidate, find_finders, group_finders
+from vision.qr_finders import Candidate, Finder, find_finders, group_finders
 from vision.qr_views import CHANNELS, BgrImage, Patch, binarise, crop_patch, rectified_patch, to_frame_points
 
 
@@ -50,13 +51,17 @@ class Attempt:
 
 
 def _default_ladder() -> tuple[Attempt, ...]:
+    # Rectified views first: they undo rotation and shear and replace the lava around the code by a
+    # quiet zone, which is what decoders need most; plain crops then catch codes whose finder geometry
+    # was estimated poorly (the decoder finds the code itself in the crop).
     rungs: list[Attempt] = []
+    for ppm in (6.0, 8.0):
+        for channel in ("grey", "min_rg", "clahe"):
+            for binarised in (False, True):
+                rungs.extend(Attempt("rectify", ppm, channel, binarised, d) for d in ("zbar", "zxing"))
     for ppm in (6.0, 8.0, 4.0):
         for channel in ("grey", "min_rg", "green", "red", "clahe"):
             rungs.extend(Attempt("crop", ppm, channel, False, d) for d in ("zbar", "zxing"))
-    for channel in ("grey", "min_rg", "clahe"):
-        for binarised in (False, True):
-            rungs.extend(Attempt("rectify", 6.0, channel, binarised, d) for d in ("zbar", "zxing"))
     for channel in ("grey", "min_rg"):
         rungs.extend(Attempt("crop", 6.0, channel, True, d) for d in ("zbar", "zxing"))
     return tuple(rungs)
@@ -120,16 +125,24 @@ class CardReader:
         return _results(found, self.accept)
 
     def _candidates(self, grey: GreyImage) -> list[Candidate]:
+        # Finder passes accumulate (in frame pixels) until every finder found belongs to a candidate:
+        # a finder left over is evidence of a code the cheaper pass could not complete.
         scaled: dict[float, GreyImage] = {1.0: grey}
+        finders: list[Finder] = []
+        cands: list[Candidate] = []
         for scale, block in self.config.finder_passes:
             small = scaled.get(scale)
             if small is None:
                 small = as_grey(cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA))
                 scaled[scale] = small
-            cands = group_finders(find_finders(small, block))
-            if cands:
-                return [c.scaled(1 / scale) for c in cands]
-        return []
+            for f in find_finders(small, block):
+                x, y, module = f.x / scale, f.y / scale, f.module / scale
+                if not any(math.hypot(x - g.x, y - g.y) < 2 * max(module, g.module) for g in finders):
+                    finders.append(Finder(x, y, module))
+            cands = group_finders(finders)
+            if cands and len(finders) == 3 * len(cands):
+                break
+        return cands
 
     def _climb(self, frame: BgrImage, cand: Candidate, deadline: float) -> list[Decoded]:
         patches: dict[tuple[str, float], Patch] = {}

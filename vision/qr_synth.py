@@ -64,7 +64,7 @@ def _noise_field(rng: np.random.Generator, shape: tuple[int, int], scale: float)
 
 def qr_modules(payload: str) -> GreyImage:
     """The module matrix of `payload` (255 light, 0 dark) without quiet zone, error correction H."""
-    params = cv2.QRCodeEncoder_Params()
+    params = cv2.QRCodeEncoder.Params()
     params.correction_level = cv2.QRCodeEncoder_CORRECT_LEVEL_H
     matrix = as_grey(cv2.QRCodeEncoder.create(params).encode(payload))
     dark = np.where(matrix.min(axis=0) == 0)[0]
@@ -80,9 +80,9 @@ def camouflaged_code(rng: np.random.Generator, payload: str, size: int) -> BgrIm
     dark speckles, dark modules are solid.
     """
     modules = cv2.copyMakeBorder(qr_modules(payload), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=255)
-    mask = cv2.resize(modules, (size, size), interpolation=cv2.INTER_NEAREST).astype(np.float32) / 255.0
+    mask = _f32(cv2.resize(modules, (size, size), interpolation=cv2.INTER_NEAREST)) / 255.0
     module = size / modules.shape[0]
-    mask = cv2.GaussianBlur(mask, (0, 0), module * 0.15)
+    mask = _f32(cv2.GaussianBlur(mask, (0, 0), module * 0.15))
     mask = (mask + 0.25 * _noise_field(rng, mask.shape, module * 0.2) > 0.5).astype(np.float32)
     speck = _noise_field(rng, mask.shape, module * 0.35) > 0.75
     light = np.where(speck, 0.0, mask)
@@ -153,29 +153,33 @@ def _place(
     frame[:] = np.asarray(frame * (1 - alpha) + warped * alpha, dtype=np.uint8)
 
 
+def _f32(image: object) -> FloatImage:
+    return np.asarray(image, dtype=np.float32)
+
+
 def _condition(rng: np.random.Generator, frame: BgrImage, condition: str) -> BgrImage:
-    img = frame.astype(np.float32)
+    img = _f32(frame)
     if condition == "blur":
         if rng.random() < 0.5:
-            img = cv2.GaussianBlur(img, (0, 0), float(rng.uniform(1.5, 2.5)))
+            img = _f32(cv2.GaussianBlur(img, (0, 0), float(rng.uniform(1.5, 2.5))))
         else:
             length = int(rng.integers(7, 13))
             kernel = np.zeros((length, length), np.float32)
             kernel[length // 2, :] = 1.0 / length
             rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)
-            kernel = cv2.warpAffine(kernel, rot, (length, length))
-            img = cv2.filter2D(img, -1, kernel / max(float(kernel.sum()), 1e-6))
+            kernel = _f32(cv2.warpAffine(kernel, rot, (length, length)))
+            img = _f32(cv2.filter2D(img, -1, kernel / max(float(kernel.sum()), 1e-6)))
     elif condition == "glare":
         h, w = img.shape[:2]
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         gx, gy = rng.uniform(0.35, 0.65) * w, rng.uniform(0.35, 0.65) * h
         sx, sy = rng.uniform(40, 110), rng.uniform(25, 70)
         spot = np.exp(-(((xx - gx) / sx) ** 2 + ((yy - gy) / sy) ** 2))
-        img = img + float(rng.uniform(110, 190)) * spot[..., None]
+        img = _f32(img + float(rng.uniform(110, 190)) * spot[..., None])
     elif condition == "low_light":
-        img = img * float(rng.uniform(0.22, 0.38)) + rng.normal(0, 5, img.shape)
+        img = _f32(img * float(rng.uniform(0.22, 0.38)) + rng.normal(0, 5, img.shape))
         img[..., 0] += 6  # the bluish cast of a dim screen-lit room
-    img = cv2.GaussianBlur(img, (0, 0), 0.6) + rng.normal(0, 2.5, img.shape)
+    img = _f32(cv2.GaussianBlur(img, (0, 0), 0.6) + rng.normal(0, 2.5, img.shape))
     return np.asarray(np.clip(img, 0, 255), dtype=np.uint8)
 
 
