@@ -111,9 +111,9 @@ def _card(rng: np.random.Generator, art: BgrImage, payload: str) -> BgrImage:
     dark_art = cv2.cvtColor(under, cv2.COLOR_BGR2GRAY) < 90
     keep_art = dark_art & ~inner & (_noise_field(rng, (size, size), rim * 1.5) > 0)
     card[top : top + size, left : left + size] = np.where(keep_art[..., None], under, code)
-    if rng.random() < 0.5:  # a green blob nibbling at a corner of the code (the art's blobs do)
-        corner = (left + int(rng.choice([0, size])), top + int(rng.choice([0, size])))
-        axes = (int(size * rng.uniform(0.12, 0.2)), int(size * rng.uniform(0.1, 0.18)))
+    if rng.random() < 0.5:  # a green blob nibbling at the finder-free corner (the art's blobs stop short)
+        corner = (left + size, top + size)
+        axes = (int(size * rng.uniform(0.06, 0.12)), int(size * rng.uniform(0.05, 0.1)))
         cv2.ellipse(card, corner, axes, float(rng.uniform(0, 180)), 0, 360, (40, 95, 45), -1)
     return card
 
@@ -211,7 +211,7 @@ class SynthSet:
         else:
             ppm = float(rng.uniform(5.0, 12.0))
             payloads.append(random_payload(rng))
-            half = ppm * 29 * 0.75
+            half = ppm * 31 * 0.8  # the rotated code with its rim stays inside the frame
             centre = (float(rng.uniform(half, w - half)), float(rng.uniform(half, h - half)))
             _place(rng, frame, _card(rng, self.art, payloads[0]), centre, ppm, tilt)
         return SynthSample(_condition(rng, frame, condition), tuple(payloads), condition)
