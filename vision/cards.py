@@ -71,9 +71,12 @@ def _default_ladder() -> tuple[Attempt, ...]:
 class ReaderConfig:
     """Everything the reader's stages need; defaults are the measured configuration (bench/bench_qr.py)."""
 
-    budget_ms: float = 150.0
+    budget_ms: float = 120.0
+    candidate_budget_ms: float = 40.0
     full_frame: tuple[str, ...] = ("zxing",)
-    finder_passes: tuple[tuple[float, int], ...] = ((0.5, 21), (1.0, 25), (0.5, 41))
+    # (scale, adaptive-threshold block, box-blur size or 0): the full-size pass is smoothed first, which
+    # keeps sensor noise from turning into thousands of contours (and reads blurred finders better)
+    finder_passes: tuple[tuple[float, int, int], ...] = ((0.5, 21, 0), (1.0, 25, 3), (0.5, 41, 0))
     margin_modules: float = 5.0
     quiet_modules: float = 4.0
     ladder: tuple[Attempt, ...] = field(default_factory=_default_ladder)
@@ -104,6 +107,7 @@ class CardReader:
         self.accept = accept
         self._full: list[Decoder] = [DECODERS[name] for name in self.config.full_frame]
         self._budget_s = self.config.budget_ms / 1000.0
+        self._candidate_s = self.config.candidate_budget_ms / 1000.0
 
     def read(self, frame: BgrImage) -> list[CardRead]:
         """Kipukas (accepted) payloads in `frame` with their corners, each distinct payload once."""
@@ -114,27 +118,32 @@ class CardReader:
         found: list[Decoded] = []
         for decode in self._full:
             found.extend(decode(grey))
-        candidates = self._candidates(grey)
+        candidates = self._candidates(grey, deadline)
         for cand in candidates:
-            if time.perf_counter() > deadline:
+            now = time.perf_counter()
+            if now > deadline:
                 break
             if not _covered(cand, found):
-                found.extend(self._climb(frame, cand, deadline))
+                found.extend(self._climb(frame, cand, min(deadline, now + self._candidate_s)))
         if not candidates and not found:
             found.extend(self._fallback(frame, grey, deadline))
         return _results(found, self.accept)
 
-    def _candidates(self, grey: GreyImage) -> list[Candidate]:
+    def _candidates(self, grey: GreyImage, deadline: float) -> list[Candidate]:
         # Finder passes accumulate (in frame pixels) until every finder found belongs to a candidate:
         # a finder left over is evidence of a code the cheaper pass could not complete.
         scaled: dict[float, GreyImage] = {1.0: grey}
         finders: list[Finder] = []
         cands: list[Candidate] = []
-        for scale, block in self.config.finder_passes:
+        for scale, block, smooth in self.config.finder_passes:
+            if time.perf_counter() > deadline:
+                break
             small = scaled.get(scale)
             if small is None:
                 small = as_grey(cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA))
                 scaled[scale] = small
+            if smooth > 1:
+                small = as_grey(cv2.blur(small, (smooth, smooth)))
             for f in find_finders(small, block):
                 x, y, module = f.x / scale, f.y / scale, f.module / scale
                 if not any(math.hypot(x - g.x, y - g.y) < 2 * max(module, g.module) for g in finders):
