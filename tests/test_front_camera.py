@@ -91,3 +91,27 @@ def test_video_capture_source_reads_a_video_file(tmp_path: Path) -> None:
 def test_video_capture_source_refuses_missing_file(tmp_path: Path) -> None:
     with pytest.raises(SourceError):
         VideoCaptureSource(str(tmp_path / "none.avi"))
+
+
+def test_register_command_writes_the_deck_and_refuses_a_card_shown_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tracker.cli import main
+    from tracker.deck_registration import read_deck_file
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    a, b = SINGLES[2], SINGLES[3]
+    _record(frames, [a] * 3 + [None] * 12 + [b] * 3 + [None] * 12 + [a] * 2)
+    out = tmp_path / "red.deck"
+    assert main(["register", "--folder", str(frames), "--out", str(out), "--owner", "red"]) == 0
+    assert read_deck_file(out) == [TRUTH[a][0], TRUTH[b][0]]
+    err = capsys.readouterr().err
+    assert "refused" in err and "already in the deck" in err
+
+
+def test_register_command_bad_folder_is_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tracker.cli import main
+
+    assert main(["register", "--folder", str(tmp_path / "none"), "--out", str(tmp_path / "d")]) == 2
+    assert "not a folder" in capsys.readouterr().err

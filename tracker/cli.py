@@ -11,10 +11,10 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from tracker.commands import scan
+from tracker.commands import register, scan
 from tracker.errors import UsageError
 
-COMMANDS: tuple[ModuleType, ...] = (scan,)
+COMMANDS: tuple[ModuleType, ...] = (scan, register)
 
 
 def build_parser() -> argparse.ArgumentParser:
