@@ -72,11 +72,12 @@ class ReaderConfig:
     """Everything the reader's stages need; defaults are the measured configuration (bench/bench_qr.py)."""
 
     budget_ms: float = 120.0
-    candidate_budget_ms: float = 40.0
+    candidate_budget_ms: float = 60.0
     full_frame: tuple[str, ...] = ("zxing",)
-    # (scale, adaptive-threshold block, box-blur size or 0): the full-size pass is smoothed first, which
-    # keeps sensor noise from turning into thousands of contours (and reads blurred finders better)
-    finder_passes: tuple[tuple[float, int, int], ...] = ((0.5, 21, 0), (1.0, 25, 3), (0.5, 41, 0))
+    # (scale, adaptive-threshold block, box-blur size or 0), run in order while no candidate is found or
+    # finders are left over. Full-size passes are smoothed first, which keeps sensor noise from turning
+    # into thousands of contours; a light smoothing keeps small finders, a stronger one blurred finders.
+    finder_passes: tuple[tuple[float, int, int], ...] = ((0.5, 21, 0), (1.0, 25, 2), (1.0, 25, 4), (0.5, 41, 0))
     margin_modules: float = 5.0
     quiet_modules: float = 4.0
     ladder: tuple[Attempt, ...] = field(default_factory=_default_ladder)
