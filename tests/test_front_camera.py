@@ -24,7 +24,7 @@ def _record(folder: Path, script: list[str | None]) -> None:
     rng = np.random.default_rng(5)
     for i, name in enumerate(script):
         if name is None:
-            blank = np.clip(rng.normal(110, 20, (720, 1280, 3)), 0, 255).astype(np.uint8)
+            blank = np.clip(rng.normal(110, 6, (720, 1280, 3)), 0, 255).astype(np.uint8)
             cv2.imwrite(str(folder / f"frame_{i:05d}.png"), blank)
         else:
             shutil.copy(DEV_PHOTOS / name, folder / f"frame_{i:05d}.jpg")

@@ -78,6 +78,7 @@ class ReaderConfig:
     # finders are left over. Full-size passes are smoothed first, which keeps sensor noise from turning
     # into thousands of contours; a light smoothing keeps small finders, a stronger one blurred finders.
     finder_passes: tuple[tuple[float, int, int], ...] = ((0.5, 21, 0), (1.0, 25, 2), (1.0, 25, 4), (0.5, 41, 0))
+    finder_min_contrast: float = 4.0
     margin_modules: float = 5.0
     quiet_modules: float = 4.0
     ladder: tuple[Attempt, ...] = field(default_factory=_default_ladder)
@@ -145,7 +146,7 @@ class CardReader:
                 scaled[scale] = small
             if smooth > 1:
                 small = as_grey(cv2.blur(small, (smooth, smooth)))
-            for f in find_finders(small, block):
+            for f in find_finders(small, block, self.config.finder_min_contrast):
                 x, y, module = f.x / scale, f.y / scale, f.module / scale
                 if not any(math.hypot(x - g.x, y - g.y) < 2 * max(module, g.module) for g in finders):
                     finders.append(Finder(x, y, module))

@@ -88,9 +88,21 @@ class Candidate:
         return Candidate(s(self.top_left), s(self.top_right), s(self.bottom_left), self.module * factor)
 
 
-def find_finders(grey: GreyImage, block: int, min_area: float = 30.0) -> list[Finder]:
-    """Finder patterns in `grey` (dark on light), deduplicated across nesting levels."""
+def find_finders(grey: GreyImage, block: int, min_contrast: float = 0.0, min_area: float = 30.0) -> list[Finder]:
+    """Finder patterns in `grey` (dark on light), deduplicated across nesting levels.
+
+    A pixel counts as dark when it is below its neighbourhood's mean, unless that neighbourhood is flat
+    (standard deviation under `min_contrast` grey levels): flat, noisy areas (a wall, a table) would
+    otherwise split into thousands of specks and cost far more contour tracing than the rest of the
+    reader. A finder's neighbourhood always has strong contrast, even in dim light.
+    """
     binary = cv2.adaptiveThreshold(grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block | 1, 0)
+    if min_contrast > 0:
+        g = grey.astype(np.float32)
+        size = (block | 1, block | 1)
+        mean = cv2.boxFilter(g, -1, size)
+        var = cv2.boxFilter(g * g, -1, size) - mean * mean
+        binary[var < min_contrast * min_contrast] = 0
     contours, hierarchy = cv2.findContours(binary, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
         return []
