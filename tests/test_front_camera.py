@@ -16,7 +16,7 @@ from tracker.sources import FolderSource, FrameSource, SourceError, VideoCapture
 TRUTH = dev_truth()
 SINGLES = [n for n, cards in sorted(TRUTH.items()) if len(cards) == 1 and "#" in cards[0]]
 MULTI = next(n for n, cards in sorted(TRUTH.items()) if len(cards) == 2)
-FPS = 10.0
+FPS = 4.0
 
 
 def _record(folder: Path, script: list[str | None]) -> None:
@@ -32,23 +32,23 @@ def _record(folder: Path, script: list[str | None]) -> None:
 
 def test_one_event_per_presentation(tmp_path: Path) -> None:
     a, b = SINGLES[0], SINGLES[1]
-    held_a = [a] * 20
-    held_a[7] = None  # a frame where the hand hides the card: the same presentation goes on
-    script: list[str | None] = [None] * 5 + held_a + [None] * 20 + [a] * 8 + [MULTI] * 8 + [b] * 5 + [None] * 2
+    held_a = [a] * 8  # two seconds
+    held_a[3] = None  # a frame where the hand hides the card: the same presentation goes on
+    script: list[str | None] = [None] * 2 + held_a + [None] * 6 + [a] * 3 + [MULTI] * 3 + [b] * 2 + [None]
     _record(tmp_path, script)
     (tmp_path / "frame_99999.jpg").write_bytes(b"not an image")
     source = FolderSource(tmp_path, fps=FPS)
     assert isinstance(source, FrameSource)
     events = list(FrontCamera(gap_s=1.0).events(source))
     got = [(e.payload, e.frame_index) for e in events]
-    expected = [(TRUTH[a][0], 5), (TRUTH[a][0], 45)]
-    expected += sorted((p, 53) for p in TRUTH[MULTI])
-    expected += [(TRUTH[b][0], 61)]
+    expected = [(TRUTH[a][0], 2), (TRUTH[a][0], 16)]
+    expected += sorted((p, 19) for p in TRUTH[MULTI])
+    expected += [(TRUTH[b][0], 22)]
     assert got[:2] == expected[:2]
     assert sorted(got[2:4]) == expected[2:4]
     assert got[4:] == expected[4:]
     first = events[0]
-    assert first.timestamp == pytest.approx(5 / FPS)
+    assert first.timestamp == pytest.approx(2 / FPS)
     assert first.physical_id == TRUTH[a][0].split("/")[1].split("?")[0]
     assert first.frame.shape == (720, 1280, 3)  # the frame it was read on is kept for the record
     assert source.skipped == [tmp_path / "frame_99999.jpg"]
@@ -102,9 +102,10 @@ def test_register_command_writes_the_deck_and_refuses_a_card_shown_twice(
     frames = tmp_path / "frames"
     frames.mkdir()
     a, b = SINGLES[2], SINGLES[3]
-    _record(frames, [a] * 3 + [None] * 12 + [b] * 3 + [None] * 12 + [a] * 2)
+    _record(frames, [a] * 3 + [None] * 5 + [b] * 3 + [None] * 5 + [a] * 2)
     out = tmp_path / "red.deck"
-    assert main(["register", "--folder", str(frames), "--out", str(out), "--owner", "red"]) == 0
+    args = ["register", "--folder", str(frames), "--fps", "4", "--out", str(out), "--owner", "red"]
+    assert main(args) == 0
     assert read_deck_file(out) == [TRUTH[a][0], TRUTH[b][0]]
     err = capsys.readouterr().err
     assert "refused" in err and "already in the deck" in err
