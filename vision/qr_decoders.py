@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 import zxingcpp
@@ -47,8 +48,6 @@ def order_corners(points: Sequence[tuple[float, float]]) -> Corners:
     """
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
     if len(pts) != 4:
-        import cv2  # local: only needed for irregular polygons
-
         pts = cv2.boxPoints(cv2.minAreaRect(pts.astype(np.float32))).astype(np.float64)
     centre = pts.mean(axis=0)
     # Clockwise on screen (y down) is increasing atan2 angle.

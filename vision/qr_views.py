@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 import cv2
 import numpy as np
@@ -28,7 +29,11 @@ from vision.qr_finders import Candidate
 BgrImage = npt.NDArray[np.uint8]
 Affine = npt.NDArray[np.float64]
 
-_CLAHE = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(4, 4))
+
+@cache
+def _clahe_op() -> cv2.CLAHE:
+    """One CLAHE operator per process, made on first use (not at import)."""
+    return cv2.createCLAHE(clipLimit=2.0, tileGridSize=(4, 4))
 
 
 def _grey(bgr: BgrImage) -> GreyImage:
@@ -49,7 +54,7 @@ def _red(bgr: BgrImage) -> GreyImage:
 
 
 def _clahe(bgr: BgrImage) -> GreyImage:
-    return as_grey(_CLAHE.apply(_grey(bgr)))
+    return as_grey(_clahe_op().apply(_grey(bgr)))
 
 
 CHANNELS: dict[str, Callable[[BgrImage], GreyImage]] = {
