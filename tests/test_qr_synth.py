@@ -59,3 +59,16 @@ def test_conditions_are_all_generated(synth: SynthSet) -> None:
         sample = synth.sample(condition, 0)
         assert sample.condition == condition
         assert len(sample.payloads) == (2 if condition == "two_cards" else 1)
+
+
+@pytest.mark.parametrize("condition", ["clean", "tilt", "two_cards"])
+def test_reported_corners_match_the_drawn_code(synth: SynthSet, condition: str) -> None:
+    reader = CardReader(accept=is_kipukas_payload)
+    checked = 0
+    for sample in synth.samples(condition, 3):
+        for read in reader.read(sample.frame):
+            truth = np.array(sample.corners[sample.payloads.index(read.raw)])
+            module = np.linalg.norm(truth[1] - truth[0]) / 25  # at least 25 modules across
+            assert np.abs(np.array(read.corners) - truth).max() < module
+            checked += 1
+    assert checked >= 2

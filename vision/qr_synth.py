@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.qr_decoders import GreyImage, as_grey
+from vision.qr_decoders import Corners, GreyImage, as_grey, order_corners
 
 BgrImage = npt.NDArray[np.uint8]
 FloatImage = npt.NDArray[np.float32]
@@ -43,6 +43,7 @@ class SynthSample:
     frame: BgrImage
     payloads: tuple[str, ...]
     condition: str
+    corners: tuple[Corners, ...] = ()  # per payload: the code's outer module corners in frame pixels
 
 
 def random_payload(rng: np.random.Generator) -> str:
@@ -94,8 +95,8 @@ def camouflaged_code(rng: np.random.Generator, payload: str, size: int) -> BgrIm
     return np.asarray(np.clip(img, 0, 255), dtype=np.uint8)
 
 
-def _card(rng: np.random.Generator, art: BgrImage, payload: str) -> BgrImage:
-    """The card-back art with its own code replaced by `payload`, maybe with a green blob at the code."""
+def _card(rng: np.random.Generator, art: BgrImage, payload: str) -> tuple[BgrImage, npt.NDArray[np.float64]]:
+    """The art with its own code replaced by `payload` (maybe a green blob at it), and the code's corners."""
     card = art.copy()
     h, w = card.shape[:2]
     x0, y0, x1, y1 = ART_CODE_BOX
@@ -115,7 +116,10 @@ def _card(rng: np.random.Generator, art: BgrImage, payload: str) -> BgrImage:
         corner = (left + size, top + size)
         axes = (int(size * rng.uniform(0.06, 0.12)), int(size * rng.uniform(0.05, 0.1)))
         cv2.ellipse(card, corner, axes, float(rng.uniform(0, 180)), 0, 360, (40, 95, 45), -1)
-    return card
+    module = size / (qr_modules(payload).shape[0] + 2)
+    lo, hi = module, size - module
+    corners = np.array([[left + lo, top + lo], [left + hi, top + lo], [left + hi, top + hi], [left + lo, top + hi]])
+    return card, corners
 
 
 def _background(rng: np.random.Generator) -> BgrImage:
@@ -128,8 +132,8 @@ def _background(rng: np.random.Generator) -> BgrImage:
 
 def _place(
     rng: np.random.Generator, frame: BgrImage, card: BgrImage, centre: tuple[float, float], ppm: float, tilt: float
-) -> None:
-    """Project `card` into `frame` (in place) so its code is centred at `centre` with about `ppm` px/module."""
+) -> npt.NDArray[np.float64]:
+    """Project `card` into `frame` (in place), code centred at `centre`, about `ppm` px/module; the homography."""
     h, w = card.shape[:2]
     x0, y0, x1, y1 = ART_CODE_BOX
     code_px = (x1 - x0) * w
@@ -151,6 +155,7 @@ def _place(
     cover = cv2.warpPerspective(np.full((h, w), 255, np.uint8), homography, (fw, fh), flags=cv2.INTER_LINEAR)
     alpha = (cover.astype(np.float32) / 255.0)[..., None]
     frame[:] = np.asarray(frame * (1 - alpha) + warped * alpha, dtype=np.uint8)
+    return np.asarray(homography, dtype=np.float64)
 
 
 def _f32(image: object) -> FloatImage:
@@ -202,19 +207,26 @@ class SynthSet:
         w, h = FRAME_SIZE
         tilt = 40.0 if condition == "tilt" else 12.0
         payloads: list[str] = []
+        outlines: list[Corners] = []
+
+        def put(payload: str, centre: tuple[float, float], ppm: float) -> None:
+            card, corners = _card(rng, self.art, payload)
+            homography = _place(rng, frame, card, centre, ppm, tilt)
+            projected = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), homography).reshape(-1, 2)
+            payloads.append(payload)
+            outlines.append(order_corners([(float(x), float(y)) for x, y in projected]))
+
         if condition == "two_cards":
             ppm = float(rng.uniform(4.5, 6.5))
             for cx in (w * 0.28, w * 0.72):
-                payloads.append(random_payload(rng))
-                centre = (cx + float(rng.uniform(-30, 30)), h / 2 + float(rng.uniform(-60, 60)))
-                _place(rng, frame, _card(rng, self.art, payloads[-1]), centre, ppm, tilt)
+                payload = random_payload(rng)
+                put(payload, (cx + float(rng.uniform(-30, 30)), h / 2 + float(rng.uniform(-60, 60))), ppm)
         else:
             ppm = float(rng.uniform(5.0, 12.0))
-            payloads.append(random_payload(rng))
+            payload = random_payload(rng)
             half = ppm * 31 * 0.8  # the rotated code with its rim stays inside the frame
-            centre = (float(rng.uniform(half, w - half)), float(rng.uniform(half, h - half)))
-            _place(rng, frame, _card(rng, self.art, payloads[0]), centre, ppm, tilt)
-        return SynthSample(_condition(rng, frame, condition), tuple(payloads), condition)
+            put(payload, (float(rng.uniform(half, w - half)), float(rng.uniform(half, h - half))), ppm)
+        return SynthSample(_condition(rng, frame, condition), tuple(payloads), condition, tuple(outlines))
 
     def samples(self, condition: str, count: int) -> Iterator[SynthSample]:
         """Samples 0..count-1 of `condition`."""
