@@ -48,3 +48,16 @@ def test_read_deck_file_skips_comments_and_blanks(tmp_path: Path) -> None:
     text = "# mine\n\n  kpks.us/jKPw#0002?5Wz31Z  \n# trap cards\nhttps://www.kpks.us/frlU\n"
     path.write_text(text, encoding="utf-8")
     assert read_deck_file(path) == ["kpks.us/jKPw#0002?5Wz31Z", "https://www.kpks.us/frlU"]
+
+
+def test_registered_deck_is_checked_by_the_rules() -> None:
+    from rules.catalog import Catalog
+
+    deck = DeckRegistration(owner="red")
+    souls = [c for c in Catalog.packaged().cards.values() if c.type in ("Character", "Species")]
+    for n, card in enumerate(souls[:12]):
+        deck.add(f"kpks.us/{card.code}#{n + 1:04d}?tok{n}")
+    report = deck.check()
+    assert not report.valid
+    assert any("30" in p for p in report.problems)  # twelve cards is not a deck
+    assert len(report.cards) == 12

@@ -2,7 +2,7 @@
 
 A deck file is UTF-8 text with one QR payload per line; lines starting with ``#`` are comments and blank
 lines are ignored. Payloads keep the per-copy token (the file belongs to the deck's owner). Whether the
-list makes a legal deck is the rules' decision (`rules.decks.check_deck(lines)`, wired by the tracker);
+list makes a legal deck is the rules' decision (`check()` asks `rules.decks.check_deck`);
 registration only refuses the same physical card twice: same ``CODE#SERIAL`` for serialised cards, same
 payload for older cards and binder links (copies of those cannot be told apart).
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rules.decks import DeckReport, check_deck
 from rules.identity import parse_payload
 from tracker.errors import TrackerError
 
@@ -51,6 +52,10 @@ class DeckRegistration:
     def lines(self) -> list[str]:
         """The deck list as the rules' `check_deck` takes it: one payload per line."""
         return list(self.payloads)
+
+    def check(self) -> DeckReport:
+        """The rules' verdict on the deck as registered so far (30 cards, copy limits, ...)."""
+        return check_deck(self.lines())
 
     def write(self, path: Path) -> None:
         """Write the deck file (a comment header naming the owner, then one payload per line)."""

@@ -9,6 +9,7 @@ file is written when the source ends or on Ctrl-C. Checking that the list is a l
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -69,4 +70,6 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"{args.out}: cannot write the deck file ({exc.strerror})") from exc
     print(f"{len(deck.payloads)} cards written to {args.out}", file=sys.stderr)
+    report = deck.check()
+    print(json.dumps({"valid": report.valid, "problems": report.problems}), flush=True)
     return 0
