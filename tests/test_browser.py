@@ -21,7 +21,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 @pytest.fixture()
 def page_url() -> Iterator[tuple[str, DemoTable]]:
     demo = DemoTable(fps=None, repeat=False, hand_frames=1, settled_frames=3)
-    server = WebServer(demo.table, "127.0.0.1", 0)
+    server = WebServer(demo.service, "127.0.0.1", 0)
     server.start()
     yield f"http://127.0.0.1:{server.port}/", demo
     demo.stop.set()
@@ -44,7 +44,7 @@ def test_phone_page_shows_moves_and_flags_the_illegal_one(page_url: tuple[str, D
         page.wait_for_selector("#sync.out", timeout=90_000)
         page.screenshot(path=str(artifacts_dir / "phone-out-of-sync.png"))
         rejected = page.locator("#log li.rejected").first.text_content() or ""
-        assert "M9-M5" in rejected and "#movement" in rejected and "movement range is 2" in rejected
+        assert "T1-M5" in rejected and "#movement" in rejected and "cannot reach M5" in rejected
         banner = page.text_content("#sync") or ""
         assert "out of sync" in banner and "M5" in banner
         page.wait_for_selector("#log li.accepted:has-text('M9-M8')", timeout=90_000)

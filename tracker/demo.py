@@ -1,21 +1,27 @@
 """The built-in demo table: renders the scripted game with `vision.synth`, reads it back with
-`vision.board`, and drives the real table loop, so the demo exercises the whole pipeline."""
+`vision.board`, and drives the real table (rules engine, hash-chained record) and its web service, so
+the demo exercises the whole pipeline. Each round writes a fresh record into the demo's folder."""
 
 from __future__ import annotations
 
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from calibration.camera import default_pose
 from rules.board_map import BoardMap
-from tracker.demo_script import Step, demo_steps
+from tracker.demo_script import DECKS, Step, demo_steps
 from tracker.layout import table_layout
 from tracker.loop import OverheadLoop
-from tracker.service import Table
+from tracker.record import GameRecord
+from tracker.service import TableService
+from tracker.table import Table
 from vision.board import BoardReader
 from vision.synth import Renderer, TableScene, Token
 
@@ -37,33 +43,37 @@ class DemoFrames:
         """Yield (step index, step, first frame of the step?, frame)."""
         n = 0
         for index, step in enumerate(self.steps):
-            scene_tokens = {s: Token(kind, owner, count) for s, (kind, owner, count) in step.tokens.items()}
+            tokens = {s: Token(kind, owner, count) for s, (kind, owner, count) in step.tokens.items()}
             for k in range(self.hand_frames + self.settled_frames):
-                hands = 1 if (k < self.hand_frames and index > 0) else 0
+                hands = 1 if k < self.hand_frames else 0
                 n += 1
-                frame = self.renderer.render(TableScene(scene_tokens, {}, hands), seed=self.seed * 100_000 + n)
-                yield index, step, k == 0, frame
+                yield index, step, k == 0, self.renderer.render(TableScene(tokens, {}, hands),
+                                                                seed=self.seed * 100_000 + n)
 
 
 class DemoTable:
-    """The demo pipeline; `run()` plays the script (in a loop when `repeat`), pacing frames at `fps`."""
+    """The demo pipeline; `run()` plays the script (again and again when `repeat`), pacing frames at `fps`."""
 
-    def __init__(self, fps: float | None = 4.0, repeat: bool = True, linger_s: float = 8.0,
-                 hand_frames: int = 2, settled_frames: int = 4) -> None:
+    def __init__(self, fps: float | None = 4.0, repeat: bool = True, linger_s: float = 10.0,
+                 hand_frames: int = 2, settled_frames: int = 4, folder: Path | None = None) -> None:
         self.board = BoardMap.packaged()
-        self.table = Table(self.board, players=tuple(PALETTE))
         layout = table_layout(self.board)
         pose = default_pose(layout, image_size=DEMO_IMAGE_SIZE)
         self.renderer = Renderer(layout, pose, PALETTE)
         self.reader = BoardReader(layout, pose, PALETTE)
-        self.fps = fps
-        self.hand_frames = hand_frames
-        self.settled_frames = settled_frames
-        self.repeat = repeat
-        self.linger_s = linger_s
+        self.folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="kipukas-demo-"))
+        self.key = Ed25519PrivateKey.generate()
+        self.fps, self.repeat, self.linger_s = fps, repeat, linger_s
+        self.hand_frames, self.settled_frames = hand_frames, settled_frames
         self.stop = threading.Event()
         self.rounds = 0
         self.step_index = -1
+        self.table = self._new_table()
+        self.service = TableService(self.table)
+
+    def _new_table(self) -> Table:
+        record = GameRecord(str(self.folder / f"demo-{self.rounds + 1:03d}.sqlite"), self.key)
+        return Table(self.board, record, DECKS)
 
     def run(self) -> None:
         while not self.stop.is_set():
@@ -71,20 +81,21 @@ class DemoTable:
             self.rounds += 1
             if not self.repeat or self.stop.wait(self.linger_s):
                 return
-            self.table.reset()
+            self.table = self._new_table()
+            self.service.replace(self.table)
 
     def _play_once(self) -> None:
         loop = OverheadLoop(self.table, self.reader)
         period = 1.0 / self.fps if self.fps else 0.0
-        for index, step, first, frame in DemoFrames(self.renderer, demo_steps(), self.hand_frames,
-                                                            self.settled_frames, seed=self.rounds).frames():
+        frames = DemoFrames(self.renderer, demo_steps(), self.hand_frames, self.settled_frames, seed=self.rounds)
+        for index, step, first, frame in frames.frames():
             started = time.monotonic()
             if self.stop.is_set():
                 return
             if first:
                 self.step_index = index
-                for d in step.declare:
-                    self.table.declare_soul(f"phone:{d.owner}", d.owner, d.payload, d.stand)
+                for line in step.say:
+                    self.table.act(f"phone:{line.split()[0]}", line)
             loop.process(frame)
             if period:
                 self.stop.wait(max(0.0, period - (time.monotonic() - started)))

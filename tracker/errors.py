@@ -13,3 +13,8 @@ class UsageError(TrackerError):
 
 class RecordError(TrackerError):
     """The game record file is unreadable, belongs to another table key, or cannot be written."""
+
+
+class InputError(TrackerError, ValueError):
+    """An input the tracker cannot take (bad notation, a correction of a row that does not exist):
+    nothing is recorded and the state is unchanged."""

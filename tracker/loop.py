@@ -6,9 +6,8 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from tracker.board import KINDS, StandValue
-from tracker.service import Table
 from tracker.stabiliser import Stabiliser
-from tracker.table import LogEntry
+from tracker.table import Entry, Table
 
 MIN_CONFIDENCE = 0.5
 
@@ -46,7 +45,7 @@ class OverheadLoop:
         self.stabiliser = Stabiliser(frames=frames_to_agree)
         self.frames = 0
 
-    def process(self, frame: Any) -> list[LogEntry]:
+    def process(self, frame: Any) -> list[Entry]:
         self.frames += 1
         observation = self.reader.read(frame)
         readings = {stand: stand_value(obs) for stand, obs in observation.stands.items()}

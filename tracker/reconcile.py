@@ -1,113 +1,114 @@
-"""Compare the stable board the camera sees with the board the record expects, and turn the
-differences into candidate actions for the rules.
+"""Explain the difference between the stable board and the record as game actions, one at a time.
 
-Only changes the record can explain become actions: a claim token on an empty territory stand, and a
-soul token of one owner that left one stand and arrived on another (or left / entered a base camp,
-where no token is shown). Whatever cannot be attributed stays a listed difference: the table is out of
-sync until the board matches the record again.
+The table loop asks `propose` for the next action that explains what the camera sees, records it with the
+rules' verdict, and asks again, until the board matches the record or nothing more can be explained.
+Only changes the rules can attribute become actions: claim tokens placed during set-up, and soul tokens
+that left one stand and arrived on another (or left / entered a base camp, where no token is shown).
+Readings the rules say are impossible are not turned into moves when a legal explanation exists; when a
+single explanation exists and it is illegal, it is proposed anyway so the rules' rejection is recorded
+and the table goes out of sync. Ambiguities become a question to the player who can resolve them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 
-from rules.movement import check_move
+from rules.board_map import BoardMap
+from rules.game import Game
+from rules.notation import parse
 from tracker.board import EMPTY, StandValue
-from tracker.table import LogEntry, Soul, TableModel
+from tracker.expected import expected_board
+
+SETUP_CLAIMS = {"capitals": ("capital", "capital"), "camps": ("basecamp", "camp")}  # phase -> (token, verb)
 
 
-@dataclass
-class Reconciler:
-    table: TableModel
-    source: str = "overhead"
-    # action -> how many accepted entries the record held when it was rejected: the same reading is not
-    # logged again until the record changes (then the rules may decide differently).
-    _rejected: dict[str, int] = field(default_factory=dict)
+@dataclass(frozen=True, slots=True)
+class Question:
+    """An ambiguity only a player can resolve; the answer is one of `options` (notation lines)."""
 
-    def update(self, observed: Mapping[str, StandValue]) -> list[LogEntry]:
-        """Process a new stable board; return the log entries it produced (possibly none)."""
-        entries: list[LogEntry] = []
-        expected = self.table.expected_board()
-        # Capitals first: a base camp is only legal once its owner has a capital (#game_setup).
-        for stand, seen in sorted(observed.items(), key=lambda item: (item[1].kind != "capital", item[0])):
-            want = expected.get(stand, EMPTY)
-            if seen != want and want.empty and seen.kind in ("capital", "basecamp") and seen.owner:
-                entries += self._claim(stand, seen)
-        owners = {v.owner for v in observed.values() if v.owner} | {s.owner for s in self.table.souls.values()}
-        for owner in sorted(owners):
-            entries += self._soul_moves(owner, observed)
-        if not differences(self.table, observed):
-            self._rejected.clear()
-        return entries
+    player: str
+    text: str
+    options: tuple[str, ...]
 
-    def _once(self, act: Callable[[], LogEntry], action: str) -> list[LogEntry]:
-        accepted = self.table.accepted
-        if self._rejected.get(action) == accepted:
-            return []
-        entry = act()
-        if not entry.accepted:
-            self._rejected[entry.action] = accepted
-        return [entry]
 
-    def _claim(self, stand: str, seen: StandValue) -> list[LogEntry]:
-        owner = seen.owner or ""
-        return self._once(lambda: self.table.claim(self.source, owner, seen.kind, stand),
-                          f"{owner} {seen.kind} {stand}")
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    action: str | None = None  # a notation line to submit
+    legal: bool = True  # False: the only explanation, which the rules will reject
+    question: Question | None = None
 
-    def _soul_moves(self, owner: str, observed: Mapping[str, StandValue]) -> list[LogEntry]:
-        expected = self.table.expected_board()
-        vanished, appeared = [], []
-        for stand, spec in self.table.board.stands.items():
-            if spec.kind != "movement" or stand not in observed:
-                continue
-            want = _tokens(expected.get(stand, EMPTY), owner)
-            seen = _tokens(observed[stand], owner)
-            vanished += [stand] * max(0, want - seen)
-            appeared += [stand] * max(0, seen - want)
-        if len(vanished) > 1 or len(appeared) > 1 or not (vanished or appeared):
-            return []
-        if vanished and appeared:
-            movers = self.table.souls_on(vanished[0], owner)
-            return self._move(movers[0], appeared[0]) if movers else []
-        if appeared:  # a soul left a base camp / capital
-            in_camps = [s for s in self.table.souls.values()
-                        if s.owner == owner and self.table.board.stands[s.stand].kind == "territory"]
-            return self._pick(in_camps, appeared[0])
-        movers = self.table.souls_on(vanished[0], owner)  # a soul entered a base camp / capital
-        camps = [st for st, (_, o) in self.table.claims.items() if o == owner]
-        if len(movers) != 1:
-            return []
-        reachable = [c for c in camps if self._legal(movers[0], c)]
-        return self._move(movers[0], reachable[0]) if len(reachable) == 1 else []
 
-    def _pick(self, souls: list[Soul], goal: str) -> list[LogEntry]:
-        legal = [s for s in souls if self._legal(s, goal)]
-        if len(legal) == 1:
-            return self._move(legal[0], goal)
-        if not legal and len(souls) == 1:
-            return self._move(souls[0], goal)  # the only candidate: let the rules explain the rejection
-        return []
+def propose(game: Game, board: BoardMap, observed: Mapping[str, StandValue]) -> Proposal | None:
+    expected = expected_board(game.state, board)
+    diff = {s for s, v in observed.items() if v != expected.get(s, EMPTY)}
+    if not diff:
+        return None
+    return _claim(game, board, observed, diff) or _soul_move(game, board, observed, expected, diff)
 
-    def _legal(self, soul: Soul, goal: str) -> bool:
-        return check_move(self.table.board, soul.title, soul.movement, soul.stand, goal,
-                          self.table.enemy_stands(soul.owner)).accepted
 
-    def _move(self, soul: Soul, goal: str) -> list[LogEntry]:
-        return self._once(lambda: self.table.move_soul(self.source, soul, goal),
-                          f"{soul.owner} move {soul.physical_id} {soul.stand}-{goal}")
+def _legal(game: Game, line: str) -> bool:
+    return game.is_legal(parse(line))
+
+
+def _claim(game: Game, board: BoardMap, observed: Mapping[str, StandValue], diff: set[str]) -> Proposal | None:
+    token_verb = SETUP_CLAIMS.get(game.state.phase)
+    if token_verb is None:
+        return None
+    token, verb = token_verb
+    lines = [f"{v.owner} {verb} {board.stands[s].territory}" for s in sorted(diff)
+             if (v := observed[s]).kind == token and v.owner and board.stands[s].kind == "territory"
+             and board.stands[s].territory not in game.state.claims]
+    for line in lines:
+        if _legal(game, line):
+            return Proposal(line)
+    return Proposal(lines[0], legal=False) if lines else None
 
 
 def _tokens(value: StandValue, owner: str) -> int:
     return value.count if value.kind == "soul" and value.owner == owner else 0
 
 
-def differences(table: TableModel, observed: Mapping[str, StandValue]) -> list[str]:
-    """Human-readable list of every stand where the board and the record disagree."""
-    expected = table.expected_board()
-    out = []
-    for stand in sorted(observed):
-        want = expected.get(stand, EMPTY)
-        if observed[stand] != want:
-            out.append(f"{stand}: board shows {observed[stand].text()}, record expects {want.text()}")
-    return out
+def _soul_move(game: Game, board: BoardMap, observed: Mapping[str, StandValue], expected: dict[str, StandValue],
+               diff: set[str]) -> Proposal | None:
+    state = game.state
+    owners = sorted({v.owner for s in diff for v in (observed[s], expected.get(s, EMPTY)) if v.owner},
+                    key=lambda p: (p != state.active, p))
+    for owner in owners:
+        vanished: list[str] = []
+        appeared: list[str] = []
+        for stand in sorted(diff):
+            if board.stands[stand].kind != "movement":
+                continue
+            delta = _tokens(observed[stand], owner) - _tokens(expected.get(stand, EMPTY), owner)
+            (appeared if delta > 0 else vanished).extend([stand] * abs(delta))
+        if not vanished and not appeared:
+            continue
+        souls_at: dict[str, list[str]] = {s: [] for s in board.stands}
+        for card in sorted(state.cards.values(), key=lambda c: c.id):
+            if card.zone == "play" and card.at in souls_at and card.control == owner and card.revealed:
+                souls_at[card.at].append(card.id)
+        pairs = [f"{owner} move {card} {v}-{a}" for v in vanished for a in appeared for card in souls_at[v]]
+        leaving_camp = [f"{owner} move {card} {t}-{a}" for a in appeared for t, st in board.stands.items()
+                        if st.kind == "territory" for card in souls_at[t]]
+        entering_camp = [f"{owner} move {card} {v}-{t}" for v in vanished for t, st in board.stands.items()
+                         if st.kind == "territory" for card in souls_at[v]]
+        candidates = pairs + (leaving_camp if len(appeared) > len(vanished) else []) \
+            + (entering_camp if len(vanished) > len(appeared) else [])
+        legal = list(dict.fromkeys(line for line in candidates if _legal(game, line)))
+        if legal:
+            if _consistent(legal):
+                return Proposal(legal[0])
+            return Proposal(question=Question(owner, f"Which move did {owner} make?", tuple(legal)))
+        only = pairs if pairs else (candidates if len(candidates) == 1 else [])
+        if len(only) == 1:
+            return Proposal(only[0], legal=False)
+    return None
+
+
+def _consistent(lines: list[str]) -> bool:
+    """True when the legal moves involve distinct souls and distinct goals: they can all have happened
+    (two quick moves in one stable change), so taking them one by one loses nothing."""
+    cards = [line.split()[2] for line in lines]
+    goals = [line.split()[3].split("-")[1] for line in lines]
+    return len(set(cards)) == len(cards) and len(set(goals)) == len(goals)

@@ -105,6 +105,10 @@ class GameRecord:
         return None if row is None else str(row[0])
 
     @property
+    def can_sign(self) -> bool:
+        return self._key is not None
+
+    @property
     def last_seq(self) -> int:
         return self._seq
 

@@ -1,108 +1,210 @@
-"""The table as the record knows it: claim tokens, souls in play, and the log of every input.
+"""The authoritative table: the game, its record, and the one place every input goes through.
 
-Every input (a stable board change seen by the overhead camera, or a player's declaration) ends as one
-log entry with its verdict. Rejected physical moves are logged and flagged, never dropped, and leave the
-expected board untouched, so the table is out of sync until the players put the board back or make a
-legal move instead.
+`submit` serialises every input (camera, phone, judge) under one lock: it gets the next sequence
+number, the rules decide, the row is stored durably, and only then is the state changed for everyone
+(`version` grows and waiters wake). A restart replays the record, so the state survives crashes.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from rules.board_map import BoardMap
-from rules.catalog import Catalog
-from rules.claims import check_claim_token, check_entry_stand
-from rules.identity import parse_payload
-from rules.movement import check_move
-from rules.verdict import Verdict
-from tracker.board import EMPTY, StandValue
+from rules.errors import RulesError
+from rules.game import Game
+from rules.notation import parse
+from tracker.board import StandValue
+from tracker.errors import InputError
+from tracker.expected import differences, expected_board
+from tracker.reconcile import Question, propose
+from tracker.record import GameRecord, Row
+from tracker.replay import board_body, replay
+
+MAX_EXPLAINED = 12  # actions one board change may explain (fast play: several moves between two readings)
 
 
 @dataclass(frozen=True, slots=True)
-class LogEntry:
+class Entry:
+    """A record row as the tracker reports it."""
+
     seq: int
-    time: float
-    source: str  # "overhead", "front", "phone:<seat>", "script"
-    action: str  # canonical text of the action, e.g. "red move HMPU#0004 T1-M9"
+    ts: float
+    source: str
+    kind: str
+    text: str
     accepted: bool
     rule: str
     message: str
 
+    @classmethod
+    def of(cls, row: Row) -> Entry:
+        b = row.body
+        text = str(b.get("text") or b.get("undid") or "")
+        if row.kind == "correct":
+            text = f"correct row {b.get('target')}: {b.get('text') or 'strike'}"
+        return cls(row.seq, row.ts, row.source, row.kind, text, bool(b.get("accepted", True)),
+                   str(b.get("rule", "")), str(b.get("message") or b.get("reason") or ""))
 
-@dataclass
-class Soul:
-    physical_id: str
-    code: str
-    title: str
-    owner: str
-    movement: int
-    stand: str
 
+class Table:
+    def __init__(self, board: BoardMap, record: GameRecord, decks: Mapping[str, list[str]] | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.board = board
+        self.record = record
+        self.clock = clock
+        self.lock = threading.RLock()
+        self._changed = threading.Condition(self.lock)
+        self._version = 0
+        self._rejected: dict[str, int] = {}
+        self._asked: set[str] = set()
+        self.questions: list[Question] = []
+        self.warnings: list[str] = []
+        rows = list(record.rows())
+        if not rows:
+            if decks is None:
+                raise InputError(f"{record.path}: a new record needs the players' decks")
+            self.record.append("start", "tracker", {"decks": {p: list(c) for p, c in decks.items()},
+                                                    "map": board.name, "players": sorted(decks)}, ts=clock())
+            rows = list(record.rows())
+        done = replay(rows, board)
+        self.game: Game = done.game
+        self.observed: dict[str, StandValue] = done.observed
+        self.start = done.start
+        self.warnings += [f"replay differs from the record: {m}" for m in done.mismatches]
+        self._turn = self.game.state.turn
 
-@dataclass
-class TableModel:
-    board: BoardMap
-    catalog: Catalog = field(default_factory=Catalog.packaged)
-    claims: dict[str, tuple[str, str]] = field(default_factory=dict)  # territory stand -> (kind, owner)
-    souls: dict[str, Soul] = field(default_factory=dict)
-    log: list[LogEntry] = field(default_factory=list)
-    clock: float = 0.0  # set by the loop; 0 uses wall time
-    accepted: int = 0  # how many log entries were accepted: a cheap version of the record
+    # --- inputs ---------------------------------------------------------------------------------------------
+    def act(self, source: str, text: str) -> Entry:
+        """A player's (or the script's) action in notation. Bad notation raises `InputError` and records
+        nothing; a rules rejection is recorded and returned."""
+        try:
+            action = parse(text)
+        except RulesError as exc:
+            raise InputError(f"{text!r}: {exc}") from exc
+        with self.lock:
+            entry = self._apply(source, action.to_text())
+            self._bump()
+            return entry
 
-    def expected_board(self) -> dict[str, StandValue]:
-        """What the overhead camera should see on every stand if the record is right."""
-        view = {stand: EMPTY for stand in self.board.stands}
-        for stand, (kind, owner) in self.claims.items():
-            view[stand] = StandValue(kind, owner, 1)
-        for soul in self.souls.values():
-            if self.board.stands[soul.stand].kind == "movement":
-                prev = view[soul.stand]
-                view[soul.stand] = StandValue("soul", soul.owner, prev.count + 1 if prev.kind == "soul" else 1)
-        return view
+    def observe(self, stable: Mapping[str, StandValue], source: str = "overhead") -> list[Entry]:
+        """A new stable board from the overhead camera: record it, then record every action it explains."""
+        with self.lock:
+            if dict(stable) == self.observed:
+                return []
+            entries = [Entry.of(self._append("board", source, {"observed": board_body(dict(stable))}))]
+            self.observed = dict(stable)
+            entries += self._explain(source)
+            self._bump()
+            return entries
 
-    def souls_on(self, stand: str, owner: str | None = None) -> list[Soul]:
-        return [s for s in self.souls.values() if s.stand == stand and (owner is None or s.owner == owner)]
+    def undo(self, source: str, reason: str) -> Entry:
+        """A judge takes back the last accepted action."""
+        with self.lock:
+            if not self.game.history:
+                raise InputError("nothing to undo: no action has been accepted")
+            undid = self.game.history[-1][0].to_text()
+            row = self._append("undo", source, {"undid": undid, "reason": reason})
+            self.game.undo()
+            self._bump()
+            return Entry.of(row)
 
-    def enemy_stands(self, owner: str) -> set[str]:
-        return {s.stand for s in self.souls.values() if s.owner != owner}
+    def correct(self, source: str, target: int, text: str, reason: str) -> Entry:
+        """A judge replaces (or strikes, with empty `text`) the action recorded at row `target`;
+        the game is rebuilt from the record with the correction in place."""
+        if text:
+            try:
+                text = parse(text).to_text()
+            except RulesError as exc:
+                raise InputError(f"{text!r}: {exc}") from exc
+        with self.lock:
+            rows = list(self.record.rows())
+            if not any(r.seq == target and r.kind == "action" for r in rows):
+                raise InputError(f"row {target} is not an action row of this record")
+            row = self._append("correct", source, {"target": target, "text": text, "reason": reason})
+            done = replay([*rows, row], self.board)
+            self.game = done.game
+            self._rejected.clear()
+            self._bump()
+            return Entry.of(row)
 
-    def _record(self, source: str, action: str, verdict: Verdict) -> LogEntry:
-        entry = LogEntry(len(self.log) + 1, self.clock or time.time(), source, action,
-                         verdict.accepted, verdict.rule, verdict.message)
-        self.log.append(entry)
-        self.accepted += verdict.accepted
-        return entry
+    # --- internals ------------------------------------------------------------------------------------------
+    def _append(self, kind: str, source: str, body: dict[str, Any]) -> Row:
+        return self.record.append(kind, source, body, ts=self.clock())
 
-    def note(self, source: str, action: str, rule: str, message: str, accepted: bool = True) -> LogEntry:
-        return self._record(source, action, Verdict(accepted, rule, message))
+    def _apply(self, source: str, text: str) -> Entry:
+        verdict = self.game.apply(text)
+        try:
+            row = self._append("action", source, {"text": text, "accepted": verdict.accepted,
+                                                  "rule": verdict.rule, "message": verdict.message})
+        except Exception:
+            if verdict.accepted:
+                self.game.undo()  # not stored, so it did not happen
+            raise
+        if self.game.state.turn != self._turn:
+            self._turn = self.game.state.turn
+            if self.record.can_sign:
+                self.record.checkpoint(ts=self.clock())  # end of a diel cycle (#diel_cycle)
+        return Entry.of(row)
 
-    def claim(self, source: str, owner: str, kind: str, stand: str) -> LogEntry:
-        verdict = check_claim_token(self.board, owner, kind, stand, self.claims)
-        if verdict.accepted:
-            self.claims[stand] = (kind, owner)
-        return self._record(source, f"{owner} {kind} {stand}", verdict)
+    def _explain(self, source: str) -> list[Entry]:
+        entries: list[Entry] = []
+        for _ in range(MAX_EXPLAINED):
+            proposal = propose(self.game, self.board, self.observed)
+            if proposal is None:
+                self._rejected.clear()
+                self._asked.clear()
+                break
+            if proposal.question is not None:
+                q = proposal.question
+                key = "|".join(q.options)
+                if key not in self._asked:
+                    self._asked.add(key)
+                    self.questions.append(q)
+                    entries.append(Entry.of(self._append("question", source, {
+                        "player": q.player, "text": q.text, "options": list(q.options)})))
+                break
+            assert proposal.action is not None
+            accepted_now = len(self.game.history)
+            if self._rejected.get(proposal.action) == accepted_now:
+                break  # already recorded as rejected in this very position
+            entry = self._apply(source, proposal.action)
+            entries.append(entry)
+            if not entry.accepted:
+                self._rejected[proposal.action] = accepted_now
+                break
+        return entries
 
-    def play_soul(self, source: str, owner: str, payload: str, stand: str) -> LogEntry:
-        """A soul card played revealed at a base camp or capital (declared on a phone or shown to the
-        front camera). The payload's per-copy token never leaves this method."""
-        ref = parse_payload(payload)
-        card = self.catalog.resolve(ref)
-        pid = ref.physical_id if ref.code else card.code
-        action = f"{owner} play {pid} {stand} revealed"
-        if not card.is_soul or card.movement is None:
-            return self._record(source, action, Verdict.reject("#card_variations", f"{card.title} is not a soul card"))
-        if pid in self.souls:
-            return self._record(source, action, Verdict.reject("#discarding_runout", f"{pid} is already in play"))
-        verdict = check_entry_stand(self.board, owner, card.title, stand, self.claims)
-        if verdict.accepted:
-            self.souls[pid] = Soul(pid, card.code, card.title, owner, card.movement, stand)
-        return self._record(source, action, verdict)
+    def _bump(self) -> None:
+        self._version += 1
+        self._changed.notify_all()
 
-    def move_soul(self, source: str, soul: Soul, goal: str) -> LogEntry:
-        verdict = check_move(self.board, soul.title, soul.movement, soul.stand, goal, self.enemy_stands(soul.owner))
-        action = f"{soul.owner} move {soul.physical_id} {soul.stand}-{goal}"
-        if verdict.accepted:
-            soul.stand = goal
-        return self._record(source, action, verdict)
+    def warn(self, message: str) -> None:
+        with self.lock:
+            self.warnings = [*self.warnings[-19:], message]
+            self._bump()
+
+    # --- views ----------------------------------------------------------------------------------------------
+    def version(self) -> int:
+        with self.lock:
+            return self._version
+
+    def wait_for_change(self, after: int, timeout: float) -> int:
+        with self._changed:
+            self._changed.wait_for(lambda: self._version > after, timeout=timeout)
+            return self._version
+
+    def expected(self) -> dict[str, StandValue]:
+        with self.lock:
+            return expected_board(self.game.state, self.board)
+
+    def differences(self) -> list[str]:
+        with self.lock:
+            return differences(self.expected(), self.observed) if self.observed else []
+
+    def entries(self, after: int = 0) -> list[Entry]:
+        with self.lock:
+            return [Entry.of(r) for r in self.record.rows(after)]

@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port} is not a TCP port")
     demo = DemoTable(fps=args.fps if args.fps > 0 else None)
     try:
-        server = WebServer(demo.table, args.host, args.port)
+        server = WebServer(demo.service, args.host, args.port)
     except OSError as exc:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
     demo.start()

@@ -75,14 +75,15 @@
     logEl.innerHTML = "";
     for (const e of [...state.log].reverse()) {
       const li = document.createElement("li");
-      li.className = e.accepted ? "accepted" : "rejected";
+      li.className = e.kind === "question" ? "question" : (e.accepted ? "accepted" : "rejected");
       li.dataset.seq = e.seq;
       const act = document.createElement("span");
       act.className = "act";
       act.textContent = e.action;
       const verdict = document.createElement("span");
       verdict.className = "verdict";
-      verdict.textContent = e.accepted ? "accepted" : `rejected ${e.rule}`;
+      verdict.textContent = e.kind === "question" ? "question" : e.kind === "undo" ? "undone by judge"
+        : e.kind === "correct" ? "judge correction" : e.accepted ? "accepted" : `rejected ${e.rule}`;
       const msg = document.createElement("span");
       msg.className = "msg";
       msg.textContent = e.message;
@@ -93,11 +94,26 @@
 
   function drawLegend(state) {
     legendEl.innerHTML = "";
-    for (const soul of state.souls) {
+    for (const card of state.cards) {
       const li = document.createElement("li");
-      li.innerHTML = `<span style="color:${colour(soul.owner)}">●</span> `;
-      li.append(`${soul.title} (${soul.id}) on ${soul.stand}, movement ${soul.movement}`);
+      li.innerHTML = `<span style="color:${colour(card.owner)}">●</span> `;
+      li.append(card.revealed ? `${card.title} (${card.id}) on ${card.at}` + (card.movement != null ? `, movement ${card.movement}` : "")
+                              : `a face-down card on ${card.at}`);
       legendEl.appendChild(li);
+    }
+  }
+
+  function drawStatus(state) {
+    const phase = document.getElementById("phase");
+    phase.textContent = state.result ? `Game over: ${state.result}`
+      : `${state.phase}${state.turn ? `, turn ${state.turn}` : ""}${state.active ? ` · ${state.active} to act` : ""}`;
+    const list = document.getElementById("prompts");
+    list.innerHTML = "";
+    for (const p of [...state.prompts, ...state.questions.map((q) => ({ player: q.player, text: `${q.text} ${q.options.join(" / ")}` }))]) {
+      const li = document.createElement("li");
+      li.dataset.player = p.player || "";
+      li.textContent = `${p.player ? p.player + ": " : ""}${p.text}`;
+      list.appendChild(li);
     }
   }
 
@@ -107,6 +123,7 @@
     drawTokens(state);
     drawLog(state);
     drawLegend(state);
+    drawStatus(state);
     if (state.in_sync) {
       syncEl.className = "banner hidden";
       syncEl.textContent = "";
