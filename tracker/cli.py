@@ -11,10 +11,10 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from tracker.commands import deck, demo, fists, register, scan
+from tracker.commands import deck, demo, fists, log, register, scan
 from tracker.errors import UsageError
 
-COMMANDS: tuple[ModuleType, ...] = (demo, scan, register, fists, deck)
+COMMANDS: tuple[ModuleType, ...] = (demo, scan, register, fists, deck, log)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -75,19 +75,23 @@ def _signed_text(seq: int, digest: str) -> bytes:
 class GameRecord:
     """One table's record in one SQLite file. Not thread-safe: the table loop owns it."""
 
-    def __init__(self, path: str, key: Ed25519PrivateKey | None = None) -> None:
+    def __init__(self, path: str, key: Ed25519PrivateKey | None = None, readonly: bool = False) -> None:
         self.path = path
         self._key = key
         try:
-            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(SCHEMA)
+            if readonly:
+                self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None,
+                                           check_same_thread=False)
+            else:
+                self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._db.executescript(SCHEMA)
+            last = self._db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         except sqlite3.DatabaseError as exc:
             raise RecordError(f"{path}: not a game record ({exc})") from exc
         if key is not None:
             self._remember_public_key(key.public_key())
-        last = self._db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         self._seq, self._hash = (int(last[0]), str(last[1])) if last else (0, GENESIS)
 
     def _remember_public_key(self, public: Ed25519PublicKey) -> None:
