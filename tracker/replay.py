@@ -30,6 +30,8 @@ class Replayed:
     observed: dict[str, StandValue] = field(default_factory=dict)
     mismatches: list[str] = field(default_factory=list)  # rows whose stored verdict replay does not reproduce
     start: dict[str, Any] = field(default_factory=dict)
+    rejected: dict[str, int] = field(default_factory=dict)  # action -> accepted actions when it was rejected
+    questions: list[dict[str, Any]] = field(default_factory=list)  # bodies of question rows
 
 
 def parse_token(text: str) -> StandValue:
@@ -59,12 +61,16 @@ def replay(rows: Iterable[Row], board: BoardMap, upto: int | None = None) -> Rep
             if not text:
                 continue
             verdict = out.game.apply(text)
+            if not verdict.accepted:
+                out.rejected[text] = len(out.game.history)
             if row.seq not in corrections and verdict.accepted != row.body.get("accepted"):
                 then = "accepted" if row.body.get("accepted") else "rejected"
                 now = "accepts" if verdict.accepted else "rejects"
                 out.mismatches.append(f"row {row.seq}: {text!r} was {then} when recorded, replay {now} it")
         elif row.kind == "board":
             out.observed = {s: parse_token(t) for s, t in row.body["observed"].items()}
+        elif row.kind == "question":
+            out.questions.append(row.body)
         elif row.kind == "undo" and out.game.history:
             out.game.undo()
     return out

@@ -74,8 +74,15 @@ class Table:
         self.game: Game = done.game
         self.observed: dict[str, StandValue] = done.observed
         self.start = done.start
+        self._rejected = done.rejected
+        for q in done.questions:
+            self.questions.append(Question(str(q["player"]), str(q["text"]), tuple(q["options"])))
+            self._asked.add("|".join(q["options"]))
         self.warnings += [f"replay differs from the record: {m}" for m in done.mismatches]
         self._turn = self.game.state.turn
+        if self.observed:
+            # A crash may have come between storing a board and storing the actions it explains.
+            self._explain("overhead")
 
     # --- inputs ---------------------------------------------------------------------------------------------
     def act(self, source: str, text: str) -> Entry:
@@ -87,6 +94,8 @@ class Table:
             raise InputError(f"{text!r}: {exc}") from exc
         with self.lock:
             entry = self._apply(source, action.to_text())
+            if self.observed and entry.accepted:
+                self._explain("overhead")  # the board may now be explained (an answer, a card played)
             self._bump()
             return entry
 
@@ -157,6 +166,7 @@ class Table:
             if proposal is None:
                 self._rejected.clear()
                 self._asked.clear()
+                self.questions.clear()
                 break
             if proposal.question is not None:
                 q = proposal.question
