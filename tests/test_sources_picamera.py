@@ -49,6 +49,7 @@ class FakeCamera:
     """Plays `script`: an int delivers a frame of that value, an exception class is raised by capture."""
 
     instances: ClassVar[list[FakeCamera]] = []
+    log: ClassVar[list[str]] = []  # opens and closes of every instance, in order
     fail_open: ClassVar[Exception | None] = None
 
     def __init__(self, camera_num: int = 0) -> None:
@@ -60,6 +61,7 @@ class FakeCamera:
         self.script: list[int | type[Exception]] = [1, 2, 3]
         self.config: dict[str, Any] = {}
         FakeCamera.instances.append(self)
+        FakeCamera.log.append(f"open {len(FakeCamera.instances)}")
 
     def create_video_configuration(self, **kwargs: Any) -> dict[str, Any]:
         return kwargs
@@ -83,6 +85,7 @@ class FakeCamera:
 
     def close(self) -> None:
         self.calls.append("close")
+        FakeCamera.log.append(f"close {FakeCamera.instances.index(self) + 1}")
 
 
 @pytest.fixture
@@ -90,7 +93,7 @@ def fake_picamera2(monkeypatch: pytest.MonkeyPatch) -> Iterator[type[FakeCamera]
     module = types.ModuleType("picamera2")
     module.Picamera2 = FakeCamera  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "picamera2", module)
-    FakeCamera.instances, FakeCamera.fail_open = [], None
+    FakeCamera.instances, FakeCamera.log, FakeCamera.fail_open = [], [], None
     yield FakeCamera
 
 
@@ -187,3 +190,24 @@ def test_open_source_names_what_is_missing(tmp_path: Path) -> None:
         open_source(_camera("folder", str(tmp_path / "absent")))
     with pytest.raises(SourceError, match="unknown camera source 'webcam'"):
         open_source(_camera("webcam"))
+
+
+def test_a_timed_out_pi_camera_is_closed_before_resilient_source_reopens_it(
+        fake_picamera2: type[FakeCamera]) -> None:
+    from tracker.resilient import CameraStatus, ResilientSource
+
+    source = ResilientSource("overhead", lambda: Picamera2Source(0, 64, 48, 10.0, 0.5), timeout_s=0.5,
+                             sleep=lambda s: None)
+    items: list[object] = []
+    for item in source:
+        items.append(item)
+        if sum(not isinstance(i, CameraStatus) for i in items) == 5:
+            break
+    statuses = [(i.ok, i.reason) for i in items if isinstance(i, CameraStatus)]
+    assert statuses[:2] == [(True, "delivering frames"),
+                            (False, "camera error: SourceError: picamera2 camera 0: no frame within 0.5 s")]
+    assert statuses[2][0] is True
+    assert fake_picamera2.instances[0].calls[-2:] == ["cancel", "close"]
+    assert fake_picamera2.log[:3] == ["open 1", "close 1", "open 2"], "closed before the camera is reopened"
+    values = [int(i.image[0, 0, 0]) for i in items if not isinstance(i, CameraStatus)]  # type: ignore[attr-defined]
+    assert values == [1, 2, 3, 1, 2]
