@@ -18,7 +18,7 @@ def test_shipped_default_config_loads() -> None:
 
 def test_empty_config_gives_defaults() -> None:
     cfg = parse_config("")
-    assert cfg.overhead.source == "synthetic" and cfg.front.source == "none" and cfg.frames_to_agree == 3
+    assert cfg.overhead.source == "picamera2" and cfg.front.source == "none" and cfg.frames_to_agree == 3
 
 
 @pytest.mark.parametrize(

@@ -117,3 +117,16 @@ def test_stabiliser_ignores_obstructed_frames_and_needs_agreement() -> None:
     assert stab.feed({"M1": (RED, False)}) == {"M1": RED}
     assert stab.board() == {"M1": RED}
     assert stab.feed({"M1": (EMPTY, False)}) == {} and stab.pending() == {"M1": EMPTY}
+
+
+def test_card_shown_to_the_front_camera_becomes_a_question(tmp_path: Path) -> None:
+    table = new_table(tmp_path)
+    set_up(table)
+    [shown, question] = table.shown("front", "F3GW#0001")
+    assert shown.kind == "shown" and question.kind == "question"
+    [q] = table.questions
+    assert q.player == "blue" and "blue play F3GW#0001 3 revealed" in q.options
+    assert "blue play F3GW#0001 7 revealed" not in q.options  # red's capital: not legal for blue
+    assert table.act("phone:blue", "blue play F3GW#0001 3 revealed").accepted
+    assert table.questions == []  # answered
+    assert table.shown("front", "QQQQ#0001")[0].kind == "shown" and table.questions == []  # not in this game

@@ -11,10 +11,10 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from tracker.commands import deck, demo, fists, log, register, scan
+from tracker.commands import deck, demo, fists, log, register, run, scan
 from tracker.errors import UsageError
 
-COMMANDS: tuple[ModuleType, ...] = (demo, scan, register, fists, deck, log)
+COMMANDS: tuple[ModuleType, ...] = (demo, run, scan, register, fists, deck, log)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,7 +1,8 @@
 """The table configuration: one TOML file per table (`/etc/kipukas-tracker/table.toml` on a Pi).
 
 Validated strictly: an unknown section or key, a wrong type or a value out of range is an error that
-names the file, the section and the key. Relative paths are resolved against the file's folder, except
+names the file, the section and the key. Relative paths (map, calibration, camera recordings) are resolved
+against the file's folder, except
 `table.state_dir`, which must be absolute when given (the service's StateDirectory).
 """
 
@@ -41,7 +42,7 @@ class TableConfig:
     map: str = "starter"
     state_dir: str = ""
     judge_pin: str = ""
-    overhead: CameraConfig = field(default_factory=lambda: CameraConfig("synthetic", 0, "", 2028, 1520, 4.0, 2.0))
+    overhead: CameraConfig = field(default_factory=lambda: CameraConfig("picamera2", 0, "", 2028, 1520, 10.0, 2.0))
     front: CameraConfig = field(default_factory=lambda: CameraConfig("none", 1, "", 1280, 720, 10.0, 2.0))
     calibration: str = ""
     frames_to_agree: int = 3
@@ -109,11 +110,14 @@ class _Section:
             raise self._fail(unknown[0], f"unknown key (known: {', '.join(sorted(self.used))})")
 
 
-def _camera(sec: _Section, default: CameraConfig) -> CameraConfig:
+def _camera(sec: _Section, default: CameraConfig, base: Path | None) -> CameraConfig:
+    path = sec.text("path", default.path)
+    if path and base is not None and not Path(path).is_absolute():
+        path = str((base / path).resolve())
     cam = CameraConfig(
         source=sec.text("source", default.source, SOURCES),
         camera=sec.integer("camera", default.camera, 0, 16),
-        path=sec.text("path", default.path),
+        path=path,
         width=sec.integer("width", default.width, 160, 8192),
         height=sec.integer("height", default.height, 120, 8192),
         fps=sec.number("fps", default.fps, 0.5, 120.0),
@@ -167,8 +171,8 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None) 
                     keyframe_limit_mb=r.number("keyframe_limit_mb", d.keyframe_limit_mb, 1.0, 1_000_000.0),
                     keyframe_warn_percent=r.number("keyframe_warn_percent", d.keyframe_warn_percent, 1.0, 100.0))
     r.finish()
-    overhead = _camera(sec["overhead"], d.overhead)
-    front = _camera(sec["front"], d.front)
+    overhead = _camera(sec["overhead"], d.overhead, base)
+    front = _camera(sec["front"], d.front, base)
     return TableConfig(**cfg_args, overhead=overhead, front=front, source_file=source)
 
 

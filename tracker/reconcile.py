@@ -20,7 +20,8 @@ from rules.notation import parse
 from tracker.board import EMPTY, StandValue
 from tracker.expected import expected_board
 
-SETUP_CLAIMS = {"capitals": ("capital", "capital"), "camps": ("basecamp", "camp")}  # phase -> (token, verb)
+CLAIM_VERB = {"capital": "capital", "basecamp": "camp"}  # token kind -> notation verb
+SETUP_PHASES = ("affinity", "rolloff", "capitals", "camps")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,9 @@ def propose(game: Game, board: BoardMap, observed: Mapping[str, StandValue]) -> 
     diff = {s for s, v in observed.items() if v != expected.get(s, EMPTY)}
     if not diff:
         return None
-    return _claim(game, board, observed, diff) or _soul_move(game, board, observed, expected, diff)
+    if game.state.phase in SETUP_PHASES:
+        return _claim(game, board, observed, diff) or _soul_move(game, board, observed, expected, diff)
+    return _soul_move(game, board, observed, expected, diff) or _claim(game, board, observed, diff)
 
 
 def _legal(game: Game, line: str) -> bool:
@@ -52,12 +55,10 @@ def _legal(game: Game, line: str) -> bool:
 
 
 def _claim(game: Game, board: BoardMap, observed: Mapping[str, StandValue], diff: set[str]) -> Proposal | None:
-    token_verb = SETUP_CLAIMS.get(game.state.phase)
-    if token_verb is None:
-        return None
-    token, verb = token_verb
-    lines = [f"{v.owner} {verb} {board.stands[s].territory}" for s in sorted(diff)
-             if (v := observed[s]).kind == token and v.owner and board.stands[s].kind == "territory"
+    """A claim token on an unclaimed territory: a set-up placement (outside set-up the rules reject it,
+    since base camps then follow from souls claiming territories)."""
+    lines = [f"{v.owner} {CLAIM_VERB[v.kind]} {board.stands[s].territory}" for s in sorted(diff)
+             if (v := observed[s]).kind in CLAIM_VERB and v.owner and board.stands[s].kind == "territory"
              and board.stands[s].territory not in game.state.claims]
     for line in lines:
         if _legal(game, line):

@@ -63,6 +63,8 @@ class Table:
         self._asked: set[str] = set()
         self.questions: list[Question] = []
         self.warnings: list[str] = []
+        # Called with the entries each input produced (keyframes, logs); under the table's lock.
+        self.listeners: list[Callable[[list[Entry]], None]] = []
         rows = list(record.rows())
         if not rows:
             if decks is None:
@@ -94,9 +96,10 @@ class Table:
             raise InputError(f"{text!r}: {exc}") from exc
         with self.lock:
             entry = self._apply(source, action.to_text())
+            entries = [entry]
             if self.observed and entry.accepted:
-                self._explain("overhead")  # the board may now be explained (an answer, a card played)
-            self._bump()
+                entries += self._explain("overhead")  # the board may now be explained (an answer, a card)
+            self._bump(entries)
             return entry
 
     def observe(self, stable: Mapping[str, StandValue], source: str = "overhead") -> list[Entry]:
@@ -107,7 +110,7 @@ class Table:
             entries = [Entry.of(self._append("board", source, {"observed": board_body(dict(stable))}))]
             self.observed = dict(stable)
             entries += self._explain(source)
-            self._bump()
+            self._bump(entries)
             return entries
 
     def undo(self, source: str, reason: str) -> Entry:
@@ -118,8 +121,9 @@ class Table:
             undid = self.game.history[-1][0].to_text()
             row = self._append("undo", source, {"undid": undid, "reason": reason})
             self.game.undo()
-            self._bump()
-            return Entry.of(row)
+            entry = Entry.of(row)
+            self._bump([entry])
+            return entry
 
     def correct(self, source: str, target: int, text: str, reason: str) -> Entry:
         """A judge replaces (or strikes, with empty `text`) the action recorded at row `target`;
@@ -137,8 +141,33 @@ class Table:
             done = replay([*rows, row], self.board)
             self.game = done.game
             self._rejected.clear()
-            self._bump()
-            return Entry.of(row)
+            entry = Entry.of(row)
+            self._bump([entry])
+            return entry
+
+    def shown(self, source: str, card: str) -> list[Entry]:
+        """A card shown to the front camera (`card` is its physical id, never the payload's token).
+        Recorded, and turned into a question to its owner: where it is played, or that it is revealed."""
+        with self.lock:
+            state = self.game.state
+            cs = state.cards.get(card)
+            entries = [Entry.of(self._append("shown", source, {"card": card, "known": cs is not None}))]
+            if cs is not None:
+                player = cs.owner
+                options: list[str] = []
+                if cs.zone == "hand":
+                    territories = sorted(self.board.territories, key=lambda t: (len(t), t))
+                    options = [f"{player} play {card} {t} revealed" for t in territories]
+                elif cs.zone == "play" and not cs.revealed:
+                    options = [f"{player} reveal {card}"]
+                options = [line for line in options if self.game.is_legal(parse(line))]
+                if options:
+                    q = Question(player, f"{player} showed {card}: what happens with it?", tuple(options))
+                    self.questions.append(q)
+                    entries.append(Entry.of(self._append("question", source, {
+                        "player": q.player, "text": q.text, "options": list(q.options)})))
+            self._bump(entries)
+            return entries
 
     # --- internals ------------------------------------------------------------------------------------------
     def _append(self, kind: str, source: str, body: dict[str, Any]) -> Row:
@@ -166,7 +195,6 @@ class Table:
             if proposal is None:
                 self._rejected.clear()
                 self._asked.clear()
-                self.questions.clear()
                 break
             if proposal.question is not None:
                 q = proposal.question
@@ -188,9 +216,15 @@ class Table:
                 break
         return entries
 
-    def _bump(self) -> None:
+    def _bump(self, entries: list[Entry] | None = None) -> None:
+        # A question stays open until one of its answers is accepted, or none of them is legal any more.
+        answered = {e.text for e in entries or () if e.kind == "action" and e.accepted}
+        self.questions = [q for q in self.questions if not answered.intersection(q.options)
+                          and any(self.game.is_legal(parse(o)) for o in q.options)]
         self._version += 1
         self._changed.notify_all()
+        for listener in self.listeners if entries else ():
+            listener(list(entries or ()))
 
     def warn(self, message: str) -> None:
         with self.lock:

@@ -1,0 +1,147 @@
+"""`kipukas-tracker run` as a real process: recorded overhead frames and real front-camera photos from
+folders, a real Socket.IO client, keyframes on disk, SIGTERM, and a record that verifies."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import pytest
+import socketio
+
+from rules.catalog import Catalog
+from tracker.cli import main
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def deck_lines(serial_base: int) -> list[str]:
+    """A legal 30-card deck: one of each character, two of each species (distinct serials)."""
+    cards = Catalog.packaged().cards.values()
+    lines = [f"kpks.us/{c.code}#{serial_base + 1:04d}?t{serial_base}" for c in cards if c.type == "Character"]
+    for c in cards:
+        if c.type == "Species":
+            lines += [f"kpks.us/{c.code}#{serial_base + n:04d}?s{n}" for n in (1, 2)]
+    return lines[:30]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture()
+def table_dir(tmp_path: Path, shared_dir: Path) -> tuple[Path, int]:
+    from calibration.camera import default_pose
+    from rules.board_map import BoardMap
+    from tracker.layout import table_layout
+    from vision.synth import Renderer, TableScene, Token
+
+    overhead, front = tmp_path / "overhead", tmp_path / "front"
+    overhead.mkdir()
+    front.mkdir()
+    layout = table_layout(BoardMap.packaged())
+    renderer = Renderer(layout, default_pose(layout), {"red": (40, 40, 210), "blue": (200, 90, 30)})
+    boards = [{}, {"T7": Token("capital", "red")}, {"T7": Token("capital", "red"), "T4": Token("capital", "blue")}]
+    n = 0
+    for tokens in boards:
+        for _ in range(4):
+            n += 1
+            frame = renderer.render(TableScene(dict(tokens), {}, 0), seed=n)
+            cv2.imwrite(str(overhead / f"{n:04d}.jpg"), frame)
+    for name in ("capture_0002.jpg", "capture_0006.jpg"):
+        shutil.copy(shared_dir / "kipukas" / "qr-photos-dev" / name, front / name)
+    (tmp_path / "red.txt").write_text("\n".join(deck_lines(0)) + "\n")
+    (tmp_path / "blue.txt").write_text("\n".join(deck_lines(100)) + "\n")
+    port = free_port()
+    (tmp_path / "table.toml").write_text(f"""
+[table]
+name = "test table"
+state_dir = "{tmp_path / 'state'}"
+[overhead]
+source = "folder"
+path = "overhead"
+fps = 20
+[front]
+source = "folder"
+path = "front"
+fps = 2
+[web]
+port = {port}
+""")
+    return tmp_path, port
+
+
+def test_run_tracks_recordings_and_stops_cleanly(table_dir: tuple[Path, int]) -> None:
+    folder, port = table_dir
+    cmd = [sys.executable, "-m", "tracker.cli", "run", "--config", str(folder / "table.toml"),
+           "--deck", f"red={folder / 'red.txt'}", "--deck", f"blue={folder / 'blue.txt'}"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    states: list[dict[str, Any]] = []
+    client = socketio.Client()
+    client.on("state", states.append, namespace="/table")
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                client.connect(f"http://127.0.0.1:{port}", namespaces=["/table"], wait_timeout=5)
+                break
+            except socketio.exceptions.ConnectionError:
+                time.sleep(0.3)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if states and any("recording ended" in w for w in states[-1]["warnings"]) \
+                    and sum("recording ended" in w for w in states[-1]["warnings"]) >= 2:
+                break
+            time.sleep(0.2)
+        client.disconnect()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "kipukas-tracker run: table 'test table'" in out
+    final = states[-1]
+    log = [(e["action"], e["accepted"], e["rule"]) for e in final["log"]]
+    # Capitals before affinities are out of order: the camera saw them, the rules rejected them.
+    assert ("red capital 7", False, "#game_setup") in log
+    assert final["stands"] == {} and final["observed"]["T4"]["kind"] == "capital"
+    assert not final["in_sync"] and any("T7" in d for d in final["differences"])
+    # Both photos' cards were shown to the front camera; neither is in the decks, so no question.
+    state_dir = folder / "state"
+    record = next((state_dir / "records").glob("game-*.sqlite"))
+    keyframes = sorted(p.name for p in (state_dir / "keyframes").iterdir())
+    assert any(k.endswith("-overhead.jpg") for k in keyframes)
+    assert main(["log", "verify", str(record)]) == 0
+    rows = [json.loads(line) for line in subprocess.run(
+        [sys.executable, "-m", "tracker.cli", "log", "export", str(record)], cwd=ROOT, capture_output=True,
+        text=True, check=True).stdout.splitlines()]
+    shown = [r["body"]["card"] for r in rows if r["kind"] == "shown"]
+    assert set(shown) == {"jKPw#0002", "ro1A#0002"}
+    assert all("?" not in json.dumps(r) for r in rows if r["kind"] == "shown")  # tokens never recorded
+    assert (state_dir / "table_key.pem").stat().st_mode & 0o077 == 0
+
+
+def test_run_resumes_the_game_in_progress_or_says_how_to_start(table_dir: tuple[Path, int],
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    folder, _ = table_dir
+    assert main(["run", "--config", str(folder / "table.toml")]) == 2
+    assert "no game in progress" in capsys.readouterr().err
+    bad = folder / "bad.txt"
+    bad.write_text("kpks.us/HMPU#0001?x\n")
+    assert main(["run", "--config", str(folder / "table.toml"), "--deck", f"red={bad}",
+                 "--deck", f"blue={folder / 'blue.txt'}"]) == 2
+    assert "red's deck is not legal" in capsys.readouterr().err
+    assert main(["run", "--config", str(folder / "missing.toml")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    os.environ.pop("NOTIFY_SOCKET", None)
