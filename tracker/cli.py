@@ -11,9 +11,10 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
+from tracker.commands import calibrate, charuco_board
 from tracker.errors import UsageError
 
-COMMANDS: tuple[ModuleType, ...] = ()
+COMMANDS: tuple[ModuleType, ...] = (calibrate, charuco_board)
 
 
 def build_parser() -> argparse.ArgumentParser:
