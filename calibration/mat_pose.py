@@ -99,8 +99,12 @@ def solve_pose(world: NDArray[np.float64], image: NDArray[np.float64], K: NDArra
     rvec, tvec = cv2.solvePnPRefineLM(obj, image, K, dist, rvec, tvec)
     pose = CameraPose(np.asarray(K, np.float64), np.asarray(dist, np.float64), np.asarray(rvec, np.float64),
                       np.asarray(tvec, np.float64), size)
-    err = float(np.linalg.norm(pose.project(world) - image, axis=1).mean())
-    return PoseEstimate(pose, err, len(world), method, world, image)
+    res = np.linalg.norm(pose.project(world) - image, axis=1)
+    keep = res < max(3.0, 3.0 * float(np.median(res)))
+    if len(world) > 30 and int(keep.sum()) >= 20 and not keep.all():
+        # mismatched features that RANSAC's 4 px tolerance let through: drop them and refine once more
+        return solve_pose(world[keep], image[keep], K, dist, size, method)
+    return PoseEstimate(pose, float(res.mean()), len(world), method, world, image)
 
 
 def estimate_pose(frame: NDArray[np.uint8], art: Artwork, K: NDArray[np.float64] | None = None,
@@ -109,12 +113,18 @@ def estimate_pose(frame: NDArray[np.uint8], art: Artwork, K: NDArray[np.float64]
     homography when the view is oblique enough, else from the nominal Pi HQ camera with a 6 mm lens."""
     size = (frame.shape[1], frame.shape[0])
     world, image = match_artwork(frame, art)
-    if K is None:
-        H, _ = cv2.findHomography(world[:, :2], image, 0)
-        f = focal_from_homography(np.asarray(H, np.float64), size)
-        K = intrinsics(size)
-        if f is not None and 0.5 * K[0, 0] < f < 2.0 * K[0, 0]:
-            K = K.copy()
-            K[0, 0] = K[1, 1] = f
     d = np.zeros(5) if dist is None else dist
-    return solve_pose(world, image, K, d, size, "artwork")
+    if K is not None:
+        return solve_pose(world, image, K, d, size, "artwork")
+    # no intrinsics: the nominal camera, or the focal length the homography implies if that fits better
+    nominal = intrinsics(size)
+    best = solve_pose(world, image, nominal, d, size, "artwork")
+    H, _ = cv2.findHomography(world[:, :2], image, 0)
+    f = focal_from_homography(np.asarray(H, np.float64), size)
+    if f is not None and 0.5 * nominal[0, 0] < f < 2.0 * nominal[0, 0]:
+        K2 = nominal.copy()
+        K2[0, 0] = K2[1, 1] = f
+        other = solve_pose(world, image, K2, d, size, "artwork")
+        if other.reprojection_error_px < 0.9 * best.reprojection_error_px:
+            best = other
+    return best

@@ -16,7 +16,16 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import F32, MIN_SUM, chroma, colour_chroma, palette_thresholds, saturation, skin_fraction
+from vision.colour import (
+    F32,
+    MIN_SUM,
+    chroma,
+    chroma_dist,
+    colour_chroma,
+    palette_thresholds,
+    saturation,
+    skin_fraction,
+)
 
 EMPTY_MAX_MM2 = 45.0
 CAPITAL_MIN_MM2 = 205.0
@@ -49,11 +58,15 @@ class StandClassifier:
 
     def owner_map(self, c: F32, s: F32) -> NDArray[np.int8]:
         """Index of the owner each pixel belongs to, or -1."""
-        d = np.linalg.norm(c[:, :, None, :] - self.chromas[None, None, :, :], axis=3)
-        best = d.argmin(axis=2)
-        ok = (np.take_along_axis(d, best[:, :, None], axis=2)[:, :, 0] < self.thresholds[best]) & (s > MIN_SUM)
-        ok &= saturation(c) > 0.10
-        return np.where(ok, best, -1).astype(np.int8)
+        best = np.full(c.shape[:2], -1, dtype=np.int8)
+        best_d = np.full(c.shape[:2], np.inf, dtype=np.float32)
+        for i, (co, th) in enumerate(zip(self.chromas, self.thresholds, strict=True)):
+            d = chroma_dist(c, np.broadcast_to(co, c.shape))
+            win = (d < best_d) & (d < th)
+            best[win] = i
+            best_d[win] = d[win]
+        best[(s <= MIN_SUM) | (saturation(c) <= 0.10)] = -1
+        return best
 
     def classify(self, patch: NDArray[np.uint8], kind: str, size_mm: tuple[float, float], px_per_mm: float,
                  ref: tuple[F32, F32] | None) -> StandReading:
@@ -62,7 +75,7 @@ class StandClassifier:
         n = patch.shape[0]
         if ref is not None:
             rc, rs = ref
-            dc = np.linalg.norm(c - rc, axis=2)
+            dc = chroma_dist(c, rc)
             ratio = s / np.maximum(rs, 1.0)
             changed = ((dc > 0.06) & (s > MIN_SUM) & (rs > MIN_SUM)) | (ratio < 0.3) | (ratio > 2.5)
             changed = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0

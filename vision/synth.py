@@ -19,6 +19,7 @@ from calibration.camera import CameraPose
 from calibration.layout import StandSpec, TableLayout
 from calibration.stickers import STICKER_MM, sticker_centres, sticker_image
 from vision.assets import asset
+from vision.cards import draw_cards
 from vision.hands import draw_hand
 from vision.tokens import draw_piece, draw_shadow
 from vision.warp import Image, Mat3, apply, paste, rotate, scale, translate
@@ -181,18 +182,27 @@ class Renderer:
     def render_with_truth(self, scene: TableScene, seed: int = 0, lighting: float = 1.0, noise: float = 1.0,
                           blur: float = 0.0, jpeg_quality: int | None = 90) -> tuple[Image, RenderTruth]:
         """``render`` plus the ground truth of which regions the hands cover."""
+        clean, truth = self.compose(scene, seed)
+        return self.finish(clean, seed, lighting, noise, blur, jpeg_quality), truth
+
+    def compose(self, scene: TableScene, seed: int = 0) -> tuple[Image, RenderTruth]:
+        """The scene before the camera's imperfections (``finish`` adds them): lets a benchmark vary light
+        and noise over one composed table without drawing it again."""
         rng = np.random.default_rng(seed)
         frame = self.base()
         self._draw_tokens(frame, scene, rng)
         if scene.slots:
-            from vision.cards import draw_cards  # cards need the QR encoder; only load it when used
-
             draw_cards(self, frame, scene.slots, rng)
         hand_mask = np.zeros(frame.shape[:2], dtype=np.uint8)
         for _ in range(scene.hands):
             draw_hand(frame, hand_mask, rng, self._hand_target(rng), self.px_per_mm)
-        frame = self._camera_effects(frame, rng, lighting, noise, blur, jpeg_quality)
         return frame, RenderTruth(self._occlusion(hand_mask), hand_mask)
+
+    def finish(self, clean: Image, seed: int = 0, lighting: float = 1.0, noise: float = 1.0, blur: float = 0.0,
+               jpeg_quality: int | None = 90) -> Image:
+        """Uneven light, blur, sensor noise and JPEG over a composed frame."""
+        rng = np.random.default_rng([seed, 1])
+        return self._camera_effects(clean.copy(), rng, lighting, noise, blur, jpeg_quality)
 
     def _draw_tokens(self, frame: Image, scene: TableScene, rng: np.random.Generator) -> None:
         for sid in sorted(scene.tokens):
