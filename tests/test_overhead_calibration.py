@@ -128,3 +128,37 @@ def test_calibrate_command_on_the_real_map_photo(tmp_path: Path, capsys: pytest.
     assert main(["calibrate", "--image", str(src), "--target", "map", "--overlay", str(tmp_path / "o.png")]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["target"] == "map" and report["reprojection_error_px"] < 1.0
+
+
+def charuco_views(size: tuple[int, int], n: int = 6) -> list[np.ndarray]:
+    img = board_image(dpi=150)
+    k = 150 / 25.4
+    K = intrinsics(size)
+    rng = np.random.default_rng(1)
+    centre = np.array([(SQUARES[0] * SQUARE_MM + 20) / 2, (SQUARES[1] * SQUARE_MM + 20) / 2, 0.0])
+    views = []
+    for _ in range(n):
+        pos = centre + np.array([rng.uniform(-150, 150), rng.uniform(-150, 150), -rng.uniform(600, 800)])
+        rvec, tvec = look_at(pos, centre, rng.uniform(-30, 30))
+        R, _ = cv2.Rodrigues(rvec)
+        H = K @ np.column_stack([R[:, 0], R[:, 1], tvec.reshape(3)]) @ scale(1 / k)
+        views.append(cv2.warpPerspective(img, H, size, borderValue=200))
+    return views
+
+
+def test_calibrate_command_with_charuco_photos(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    frame, true_pose = table_frame(8.0, 0.0, (0.0, 0.0))
+    img = tmp_path / "frame.png"
+    cv2.imwrite(str(img), frame)
+    photos = []
+    for i, v in enumerate(charuco_views((2028, 1520))):
+        photos.append(str(tmp_path / f"board{i}.png"))
+        cv2.imwrite(photos[-1], v)
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "--image", str(img), "--out", str(out), "--charuco", *photos]) == 0
+    cal = load_calibration(out)
+    assert abs(cal.pose.K[0, 0] - true_pose.K[0, 0]) / true_pose.K[0, 0] < 0.02  # type: ignore[attr-defined]
+    assert stand_error_px(cal.pose, true_pose) < 3.0
+    capsys.readouterr()
+    assert main(["calibrate", "--image", str(img), "--charuco", str(img)]) == 2
+    assert "board was found in 0 of 1" in capsys.readouterr().err

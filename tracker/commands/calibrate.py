@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.calfile import Calibration, load_calibration
+from calibration.charuco import calibrate_intrinsics
 from calibration.errors import CalibrationError
 from calibration.mat_pose import Artwork
 from calibration.overlay import draw_overlay
@@ -35,6 +36,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="match the mat artwork (default) or the map's top texture (a map photographed alone)")
     p.add_argument("--stickers", action="store_true", help="use only the ArUco corner stickers")
     p.add_argument("--intrinsics", metavar="FILE", help="take K and distortion from this calibration file")
+    p.add_argument("--charuco", nargs="+", metavar="PHOTO",
+                   help="compute K and distortion from these photos of the ChArUco board (charuco-board)")
     p.set_defaults(func=run)
 
 
@@ -47,6 +50,23 @@ def map_artwork(board: BoardMap, origin_mm: tuple[float, float]) -> Artwork:
     return Artwork(tex, np.asarray(cv2.getPerspectiveTransform(src, dst), np.float64), MAP_SURFACE_Z_MM)
 
 
+def _charuco(paths: list[str], size: tuple[int, int]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    images: list[NDArray[np.uint8]] = []
+    for path in paths:
+        img = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
+        if img is None:
+            raise UsageError(f"{path}: not a readable image")
+        images.append(np.asarray(img, np.uint8))
+    try:
+        intr = calibrate_intrinsics(images)
+    except CalibrationError as exc:
+        raise UsageError(str(exc)) from None
+    if intr.image_size != size:
+        raise UsageError(f"--charuco photos are {intr.image_size[0]}x{intr.image_size[1]}, "
+                         f"the frame is {size[0]}x{size[1]}: use the same camera mode")
+    return intr.K, intr.dist
+
+
 def run(args: argparse.Namespace) -> int:
     raw = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if raw is None:
@@ -55,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
     board = BoardMap.packaged()
     layout = table_layout(board)
     K = dist = None
-    if args.intrinsics:
+    if args.charuco:
+        K, dist = _charuco(args.charuco, (frame.shape[1], frame.shape[0]))
+    elif args.intrinsics:
         try:
             intr = load_calibration(args.intrinsics).pose
         except CalibrationError as exc:
