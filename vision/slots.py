@@ -75,6 +75,24 @@ def zones(size: tuple[int, int], k: float, card_mm: tuple[float, float]) -> dict
     return out
 
 
+def card_shaped(mask: NDArray[np.bool_], k: float, card_mm: tuple[float, float], tol_mm: float = 14.0) -> bool:
+    """Whether the largest changed blob is one card: a solid rectangle of the card's size (a card may hang
+    a little over the slot's edge, so it may be up to ``tol_mm`` shorter)."""
+    m = mask.astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+    if n <= 1:
+        return False
+    i = 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())
+    pts = cv2.findNonZero((labels == i).astype(np.uint8))
+    hull = cv2.convexHull(pts)
+    (_, _), (w, h), _ = cv2.minAreaRect(hull)
+    short, long_ = sorted((w / k, h / k))
+    area = float(stats[i, cv2.CC_STAT_AREA])
+    solidity = area / max(float(cv2.contourArea(hull)), 1.0)
+    cw, ch = sorted(card_mm)
+    return (cw - tol_mm < short < cw + 6.0 and ch - tol_mm < long_ < ch + 6.0 and solidity > 0.9)
+
+
 def _frac(mask: NDArray[np.bool_], box: tuple[int, int, int, int]) -> float | None:
     x0, y0, x1, y1 = box
     if x1 - x0 < 3 or y1 - y0 < 3:
@@ -145,6 +163,8 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
     if max(lower, upper, side_max) < FREE:
         conf = 1.0 - max(lower, upper, side_max) / FREE
         return "empty", None, 0.5 + 0.5 * conf, False
+    if not card_shaped(mask, k, card_mm):
+        return "empty", None, 0.0, True  # what changed is not a card: a hand, an arm, a stray object
     if lower >= OCCUPIED and upper >= OCCUPIED:
         Hq, n = qr_homography(H, k, size, card_mm)
         gray = np.asarray(cv2.cvtColor(extract(frame, Hq, (n, n)), cv2.COLOR_BGR2GRAY), np.uint8)

@@ -31,7 +31,7 @@ EMPTY_MAX_MM2 = 45.0
 CAPITAL_MIN_MM2 = 205.0
 ROUND_MAX_FILL = 0.89
 OBSTRUCTED_FRACTION = 0.10
-FLIPPED_LIT_FRACTION = 0.53
+FLIPPED_LIT_FRACTION = 0.47
 FOOTPRINT_GROW_MM = {"territory": 3.0, "movement": 1.5}
 
 
@@ -89,21 +89,24 @@ class StandClassifier:
         foot = _footprint(kind, size_mm, px_per_mm, n, FOOTPRINT_GROW_MM.get(kind, 2.0))
         any_owner = (owners >= 0).astype(np.uint8)
         any_owner = np.asarray(cv2.morphologyEx(any_owner, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
-        blob = _largest(any_owner & foot)
+        # JPEG's colour subsampling and noise punch holes in a piece's colour: close them before measuring
+        blob = _largest(np.asarray(cv2.morphologyEx(any_owner & foot, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)),
+                                   np.uint8) & foot)
         area = float(blob.sum()) / px_per_mm**2
         border = float(np.concatenate([any_owner[0], any_owner[-1], any_owner[:, 0], any_owner[:, -1]]).mean())
         obstructed = foreign_frac > OBSTRUCTED_FRACTION or border > 0.3 or area > 2.0 * CAPITAL_MIN_MM2
         if area < EMPTY_MAX_MM2:
             conf = float(np.clip(1.0 - area / EMPTY_MAX_MM2, 0.0, 1.0)) * 0.5 + 0.5
             return StandReading("empty", None, 0, conf if not obstructed else 0.0, obstructed, False)
-        votes = np.bincount(owners[blob > 0].astype(np.int64), minlength=len(self.owners))
+        inside = owners[(blob > 0) & (owners >= 0)]
+        votes = np.bincount(inside.astype(np.int64), minlength=len(self.owners))
         owner = self.owners[int(votes.argmax())]
         purity = float(votes.max()) / max(float(votes.sum()), 1.0)
         fill = _fill(blob)
         if fill < ROUND_MAX_FILL:
             state = "soul"
             margin = (ROUND_MAX_FILL - fill) / 0.06
-            flipped = _flipped(blob, s)
+            flipped = _flipped(_largest(any_owner & foot), s)
         else:
             state = "capital" if area >= CAPITAL_MIN_MM2 else "basecamp"
             margin = min((fill - ROUND_MAX_FILL) / 0.06, abs(area - CAPITAL_MIN_MM2) / 30.0)
@@ -145,5 +148,5 @@ def _flipped(blob: NDArray[np.uint8], s: F32) -> bool:
     vals = s[blob > 0]
     if vals.size < 10:
         return False
-    bright = vals > 0.8 * float(np.percentile(vals, 95))
+    bright = vals > 0.85 * float(np.percentile(vals, 95))
     return float(bright.mean()) > FLIPPED_LIT_FRACTION
