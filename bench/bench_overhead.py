@@ -54,6 +54,7 @@ class Tally:
     occluded: int = 0
     false_change: int = 0
     flagged: int = 0
+    spurious: int = 0
     qr_ok: int = 0
     qr_n: int = 0
     frames: int = 0
@@ -96,7 +97,8 @@ def score(obs: BoardObservation, scene: TableScene, truth: RenderTruth, default_
                 t.errors.append(f"{label} {sid}: under a hand, read {got} for {want}")
             continue
         if o.obstructed:
-            continue  # flagged though visible: costs availability, not correctness
+            t.spurious += 1  # flagged though visible: costs availability, not correctness
+            continue
         t.stand_n += 1
         if got == want:
             t.stand_ok += 1
@@ -114,6 +116,7 @@ def score(obs: BoardObservation, scene: TableScene, truth: RenderTruth, default_
                 t.errors.append(f"{label} slot {sid}: under a hand, read {so.state} for {face}")
             continue
         if so.obstructed:
+            t.spurious += 1
             continue
         t.slot_n += 1
         if so.state == face:
@@ -165,8 +168,8 @@ def main() -> int:
           f"seed {args.seed}, {wall:.0f} s")
     print(f"{'pose':<14}{'frames':>7}{'stands':>16}{'slots':>16}{'QR (default)':>16}{'false chg':>12}")
     for name, t in tallies.items():
-        for f in ("stand_ok", "stand_n", "slot_ok", "slot_n", "occluded", "false_change", "flagged", "qr_ok",
-                  "qr_n", "frames"):
+        for f in ("stand_ok", "stand_n", "slot_ok", "slot_n", "occluded", "false_change", "flagged", "spurious",
+                  "qr_ok", "qr_n", "frames"):
             setattr(total, f, getattr(total, f) + getattr(t, f))
         total.errors += t.errors
         print(f"{name:<14}{t.frames:>7}{pct(t.stand_ok, t.stand_n):>16}{pct(t.slot_ok, t.slot_n):>16}"
@@ -174,7 +177,8 @@ def main() -> int:
     print(f"{'all':<14}{total.frames:>7}{pct(total.stand_ok, total.stand_n):>16}{pct(total.slot_ok, total.slot_n):>16}"
           f"{pct(total.qr_ok, total.qr_n):>16}{pct(total.false_change, total.occluded):>12}")
     print(f"regions under a hand: {total.occluded}, flagged obstructed: {total.flagged}, "
-          f"reported as a change: {total.false_change}")
+          f"reported as a change: {total.false_change}; visible regions flagged obstructed anyway: "
+          f"{total.spurious} ({pct(total.spurious, total.spurious + total.stand_n + total.slot_n).split()[0]})")
     for e in total.errors[:15]:
         print("  miss:", e)
 
