@@ -24,3 +24,12 @@ class PayloadError(RulesError, ValueError):
         self.payload = payload
         self.problem = problem
         super().__init__(f"{payload!r}: {problem}")
+
+
+class CatalogError(RulesError, ValueError):
+    """A name (adaptation, motive, habitat, card code) the catalog does not know, or malformed card data."""
+
+    def __init__(self, value: str, problem: str) -> None:
+        self.value = value
+        self.problem = problem
+        super().__init__(f"{value!r}: {problem}")

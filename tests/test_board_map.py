@@ -12,7 +12,7 @@ import pytest
 
 from rules.board_map import BoardMap
 from rules.errors import MapFileError
-from rules.movement import check_move, downed_range
+from rules.movement import downed_range
 
 
 def starter_data() -> Any:
@@ -41,19 +41,6 @@ def test_adjacency_follows_the_red_lines() -> None:
     assert m.neighbours("T7") == {"M7a", "T6", "M7b"}
     assert m.distance("T7", "T1") == 2
     assert m.path_between("T2", "MW") is not None and m.path_between("T2", "MW").water  # type: ignore[union-attr]
-
-
-def test_movement_range_and_blocking_enemy() -> None:
-    m = BoardMap.packaged()
-    assert check_move(m, "Hilbert", 2, "T7", "T1").accepted
-    far = check_move(m, "Hilbert", 2, "T7", "T4")
-    assert not far.accepted and far.rule == "#movement" and "movement range is 2" in far.message
-    # An enemy waiting on M7b blocks the only two-step path T7 -> M7b -> T8? No: T7 -> M7a -> T8 remains.
-    assert check_move(m, "Hilbert", 2, "T7", "T8", enemy_stands=["M7b"]).accepted
-    blocked = check_move(m, "Hilbert", 2, "T7", "T8", enemy_stands=["M7b", "M7a"])
-    assert not blocked.accepted and "enemy" in blocked.message
-    onto = check_move(m, "Hilbert", 2, "T7", "M7b", enemy_stands=["M7b"])
-    assert onto.accepted and "attack" in onto.message
 
 
 def test_downed_movement_table() -> None:

@@ -11,8 +11,6 @@ from rules.catalog import Catalog
 from rules.errors import PayloadError
 from rules.identity import is_kipukas_payload, parse_payload
 
-TRUTH = Path(__file__).resolve().parents[2] / "shared" / "kipukas" / "qr-photos-dev" / "truth.json"
-
 
 def test_full_payload() -> None:
     ref = parse_payload("kpks.us/HMPU#0004?BFxDCJ")
@@ -41,8 +39,8 @@ def test_unknown_code_is_a_clear_error() -> None:
         Catalog.packaged().resolve(parse_payload("kpks.us/QQQQ#0001?abc"))
 
 
-def test_every_dev_photo_payload_is_a_known_card() -> None:
-    truth = json.loads(TRUTH.read_text())
+def test_every_dev_photo_payload_is_a_known_card(shared_dir: Path) -> None:
+    truth = json.loads((shared_dir / "kipukas" / "qr-photos-dev" / "truth.json").read_text())
     catalog = Catalog.packaged()
     for entry in truth["images"].values():
         for payload in entry["cards"]:

@@ -11,10 +11,10 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from tracker.commands import calibrate, charuco_board
+from tracker.commands import calibrate, charuco_board, deck, demo, fists, log, register, scan
 from tracker.errors import UsageError
 
-COMMANDS: tuple[ModuleType, ...] = (calibrate, charuco_board)
+COMMANDS: tuple[ModuleType, ...] = (demo, scan, register, fists, deck, log, calibrate, charuco_board)
 
 
 def build_parser() -> argparse.ArgumentParser:

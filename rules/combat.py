@@ -1,0 +1,315 @@
+"""Combat (#ADRH): KEAL means bouts, final blows, brawls, pressing on, counter-attacks, retreat, contention."""
+
+from __future__ import annotations
+
+from rules.context import Ctx, Illegal, other
+from rules.day import MAX_SOULS, start_action
+from rules.fists import affinity_bonus, brawl, final_blow_modifier, habitat_modifiers, keal_modifier
+from rules.notation import Attack, Challenge, Hold, Means, Retreat, Roll, Stop
+from rules.state import Bout, CardState, Pending
+from rules.turns import waste
+
+
+def _combat_pending(c: Ctx, player: str) -> Pending | None:
+    first = c.s.pending[0] if c.s.pending else None
+    return first if first is not None and first.kind == "combat" and first.player == player else None
+
+
+def attack(c: Ctx, a: Attack) -> None:
+    if c.s.phase != "day":
+        raise Illegal("#ADRH", "attacks happen during the day")
+    if c.s.bout is not None:
+        raise Illegal("#ADRH", "finish the bout in progress first (means and rolls)")
+    pend = _combat_pending(c, a.player)
+    if pend is None:
+        start_action(c, a.player, contention_ok=True)
+    cs = c.own(a.player, a.card, "play")
+    target = c.card(a.target)
+    if target.owner == a.player or target.zone != "play" or not c.is_soul(target):
+        raise Illegal("#ADRH", f"{a.target} is not an enemy soul in play")
+    why = c.can_attack(cs)
+    if why:
+        raise Illegal("#combat_lifecycle", why)
+    assert cs.at is not None and target.at is not None
+    territory = c.territory_of(cs.at)
+    if c.territory_of(target.at) != territory:
+        raise Illegal("#contention", f"{c.name(target)} is not in territory {territory} with {c.name(cs)}")
+    if pend is None:
+        due = (a.player, territory) in c.s.contention_due
+        if not due:
+            raise Illegal("#contention", "attacks start by moving onto an enemy's stand (#movement) or from "
+                                         "contention carried over from the previous day")
+        c.s.contention_due = c.s.contention_due - {("red", territory), ("blue", territory)}
+    else:
+        if pend.territory != territory:
+            raise Illegal("#contention", f"the fight is in territory {pend.territory}, not {territory}")
+        if pend.note == "must-attack" and cs.id not in pend.cards and cs.at != pend.stand:
+            raise Illegal("#movement", f"the soul that moved onto {pend.stand} must attack there")
+        c.pop()
+    if not cs.revealed:
+        c.put(cs.set(revealed=True))
+    if not target.revealed:
+        c.put(target.set(revealed=True))
+        c.notice(f"{c.name(target)} is revealed to defend (#card_activation step 5)")
+    final = c.downed(target)
+    bout = Bout(cs.id, target.id, final)
+    fixed = c.s.fixed_means.get((cs.id, target.id))
+    if not final and fixed is not None:
+        am, dm = fixed
+        bout = bout.set(attack_means=am if am in c.available_means(cs) else None,
+                        defence_means=dm if dm in c.available_means(target) else None)
+    c.s.bout = bout
+    c.notice(f"{c.name(cs)} attacks {c.name(target)}: {'final blow' if final else 'KEAL means bout'}; "
+             "apply any printed game effects of both cards")
+
+
+def means(c: Ctx, a: Means) -> None:
+    b = c.s.bout
+    if b is None or b.final:
+        raise Illegal("#keal_means", "no KEAL means bout is waiting for a means choice")
+    if a.card not in (b.attacker, b.defender) or c.card(a.card).owner != a.player:
+        raise Illegal("#keal_means", f"{a.card} is not {a.player}'s soul in the bout")
+    cs = c.card(a.card)
+    field = "attack_means" if a.card == b.attacker else "defence_means"
+    if getattr(b, field) is not None:
+        raise Illegal("#ce_setup", f"{c.name(cs)}'s KEAL means for this pairing is already chosen for the day")
+    if a.index not in c.available_means(cs):
+        names = ", ".join(f"{i}={c.info(cs).keal_means[i - 1].name}" for i in c.available_means(cs))
+        raise Illegal("#keal_means_DHT", f"{c.name(cs)} has no usable KEAL means {a.index} (usable: {names})")
+    c.s.bout = b.set(**{field: a.index})
+
+
+def _total(c: Ctx, cs: CardState, value: str) -> int:
+    spec = c.info(cs).die
+    if spec is not None and spec.covered and not spec.dice:
+        if value != f"={spec.base}":
+            raise Illegal("#attack", f"{c.name(cs)} rolls a fixed {spec.raw}: give ={spec.base}")
+        return spec.base
+    if value.startswith("="):
+        if spec is not None and spec.covered:
+            raise Illegal("#attack", f"{c.name(cs)} rolls {spec.raw}: give the faces (e.g. 4,5), not a total")
+        if not value[1:].isdigit():
+            raise Illegal("#attack", f"a roll total is =N, not {value!r}")
+        return int(value[1:])
+    if spec is None or not spec.covered:
+        raw = spec.raw if spec else ""
+        raise Illegal("#attack", f"{c.name(cs)}'s die field {raw!r} has no dice grammar: give the total as =N")
+    try:
+        faces = [int(f) for f in value.split(",")]
+        return spec.total(faces)
+    except ValueError as exc:
+        raise Illegal("#attack", f"{c.name(cs)} rolls {spec.raw}: {exc}") from None
+
+
+def roll(c: Ctx, a: Roll) -> None:
+    b = c.s.bout
+    if b is None:
+        raise Illegal("#ADRH", "no bout is waiting for a roll")
+    if not b.final and (b.attack_means is None or b.defence_means is None):
+        raise Illegal("#ce_setup", "both players choose their KEAL means (in secret) before rolling")
+    side = b.attacker if a.what == "attack" else b.defender
+    cs = c.card(side)
+    if cs.owner != a.player:
+        raise Illegal("#ADRH", f"the {a.what} roll is {cs.owner}'s")
+    field = "attack_roll" if a.what == "attack" else "defence_roll"
+    if getattr(b, field) is not None:
+        raise Illegal("#ADRH", f"the {a.what} roll of this round is already in")
+    b = b.set(**{field: _total(c, cs, a.value)})
+    c.s.bout = b
+    if b.attack_roll is not None and b.defence_roll is not None:
+        _resolve(c, b)
+
+
+def _modifiers(c: Ctx, b: Bout) -> tuple[int, int, int]:
+    att, dfn = c.card(b.attacker), c.card(b.defender)
+    ai, di = c.info(att), c.info(dfn)
+    assert dfn.at is not None and ai.habitat and di.habitat and ai.gene and di.gene
+    geography = c.board.territories[c.territory_of(dfn.at)].geography
+    ha, hd, _ = habitat_modifiers(ai.habitat, di.habitat, geography)
+    am = affinity_bonus(ai.gene, c.s.players[att.owner].affinity) + ha
+    dm = affinity_bonus(di.gene, c.s.players[dfn.owner].affinity) + hd
+    if b.final:
+        t = final_blow_modifier(ai.gene, di.gene, ai.motive, di.motive)
+        return am + t.attack, dm + t.defence, t.best_of
+    assert b.attack_means is not None and b.defence_means is not None
+    t = keal_modifier(ai.keal_means[b.attack_means - 1].adaptations, di.keal_means[b.defence_means - 1].adaptations)
+    return am + t.attack, dm, 1
+
+
+def _resolve(c: Ctx, b: Bout) -> None:
+    att, dfn = c.card(b.attacker), c.card(b.defender)
+    am, dm, best_of = _modifiers(c, b)
+    assert b.attack_roll is not None and b.defence_roll is not None
+    a_total, d_total = b.attack_roll + am, b.defence_roll + dm
+    if a_total != d_total:
+        won = a_total > d_total
+    else:
+        verdict = brawl(c.info(att).brawl or "", c.info(dfn).brawl or "")
+        won = verdict > 0
+        c.notice(f"tie at {a_total}: brawl {c.info(att).brawl} vs {c.info(dfn).brawl}, "
+                 f"{'attacker' if won else 'defender'} wins (#brawl)")
+    c.notice(f"{'final blow' if b.final else 'bout'}: attack {b.attack_roll}{am:+d}={a_total} vs defence "
+             f"{b.defence_roll}{dm:+d}={d_total}: {'attacker' if won else 'defender'} wins")
+    if not b.final:
+        c.s.fixed_means[(att.id, dfn.id)] = (b.attack_means or 0, b.defence_means or 0)
+    if b.final and best_of == 3:
+        rounds = (*b.rounds, 1 if won else -1)
+        if rounds.count(1) < 2 and rounds.count(-1) < 2:
+            c.s.bout = b.set(attack_roll=None, defence_roll=None, rounds=rounds)
+            c.notice("best 2 out of 3: roll the next round (#motivation)")
+            return
+        won = rounds.count(1) >= 2
+    c.s.bout = None
+    territory = c.territory_of(dfn.at or "")
+    if not won:
+        c.put(att.set(exhausted=True))
+        c.push(Pending("combat", dfn.owner, territory, note="respond"), front=True)
+        return
+    if b.final:
+        waste(c, dfn.id, f"lost the final blow to {c.name(att)} (#final_blow)")
+        _after_waste(c, att.owner, territory)
+        return
+    means_i = (b.defence_means or 1) - 1
+    injuries = tuple(n + 1 if i == means_i else n for i, n in enumerate(dfn.injuries))
+    c.put(dfn.set(injuries=injuries))
+    if c.downed(c.card(dfn.id)):
+        c.notice(f"{c.name(dfn)} is downed: it cannot attack, its movement is reduced, a final blow can waste it")
+    c.push(Pending("combat", att.owner, territory, note="press"), front=True)
+
+
+def _after_waste(c: Ctx, winner: str, territory: str) -> None:
+    if c.souls_in(territory, other(winner)):
+        c.push(Pending("combat", other(winner), territory, note="respond"), front=True)
+    else:
+        _combat_over(c, territory)
+
+
+def _combat_over(c: Ctx, territory: str) -> None:
+    c.s.contention_due = c.s.contention_due - {("red", territory), ("blue", territory)}
+
+
+def stop(c: Ctx, a: Stop) -> None:
+    pend = _combat_pending(c, a.player)
+    if pend is None or pend.note == "must-attack":
+        raise Illegal("#ADRH", f"{a.player} has no attack to stop" if pend is None else
+                      "the soul that moved onto an enemy must attack at least once (#movement)")
+    c.pop()
+    if pend.note == "press" and c.souls_in(pend.territory, other(a.player)):
+        c.push(Pending("combat", other(a.player), pend.territory, note="respond"), front=True)
+    else:
+        _combat_over(c, pend.territory)
+
+
+def hold(c: Ctx, a: Hold) -> None:
+    """Carried-over contention with no soul able to attack there: leave it for today (#day)."""
+    start_action(c, a.player, contention_ok=True)
+    if (a.player, a.territory) not in c.s.contention_due:
+        raise Illegal("#day", f"{a.player} has no carried-over contention in territory {a.territory}")
+    able = [s for s in c.souls_in(a.territory, a.player) if c.can_attack(s) is None]
+    if able:
+        raise Illegal("#day", f"{c.name(able[0])} can attack in territory {a.territory}: attack or retreat")
+    c.s.contention_due = c.s.contention_due - {(a.player, a.territory)}
+    c.s.origin = None  # dealing with contention is not the day's action
+
+
+def retreat(c: Ctx, a: Retreat) -> None:
+    pend = _combat_pending(c, a.player)
+    if pend is None or pend.note != "respond":
+        start_action(c, a.player, contention_ok=True)
+    souls = [c.own(a.player, card, "play") for card in a.cards]
+    if len(set(a.cards)) != len(a.cards) or not souls:
+        raise Illegal("#retreat", "name each retreating soul once")
+    territories = {c.territory_of(s.at or "") for s in souls}
+    if len(territories) != 1:
+        raise Illegal("#retreat", "a group retreats from one territory")
+    territory = territories.pop()
+    if pend is not None and pend.note == "respond":
+        if pend.territory != territory:
+            raise Illegal("#retreat", f"the fight is in territory {pend.territory}")
+    elif (a.player, territory) not in c.s.contention_due:
+        raise Illegal("#retreat", f"there is no contention for {a.player} to retreat from in territory {territory}")
+    escorts = [s for s in souls if not c.downed(s)]
+    if not escorts:
+        raise Illegal("#retreat", "downed souls retreat only under escort of a soul with KEAL means left")
+    ranges = [c.info(s).movement or 0 for s in escorts]
+    slowest = min(ranges)
+    if slowest <= 0:
+        raise Illegal("#retreat", "a soul with movement 0 cannot retreat")
+    if a.stand not in c.board.stands:
+        raise Illegal("#retreat", f"{a.stand} is not a stand of map {c.board.name!r}")
+    from rules.day import reach
+    seen = reach(c, escorts[ranges.index(slowest)], souls[0].at or "", slowest)
+    if a.stand not in seen or a.stand == souls[0].at:
+        raise Illegal("#retreat", f"{a.stand} is not within {slowest} (the slowest range in the group) of "
+                                  f"{souls[0].at}")
+    if c.territory_of(a.stand) == territory:
+        raise Illegal("#retreat", f"{a.stand} is in territory {territory}: a retreat leaves the contested territory")
+    if c.souls_at(a.stand, other(a.player)):
+        raise Illegal("#retreat", f"{a.stand} holds enemy souls; retreat to a safe stand")
+    for s in souls:
+        if s.rogue:
+            raise Illegal("#rouge", f"{c.name(s)} is rogue: its owner does not control it")
+    dest = c.territory_of(a.stand)
+    arriving = sum(1 for s in souls if c.info(s).habitat != "DigitalCloud")
+    if c.occupying(dest, a.player) + arriving > MAX_SOULS:
+        raise Illegal("#maps", f"{a.player} would have more than {MAX_SOULS} souls in territory {dest}")
+    if pend is not None and pend.note == "respond":
+        c.pop()
+    else:
+        c.s.contention_due = c.s.contention_due - {(a.player, territory)}
+    c.push(Pending("challenge", other(a.player), territory, a.cards, a.stand), front=True)
+
+
+def challenge(c: Ctx, a: Challenge) -> None:
+    first = c.s.pending[0] if c.s.pending else None
+    if first is None or first.kind != "challenge" or first.player != a.player:
+        raise Illegal("#retreat", f"no retreat is waiting for {a.player} to challenge or release")
+    c.pop()
+    if a.answer == "release":
+        _retreat_done(c, first, True)
+    else:
+        c.push(first.set(kind="escape", player=other(a.player)), front=True)
+
+
+def escape_roll(c: Ctx, a: Roll) -> None:
+    """The retreating side rolls 2D6 ('escape'), the challenger a D20 ('chase'); the escapee must win."""
+    first = c.s.pending[0] if c.s.pending else None
+    if first is None or first.kind != "escape":
+        raise Illegal("#retreat", "no challenged retreat is waiting for a roll")
+    runner = first.player
+    if (a.what == "escape") != (a.player == runner):
+        raise Illegal("#retreat", f"{runner} rolls 'escape' (2D6), {other(runner)} rolls 'chase' (D20)")
+    parts = a.value.split(",")
+    if a.what == "escape":
+        if len(parts) != 2 or not all(p.isdigit() and 1 <= int(p) <= 6 for p in parts):
+            raise Illegal("#retreat", f"the escape roll is 2 D6 like 3,4, not {a.value!r}")
+        if first.value:
+            raise Illegal("#retreat", "the escape roll is already in")
+        first = first.set(value=int(parts[0]) + int(parts[1]))
+    else:
+        if len(parts) != 1 or not parts[0].isdigit() or not 1 <= int(parts[0]) <= 20:
+            raise Illegal("#retreat", f"the chase roll is a D20 (1 to 20), not {a.value!r}")
+        if first.chase:
+            raise Illegal("#retreat", "the chase roll is already in")
+        first = first.set(chase=int(parts[0]))
+    if first.value and first.chase:
+        c.pop()
+        escaped = first.value > first.chase
+        c.notice(f"retreat: escape {first.value} vs chase {first.chase}: {'escaped' if escaped else 'caught'}")
+        _retreat_done(c, first, escaped)
+    else:
+        c.s.pending = (first, *c.s.pending[1:])
+
+
+def _retreat_done(c: Ctx, pend: Pending, escaped: bool) -> None:
+    runner = other(pend.player) if pend.kind == "challenge" else pend.player
+    for card in pend.cards:
+        cs = c.card(card)
+        if escaped:
+            c.relocate(cs, pend.stand, arrived_turn=c.s.turn, moved=cs.moved + 1)
+        else:
+            c.put(cs.set(exhausted=True))
+    if c.souls_in(pend.territory, runner) and c.souls_in(pend.territory, other(runner)):
+        c.push(Pending("combat", runner, pend.territory, note="respond"), front=True)
+    else:
+        _combat_over(c, pend.territory)

@@ -1,0 +1,157 @@
+"""What every action handler works on: a private copy of the state plus queries over it.
+
+Handlers raise `Illegal` (rule section + a message for players); the game then throws the copy away,
+so a rejected action never changes the state.
+"""
+
+from __future__ import annotations
+
+from rules.board_map import BoardMap
+from rules.catalog import Card, Catalog
+from rules.errors import RulesError
+from rules.movement import downed_range
+from rules.state import CardState, GameState, Pending
+
+WATER_HABITAT = "Water"
+
+
+class Illegal(RulesError):
+    """An action the rules forbid now. `rule` is the rule-book section, e.g. ``#movement``."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        self.rule = rule
+        self.message = message
+        super().__init__(f"{message} ({rule})")
+
+
+def other(player: str) -> str:
+    return "blue" if player == "red" else "red"
+
+
+class Ctx:
+    def __init__(self, state: GameState, board: BoardMap, catalog: Catalog) -> None:
+        self.s = state
+        self.board = board
+        self.catalog = catalog
+        self.notices: list[str] = []
+
+    # --- cards -------------------------------------------------------------------------------------------
+    def card(self, card_id: str) -> CardState:
+        cs = self.s.cards.get(card_id)
+        if cs is None:
+            raise Illegal("#card_variations", f"there is no card {card_id} in this game")
+        return cs
+
+    def info(self, cs: CardState | str) -> Card:
+        return self.catalog.card(cs if isinstance(cs, str) else cs.code)
+
+    def put(self, cs: CardState) -> None:
+        self.s.cards[cs.id] = cs
+
+    def own(self, player: str, card_id: str, zone: str | None = None) -> CardState:
+        cs = self.card(card_id)
+        if cs.control != player:
+            raise Illegal("#card_variations", f"{card_id} is {cs.control}'s card, not {player}'s")
+        if zone is not None and cs.zone != zone:
+            raise Illegal("#card_variations", f"{card_id} is in {cs.control}'s {cs.zone}, not in their {zone}")
+        return cs
+
+    def name(self, cs: CardState) -> str:
+        return f"{self.info(cs).title} ({cs.id})"
+
+    def relocate(self, cs: CardState, stand: str, **changes: object) -> None:
+        """Put soul `cs` on `stand`; items equipped to it travel with it as one stack (#equiping)."""
+        self.put(cs.set(at=stand, **changes))
+        for item in list(self.s.cards.values()):
+            if item.equipped_to == cs.id:
+                self.put(item.set(at=stand))
+
+    def notice(self, text: str) -> None:
+        self.notices.append(text)
+
+    # --- map -----------------------------------------------------------------------------------------------
+    def territory_of(self, stand: str) -> str:
+        return self.board.stand(stand).territory
+
+    def territory_stand(self, territory: str) -> str:
+        if territory not in self.board.territories:
+            raise Illegal("#maps", f"map {self.board.name!r} has no territory {territory!r}")
+        st = self.board.territory_stand(territory)
+        if st is None:
+            raise Illegal("#transit_territories", f"territory {territory} is a transit territory: no base camp")
+        return st.id
+
+    def holdable(self) -> list[str]:
+        return sorted(t for t, terr in self.board.territories.items() if not terr.transit)
+
+    def controls(self, player: str, territory: str) -> bool:
+        claim = self.s.claims.get(territory)
+        return claim is not None and claim[0] == player
+
+    # --- souls ---------------------------------------------------------------------------------------------
+    def is_soul(self, cs: CardState) -> bool:
+        return self.info(cs).is_soul
+
+    def souls_in_play(self, player: str | None = None) -> list[CardState]:
+        return [c for c in self.s.cards.values()
+                if c.zone == "play" and (player is None or c.owner == player) and self.is_soul(c)]
+
+    def souls_at(self, stand: str, player: str | None = None) -> list[CardState]:
+        return sorted((c for c in self.souls_in_play(player) if c.at == stand), key=lambda c: c.id)
+
+    def souls_in(self, territory: str, player: str | None = None) -> list[CardState]:
+        return sorted((c for c in self.souls_in_play(player) if c.at and self.territory_of(c.at) == territory),
+                      key=lambda c: c.id)
+
+    def occupying(self, territory: str, player: str) -> int:
+        """Souls counting towards the 3-per-player limit (digital cloud souls occupy no space)."""
+        return sum(1 for c in self.souls_in(territory, player) if self.info(c).habitat != "DigitalCloud")
+
+    def downed(self, cs: CardState) -> bool:
+        """Injuries reached the card's tolerance, or every KEAL means is injured (#keal_means_DHT)."""
+        info = self.info(cs)
+        if info.tolerance is None:
+            return False
+        return sum(cs.injuries) >= info.tolerance or not self.available_means(cs)
+
+    def movement_range(self, cs: CardState) -> int | None:
+        base = self.info(cs).movement or 0
+        return downed_range(base) if self.downed(cs) else base
+
+    def can_attack(self, cs: CardState) -> str | None:
+        """None when `cs` may attack now, else the reason it may not."""
+        if cs.zone != "play" or not self.is_soul(cs):
+            return f"{cs.id} is not a soul in play"
+        if self.downed(cs):
+            return f"{self.name(cs)} is downed and cannot attack (#keal_means_DHT)"
+        if cs.exhausted:
+            return (f"{self.name(cs)} already lost an attack or a retreat today and cannot attack again "
+                    "(#combat_lifecycle)")
+        if cs.rogue:
+            return f"{self.name(cs)} is rogue: its owner does not control it (#rouge)"
+        return None
+
+    def available_means(self, cs: CardState) -> list[int]:
+        means = self.info(cs).keal_means
+        return [i + 1 for i, m in enumerate(means) if cs.injuries[i] < m.count]
+
+    def unrevealed_of(self, player: str, territory: str) -> list[CardState]:
+        return sorted((c for c in self.s.cards.values() if c.zone == "play" and c.owner == player and not c.revealed
+                       and c.at and self.territory_of(c.at) == territory), key=lambda c: c.id)
+
+    def contested(self, territory: str) -> bool:
+        return bool(self.souls_in(territory, "red")) and bool(self.souls_in(territory, "blue"))
+
+    # --- flow ----------------------------------------------------------------------------------------------
+    def push(self, *items: Pending, front: bool = False) -> None:
+        self.s.pending = (*items, *self.s.pending) if front else (*self.s.pending, *items)
+
+    def forget(self, card_id: str) -> None:
+        """Drop prompts about a card that just left play (wasted, discarded, imprisoned)."""
+        self.s.pending = tuple(p for p in self.s.pending
+                               if not (p.kind in ("damage", "heal", "tame", "trap", "combat") and card_id in p.cards))
+
+    def pop(self) -> Pending:
+        first, *rest = self.s.pending
+        self.s.pending = tuple(rest)
+        return first

@@ -1,0 +1,198 @@
+"""`Game`: the two-player Domination game of the rule book as a state machine.
+
+Modelled on python-chess: `apply(action)` checks an action against the rules and either changes the
+state (keeping the previous state for `undo()`) or returns a rejection naming the rule section and
+leaving the state untouched; `prompts()` says what the rules now demand and of whom; `legal_actions()`
+lists the actions the engine accepts now (dice rolls sampled, enough for random self-play);
+`to_text()` is the canonical state text used by golden files.
+
+    game = Game.new({"red": red_cards, "blue": blue_cards})
+    verdict = game.apply(parse("red affinity Avian"))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rules import combat, day, night, setup_phase, turns
+from rules.board_map import BoardMap
+from rules.catalog import Catalog
+from rules.context import Ctx, Illegal
+from rules.errors import RulesError
+from rules.notation import (
+    PLAYERS,
+    Action,
+    Affinity,
+    Attack,
+    Bottom,
+    Camp,
+    Capital,
+    Challenge,
+    Craft,
+    DefaultEffect,
+    Discard,
+    Draw,
+    End,
+    Heal,
+    Hold,
+    Initiative,
+    Injure,
+    Means,
+    Move,
+    Peace,
+    Personal,
+    Play,
+    Retreat,
+    Reveal,
+    Roll,
+    Sabotage,
+    Steal,
+    Stop,
+    Swim,
+    Tame,
+    Trap,
+    parse,
+)
+from rules.state import CardState, GameState, PlayerState
+from rules.verdict import Verdict
+
+
+class Rejected(RulesError):
+    """Raised by `Game.push` for an action the rules forbid; `verdict` holds the rule and message."""
+
+    def __init__(self, action: str, verdict: Verdict, phase: str) -> None:
+        self.action = action
+        self.verdict = verdict
+        super().__init__(f"{action!r} rejected in the {phase} phase: {verdict.message} ({verdict.rule})")
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """What the rules demand now. `blocking` prompts need an answer before play goes on."""
+
+    player: str | None
+    rule: str
+    text: str
+    blocking: bool = True
+
+
+def _roll(c: Ctx, a: Roll) -> None:
+    handlers: dict[str, Callable[[Ctx, Roll], None]] = {
+        "d6": setup_phase.rolloff, "diel": turns.roll_diel, "d20": day.trap_roll, "attack": combat.roll,
+        "defence": combat.roll, "escape": combat.escape_roll, "chase": combat.escape_roll}
+    handlers[a.what](c, a)
+
+
+def _draw(c: Ctx, a: Draw) -> None:
+    (setup_phase.setup_draw if c.s.phase == "draw" else night.draw)(c, a)
+
+
+def _initiative(c: Ctx, a: Initiative) -> None:
+    if c.s.phase == "night":
+        night.night_action(c, a.player, "initiative")
+    else:
+        day.start_action(c, a.player)
+    c.s.origin = None
+    turns.initiative(c, a)
+
+
+HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
+    Affinity: setup_phase.affinity, Roll: _roll, Capital: setup_phase.capital, Camp: setup_phase.camp,
+    Personal: setup_phase.personal, DefaultEffect: setup_phase.default_effect, Draw: _draw,
+    Initiative: _initiative, End: turns.end, Play: day.play, Reveal: day.reveal, Move: day.move, Swim: day.swim,
+    Trap: day.trap, Attack: combat.attack, Means: combat.means, Stop: combat.stop, Retreat: combat.retreat,
+    Challenge: combat.challenge, Hold: combat.hold, Bottom: night.bottom, Craft: night.craft,
+    Sabotage: night.sabotage, Injure: night.injure, Heal: night.heal, Discard: night.discard, Steal: night.steal,
+    Tame: night.tame,
+    Peace: turns.peace,
+}
+
+
+class Game:
+    def __init__(self, state: GameState, board: BoardMap | None = None, catalog: Catalog | None = None) -> None:
+        self.state = state
+        self.board = board or BoardMap.packaged()
+        self.catalog = catalog or Catalog.packaged()
+        self.history: list[tuple[Action, GameState]] = []
+
+    @classmethod
+    def new(cls, decks: Mapping[str, Sequence[str]], board: BoardMap | None = None,
+            catalog: Catalog | None = None) -> Game:
+        """A game before setup. `decks[player]` lists card ids (``CODE#SERIAL``, or ``CODE`` when unique)
+        including the optional personal effect; validate decks with `rules.decks.check_deck` first."""
+        catalog = catalog or Catalog.packaged()
+        cards: dict[str, CardState] = {}
+        for player in PLAYERS:
+            for card_id in decks[player]:
+                if card_id in cards:
+                    raise ValueError(f"card {card_id} is listed twice ({cards[card_id].owner} and {player}); "
+                                     "give physical cards distinct serials")
+                info = catalog.card(card_id.split("#")[0])
+                zone = "aside" if info.type == "PersonalEffect" else "deck"
+                cards[card_id] = CardState(card_id, info.code, player, zone,
+                                           injuries=tuple(0 for _ in info.keal_means))
+        state = GameState(cards, {p: PlayerState() for p in PLAYERS}, {p: () for p in PLAYERS})
+        return cls(state, board, catalog)
+
+    # --- applying ------------------------------------------------------------------------------------------
+    def _run(self, action: Action) -> tuple[GameState, list[str]]:
+        ctx = Ctx(self.state.copy(), self.board, self.catalog)
+        ctx.s.notices = ()
+        if ctx.s.phase == "over":
+            raise Illegal("#win", f"the game is over: {ctx.s.result}")
+        HANDLERS[type(action)](ctx, action)
+        turns.finish(ctx)
+        ctx.s.notices = tuple(ctx.notices)
+        return ctx.s, ctx.notices
+
+    def apply(self, action: Action | str) -> Verdict:
+        """Apply `action` if the rules allow it. A rejection leaves the state untouched."""
+        act = parse(action) if isinstance(action, str) else action
+        try:
+            new, notices = self._run(act)
+        except Illegal as exc:
+            return Verdict.reject(exc.rule, f"{act.to_text()}: {exc.message}")
+        self.history.append((act, self.state))
+        self.state = new
+        return Verdict.ok("", "; ".join(notices) or act.to_text())
+
+    def push(self, action: Action | str) -> Verdict:
+        """Like `apply`, but raise `Rejected` (naming action, phase and rule) instead of returning it."""
+        verdict = self.apply(action)
+        if not verdict.accepted:
+            text = action if isinstance(action, str) else action.to_text()
+            raise Rejected(text, verdict, self.state.phase)
+        return verdict
+
+    def is_legal(self, action: Action) -> bool:
+        try:
+            self._run(action)
+        except Illegal:
+            return False
+        return True
+
+    def undo(self) -> Action:
+        """Take back the last accepted action and return it."""
+        if not self.history:
+            raise IndexError("nothing to undo: no action has been accepted")
+        action, previous = self.history.pop()
+        self.state = previous
+        return action
+
+    # --- views ---------------------------------------------------------------------------------------------
+    def to_text(self) -> str:
+        return self.state.to_text()
+
+    @property
+    def result(self) -> str | None:
+        return self.state.result
+
+    def prompts(self) -> list[Prompt]:
+        from rules.prompts import prompts
+        return prompts(self)
+
+    def legal_actions(self) -> list[Action]:
+        from rules.legal import candidates
+        return [a for a in candidates(self) if self.is_legal(a)]

@@ -1,0 +1,335 @@
+"""Actions and their canonical text notation (docs/notation.md).
+
+Every action is ``<player> <verb> <arguments...>``, e.g. ``red move HMPU#0004 T7-M6`` or
+``blue roll d20 14``. Each verb is a small frozen dataclass; `parse()` and `Action.to_text()` are
+inverse (``parse(a.to_text()) == a``). Lists are comma separated without spaces (``4,5``,
+``ro1A#0001,jSYU#0002``); a stand pair is ``FROM-TO``. Errors name the text and what was expected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from typing import ClassVar, TypeVar, get_type_hints
+
+from rules.errors import RulesError
+
+PLAYERS = ("red", "blue")
+_CARD = re.compile(r"^[A-Za-z0-9_-]{4}(?:#[0-9]{1,8})?$")
+
+
+class NotationError(RulesError, ValueError):
+    """Text that is not an action in the canonical notation; names the text and the problem."""
+
+    def __init__(self, text: str, problem: str) -> None:
+        self.text = text
+        self.problem = problem
+        super().__init__(f"{text!r}: {problem}")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Action:
+    """Base of all actions. `verb` is the notation keyword; `choices` restricts word fields."""
+
+    player: str
+    verb: ClassVar[str] = ""
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {}
+
+    def to_text(self) -> str:
+        words = [self.player, self.verb]
+        for f in dataclasses.fields(self)[1:]:
+            value = getattr(self, f.name)
+            if isinstance(value, tuple):
+                words.append(("-" if f.name == "path" else ",").join(str(v) for v in value))
+            else:
+                words.append(str(value))
+        return " ".join(words)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+_REGISTRY: dict[str, type[Action]] = {}
+A = TypeVar("A", bound=Action)
+
+
+def _verb(name: str, **choices: tuple[str, ...]) -> Callable[[type[A]], type[A]]:
+    def register(cls: type[A]) -> type[A]:
+        cls.verb = name
+        cls.choices = choices
+        _REGISTRY[name] = cls
+        return cls
+    return register
+
+
+@_verb("affinity")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Affinity(Action):
+    adaptation: str
+
+
+@_verb("roll", what=("d6", "diel", "d20", "attack", "defence", "escape", "chase"))
+@dataclasses.dataclass(frozen=True, slots=True)
+class Roll(Action):
+    """Dice results: faces in die order, or ``=N`` (a total) for die fields outside the grammar.
+    For ``diel`` the value is ``day``, ``night`` or ``storm``."""
+
+    what: str
+    value: str
+
+
+@_verb("capital")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Capital(Action):
+    territory: str
+
+
+@_verb("camp")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Camp(Action):
+    territory: str
+
+
+@_verb("personal")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Personal(Action):
+    """Personal effect card for the game, or ``none``."""
+
+    card: str
+
+
+@_verb("default")
+@dataclasses.dataclass(frozen=True, slots=True)
+class DefaultEffect(Action):
+    """The default effect: a card from the deck put in front of the player, played in 5 diel cycles."""
+
+    card: str
+
+
+@_verb("draw")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Draw(Action):
+    cards: tuple[str, ...]
+
+
+@_verb("initiative")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Initiative(Action):
+    pass
+
+
+@_verb("end")
+@dataclasses.dataclass(frozen=True, slots=True)
+class End(Action):
+    pass
+
+
+@_verb("play", face=("revealed", "unrevealed"))
+@dataclasses.dataclass(frozen=True, slots=True)
+class Play(Action):
+    card: str
+    territory: str
+    face: str
+
+
+@_verb("reveal")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Reveal(Action):
+    card: str
+
+
+@_verb("move")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Move(Action):
+    card: str
+    path: tuple[str, str]
+
+
+@_verb("swim")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Swim(Action):
+    card: str
+    faces: tuple[int, ...]
+
+
+@_verb("trap", outcome=("sprung", "idle"))
+@dataclasses.dataclass(frozen=True, slots=True)
+class Trap(Action):
+    card: str
+    outcome: str
+
+
+@_verb("attack")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Attack(Action):
+    card: str
+    target: str
+
+
+@_verb("means")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Means(Action):
+    """Secret choice of KEAL means (1-based index on the card) for the current pairing."""
+
+    card: str
+    index: int
+
+
+@_verb("stop")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Stop(Action):
+    pass
+
+
+@_verb("retreat")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Retreat(Action):
+    cards: tuple[str, ...]
+    stand: str
+
+
+@_verb("challenge", answer=("challenge", "release"))
+@dataclasses.dataclass(frozen=True, slots=True)
+class Challenge(Action):
+    answer: str
+
+
+@_verb("hold")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Hold(Action):
+    """Leave a carried-over contention for today when none of your souls there can attack."""
+
+    territory: str
+
+
+@_verb("bottom")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Bottom(Action):
+    pass
+
+
+@_verb("craft")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Craft(Action):
+    """Combine 2-3 items from hand; equip them to a soul (card id) or drop them in a territory."""
+
+    cards: tuple[str, ...]
+    target: str
+
+
+@_verb("sabotage")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Sabotage(Action):
+    card: str
+
+
+@_verb("injure")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Injure(Action):
+    """Storm (or card-effect) damage: one injury to the soul's KEAL means `index`."""
+
+    card: str
+    index: int
+
+
+@_verb("heal")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Heal(Action):
+    """Plains healing: one injury of the soul's KEAL means `index` heals."""
+
+    card: str
+    index: int
+
+
+@_verb("discard")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Discard(Action):
+    """A card of yours leaves play or hand by its printed effect (resolved sabotage, spent trap, ...)."""
+
+    card: str
+
+
+@_verb("steal")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Steal(Action):
+    card: str
+
+
+@_verb("tame", outcome=("tamed", "rogue"))
+@dataclasses.dataclass(frozen=True, slots=True)
+class Tame(Action):
+    card: str
+    outcome: str
+
+
+@_verb("peace", choice=("keep", "reserves"))
+@dataclasses.dataclass(frozen=True, slots=True)
+class Peace(Action):
+    choice: str
+
+
+VERBS: tuple[str, ...] = tuple(_REGISTRY)
+
+
+def parse(text: str) -> Action:
+    """Parse one action in canonical notation; `NotationError` naming the text on any problem."""
+    words = text.split()
+    if len(words) < 2:
+        raise NotationError(text, "expected '<player> <verb> ...' (e.g. 'red move HMPU#0004 T7-M6')")
+    player, verb, rest = words[0], words[1], words[2:]
+    if player not in PLAYERS:
+        raise NotationError(text, f"unknown player {player!r} (players: {', '.join(PLAYERS)})")
+    cls = _REGISTRY.get(verb)
+    if cls is None:
+        raise NotationError(text, f"unknown verb {verb!r} (verbs: {', '.join(VERBS)})")
+    fields = dataclasses.fields(cls)[1:]
+    if len(rest) != len(fields):
+        usage = " ".join(f"<{f.name}>" for f in fields)
+        raise NotationError(text, f"{verb} takes {len(fields)} argument(s): {player} {verb} {usage}".rstrip())
+    hints = get_type_hints(cls)
+    values: list[object] = []
+    for f, word in zip(fields, rest, strict=True):
+        values.append(_convert(text, f.name, hints[f.name], word, cls.choices.get(f.name)))
+    return cls(player, *values)
+
+
+def _convert(text: str, name: str, hint: object, word: str, choices: tuple[str, ...] | None) -> object:
+    if choices is not None and word not in choices:
+        raise NotationError(text, f"{name} must be one of {', '.join(choices)}, got {word!r}")
+    if hint is int:
+        if not word.isdigit():
+            raise NotationError(text, f"{name} must be a whole number, got {word!r}")
+        return int(word)
+    if hint == tuple[int, ...]:
+        parts = word.split(",")
+        if not all(p.isdigit() for p in parts):
+            raise NotationError(text, f"{name} must be comma-separated numbers like 4,5, got {word!r}")
+        return tuple(int(p) for p in parts)
+    if hint == tuple[str, str]:
+        ends = _split_path(word)
+        if ends is None:
+            raise NotationError(text, f"{name} must be FROM-TO stand ids like T7-M6, got {word!r}")
+        return ends
+    if hint == tuple[str, ...]:
+        items = tuple(word.split(","))
+        if name == "cards":
+            for item in items:
+                _check_card(text, item)
+        return items
+    if name in ("card", "target") and "#" in word:
+        _check_card(text, word)
+    return word
+
+
+def _split_path(word: str) -> tuple[str, str] | None:
+    # Stand ids contain no dash in kipukas-map/1 files; split at the single dash.
+    parts = word.split("-")
+    if len(parts) != 2 or not all(parts):
+        return None
+    return parts[0], parts[1]
+
+
+def _check_card(text: str, word: str) -> None:
+    if not _CARD.match(word):
+        raise NotationError(text, f"{word!r} is not a card id (CODE or CODE#SERIAL)")

@@ -1,0 +1,167 @@
+"""The game state: small frozen records in a few dicts, so a snapshot is a shallow copy (`GameState.copy`).
+
+Zones of a card: ``deck`` (order unknown to the engine after shuffling, except cards put on the bottom),
+``hand``, ``aside`` (a personal effect not used this game), ``play`` (on a stand of the map), ``effect``
+(in front of its player: personal effect, default effect, sabotage being resolved), ``prison`` and
+``discard``. `GameState.to_text()` is the canonical text used by golden files: stable ordering, one fact
+per line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+ZONES = ("aside", "deck", "hand", "play", "effect", "prison", "discard")
+
+
+@dataclass(frozen=True, slots=True)
+class CardState:
+    id: str
+    code: str
+    owner: str
+    zone: str
+    at: str | None = None           # stand id while in play or prison
+    revealed: bool = False
+    injuries: tuple[int, ...] = ()  # per KEAL means, for souls
+    played_turn: int = 0
+    played_revealed: bool = False
+    arrived_turn: int = 0           # turn the soul reached its current stand (loitering, #prison)
+    moved: int = 0                  # movement used today
+    swim_tried: bool = False
+    swimming: bool = False
+    exhausted: bool = False         # lost an attack or a challenged retreat: no more attacks today
+    rogue: bool = False
+    rested: int = 0                 # diel cycles rested uninjured-by-combat on uncontested plains (healing)
+    controller: str | None = None   # who controls it in play when not its owner (captured terrain, items)
+    equipped_to: str | None = None  # items: the soul carrying them
+
+    @property
+    def control(self) -> str:
+        return self.controller or self.owner
+
+    def set(self, **changes: Any) -> CardState:
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerState:
+    affinity: str | None = None
+    rolloff: int | None = None
+    effect_chosen: bool = False
+    effect_due: int | None = None   # turn from which the default-effect card must be played
+    played_this_roll: int = 0
+    night_done: frozenset[str] = frozenset()
+    peace: str | None = None
+
+    def set(self, **changes: Any) -> PlayerState:
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True, slots=True)
+class Bout:
+    """One attack between two souls: a KEAL means bout or a final blow, waiting for means or rolls."""
+
+    attacker: str
+    defender: str
+    final: bool
+    attack_means: int | None = None
+    defence_means: int | None = None
+    attack_roll: int | None = None
+    defence_roll: int | None = None
+    rounds: tuple[int, ...] = ()    # final blow best-of-3: +1 attacker won a round, -1 defender
+
+    def set(self, **changes: Any) -> Bout:
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """Something the rules demand before play goes on, addressed to `player` (see `Game.prompts`)."""
+
+    kind: str            # trap-roll, trap, combat, challenge, escape, damage, heal, tame, peace
+    player: str
+    territory: str = ""
+    cards: tuple[str, ...] = ()
+    stand: str = ""
+    value: int = 0       # D20 of a trap roll, tameability, or the escape 2D6 total of a retreat
+    chase: int = 0       # the challenger's D20 of a retreat
+    note: str = ""
+
+    def set(self, **changes: Any) -> Pending:
+        return replace(self, **changes)
+
+
+@dataclass(slots=True)
+class GameState:
+    cards: dict[str, CardState]
+    players: dict[str, PlayerState]
+    bottom: dict[str, tuple[str, ...]]
+    claims: dict[str, tuple[str, str]] = field(default_factory=dict)  # territory -> (player, capital|camp)
+    phase: str = "affinity"   # affinity, rolloff, capitals, camps, effects, draw, diel, day, night, storm, peace, over
+    turn: int = 0
+    first: str | None = None  # placed the capital first
+    active: str | None = None
+    initiative: str | None = None
+    passed: str | None = None  # called/took initiative this turn: no more actions this turn
+    acted: frozenset[str] = frozenset()      # players who already acted this day (contention first)
+    contention_due: frozenset[tuple[str, str]] = frozenset()  # (player, territory) carried over to today
+    pending: tuple[Pending, ...] = ()
+    bout: Bout | None = None
+    fixed_means: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
+    result: str | None = None
+    origin: str | None = None  # whose top-level action is being resolved (the turn passes from them)
+    notices: tuple[str, ...] = ()  # printed-effect reminders raised by the last action
+
+    def copy(self) -> GameState:
+        return GameState(dict(self.cards), dict(self.players), dict(self.bottom), dict(self.claims), self.phase,
+                         self.turn, self.first, self.active, self.initiative, self.passed, self.acted,
+                         self.contention_due, self.pending, self.bout, dict(self.fixed_means), self.result,
+                         self.origin, self.notices)
+
+    def in_zone(self, zone: str, owner: str | None = None) -> list[CardState]:
+        return sorted((c for c in self.cards.values() if c.zone == zone and (owner is None or c.control == owner)),
+                      key=lambda c: c.id)
+
+    def to_text(self) -> str:
+        lines = [f"phase {self.phase} turn {self.turn} active {self.active or '-'} "
+                 f"initiative {self.initiative or '-'} passed {self.passed or '-'}"]
+        if self.result:
+            lines.append(f"result {self.result}")
+        for name in sorted(self.players):
+            p = self.players[name]
+            lines.append(f"{name} affinity {p.affinity or '-'} rolloff {p.rolloff or '-'} played {p.played_this_roll}"
+                         f" night {','.join(sorted(p.night_done)) or '-'}"
+                         + (f" effect-due {p.effect_due}" if p.effect_due is not None else ""))
+            for zone in ("hand", "effect", "discard"):
+                cards = self.in_zone(zone, name)
+                if cards:
+                    lines.append(f"{name} {zone} {','.join(c.id for c in cards)}")
+            deck = self.in_zone("deck", name)
+            lines.append(f"{name} deck {len(deck)}" + (f" bottom {','.join(self.bottom[name])}"
+                                                       if self.bottom.get(name) else ""))
+        for terr in sorted(self.claims):
+            owner, kind = self.claims[terr]
+            lines.append(f"claim {terr} {owner} {kind}")
+        for c in self.in_zone("play") + self.in_zone("prison"):
+            flags = [c.zone if c.zone == "prison" else "", "revealed" if c.revealed else "unrevealed",
+                     f"injuries {','.join(map(str, c.injuries))}" if any(c.injuries) else "",
+                     f"moved {c.moved}" if c.moved else "", "swimming" if c.swimming else "",
+                     "exhausted" if c.exhausted else "", "rogue" if c.rogue else "",
+                     f"control {c.controller}" if c.controller else "",
+                     f"on {c.equipped_to}" if c.equipped_to else ""]
+            lines.append(f"card {c.id} {c.owner} {c.at} " + " ".join(f for f in flags if f))
+        if self.contention_due:
+            lines.append("contention " + " ".join(f"{p}:{t}" for p, t in sorted(self.contention_due)))
+        for pend in self.pending:
+            lines.append(f"pending {pend.kind} {pend.player} {pend.territory or '-'} {','.join(pend.cards) or '-'}"
+                         + (f" {pend.stand}" if pend.stand else "") + (f" {pend.value}" if pend.value else "")
+                         + (f" chase {pend.chase}" if pend.chase else "") + (f" {pend.note}" if pend.note else ""))
+        if self.bout:
+            b = self.bout
+            lines.append(f"bout {b.attacker} {b.defender} {'final' if b.final else 'keal'} "
+                         f"means {b.attack_means or '-'}/{b.defence_means or '-'} "
+                         f"rolls {b.attack_roll if b.attack_roll is not None else '-'}/"
+                         f"{b.defence_roll if b.defence_roll is not None else '-'}"
+                         + (f" rounds {','.join(map(str, b.rounds))}" if b.rounds else ""))
+        return "\n".join(line.rstrip() for line in lines)

@@ -1,0 +1,233 @@
+"""Turn advancement (#diel_cycle, #day, #night, #storm), claims (#claiming_territories), prisoners (#prison)
+and the end of the game (#win, #discarding_runout forced peace)."""
+
+from __future__ import annotations
+
+from rules.context import Ctx, Illegal, other
+from rules.notation import End, Initiative, Peace, Roll
+from rules.state import Pending
+from rules.territory_effects import between_turns
+
+PREDETERMINED = {1: "day", 2: "night", 3: "day"}
+MAX_PRISONERS = 3
+
+
+def start_turn(c: Ctx, kind: str) -> None:
+    s = c.s
+    between_turns(c)
+    s.turn += 1
+    s.phase = kind
+    s.passed = None
+    s.acted = frozenset()
+    s.origin = None
+    for name, p in s.players.items():
+        s.players[name] = p.set(played_this_roll=0, night_done=frozenset())
+    if kind == "day":
+        s.fixed_means = {}
+        for cs in list(s.cards.values()):
+            if cs.moved or cs.swim_tried or cs.exhausted or cs.swimming:
+                in_water = cs.at is not None and c.board.territories[c.territory_of(cs.at)].geography == "water"
+                c.put(cs.set(moved=0, swim_tried=False, exhausted=False, swimming=cs.swimming and in_water))
+        due = set()
+        for t in c.holdable() + [t for t, terr in c.board.territories.items() if terr.transit]:
+            if c.contested(t):
+                due |= {("red", t), ("blue", t)}
+        s.contention_due = frozenset(due)
+        for cs in c.souls_in_play():
+            if cs.rogue:
+                c.notice(f"{cs.owner}: roll a D6 per step for rogue {c.name(cs)} before the turn (#rouge)")
+    else:
+        s.contention_due = frozenset()
+    for name, p in s.players.items():
+        if p.effect_due is not None and s.turn >= p.effect_due and s.in_zone("effect", name):
+            c.notice(f"{name}: the default-effect card is due: play it now (#personal_effects)")
+    s.active = s.initiative
+    if kind == "storm":
+        _storm(c)
+
+
+def _storm(c: Ctx) -> None:
+    """Every soul outside a capital or base camp loses a KEAL means; downed ones are wasted (#storm)."""
+    damage: list[Pending] = []
+    for cs in sorted(c.souls_in_play(), key=lambda x: x.id):
+        assert cs.at is not None
+        stand = c.board.stand(cs.at)
+        sheltered = stand.kind == "territory" and stand.territory in c.s.claims
+        if sheltered:
+            continue
+        if c.downed(cs):
+            waste(c, cs.id, "caught downed in the storm (#storm)")
+        else:
+            damage.append(Pending("damage", cs.owner, c.territory_of(cs.at), (cs.id,), note="#storm"))
+    c.s.pending = (*c.s.pending, *damage)
+    c.s.active = None
+    if not c.s.pending:
+        c.s.phase = "diel"
+
+
+def waste(c: Ctx, card_id: str, why: str) -> None:
+    """A soul is wasted: discarded; equipped items are dropped in its territory (#items)."""
+    cs = c.card(card_id)
+    for item in list(c.s.cards.values()):
+        if item.equipped_to == card_id:
+            c.put(item.set(equipped_to=None))
+    c.put(cs.set(zone="discard", at=None, revealed=True, injuries=tuple(0 for _ in cs.injuries), rogue=False,
+                 controller=None, moved=0, swimming=False, exhausted=False, rested=0))
+    c.forget(card_id)
+    c.notice(f"{c.name(cs)} is wasted: {why}")
+
+
+def roll_diel(c: Ctx, a: Roll) -> None:
+    if c.s.phase != "diel":
+        raise Illegal("#diel_cycle", "the diel die is rolled only when both players have finished the turn"
+                      if c.s.phase in ("day", "night", "storm") else f"not now: the game is in its {c.s.phase} phase")
+    if c.s.pending:
+        raise Illegal("#diel_cycle", f"the rules first need an answer from {c.s.pending[0].player}: see the prompts")
+    if a.value not in ("day", "night", "storm"):
+        raise Illegal("#diel_cycle", f"the diel die shows day, night or storm, not {a.value!r}")
+    start_turn(c, a.value)
+
+
+def initiative(c: Ctx, a: Initiative) -> None:
+    require_turn(c, a.player)
+    if c.s.passed is not None:
+        raise Illegal("#diel_cycle", f"{c.s.passed} already took initiative; {a.player} says 'end' to end the turn")
+    c.s.initiative = a.player
+    c.s.passed = a.player
+    c.s.active = other(a.player)
+
+
+def end(c: Ctx, a: End) -> None:
+    require_turn(c, a.player)
+    if c.s.passed != other(a.player):
+        raise Illegal("#diel_cycle", "the turn ends once the other player has called initiative; "
+                                     "to stop acting, take initiative")
+    end_turn(c)
+
+
+def require_turn(c: Ctx, player: str) -> None:
+    s = c.s
+    if s.phase not in ("day", "night"):
+        raise Illegal("#diel_cycle", f"not now: the game is in its {s.phase} phase")
+    if s.pending or s.bout:
+        first = s.pending[0] if s.pending else None
+        who = first.player if first else "the players"
+        raise Illegal("#diel_cycle", f"the rules first need an answer from {who}: see the prompts")
+    if s.active != player:
+        raise Illegal("#diel_cycle", f"it is {s.active}'s action, not {player}'s")
+    if s.passed == player:
+        raise Illegal("#diel_cycle", f"{player} took initiative and takes no more actions this turn")
+
+
+def end_turn(c: Ctx) -> None:
+    if c.s.phase == "day":
+        _imprison_loiterers(c)
+    if c.s.turn in PREDETERMINED and c.s.turn + 1 in PREDETERMINED:
+        start_turn(c, PREDETERMINED[c.s.turn + 1])
+    else:
+        c.s.phase = "diel"
+        c.s.active = None
+
+
+def _imprison_loiterers(c: Ctx) -> None:
+    """A soul left in the opponent's capital after a day on which it could have left is taken prisoner."""
+    for territory, (holder, kind) in c.s.claims.items():
+        if kind != "capital":
+            continue
+        stand = c.territory_stand(territory)
+        for cs in c.souls_at(stand, other(holder)):
+            prisoners = [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]
+            if cs.arrived_turn < c.s.turn and len(prisoners) < MAX_PRISONERS:
+                c.put(cs.set(zone="prison", moved=0, swimming=False))
+                c.forget(cs.id)
+                c.notice(f"{c.name(cs)} loitered in {holder}'s capital and is taken prisoner (#prison)")
+
+
+def finish(c: Ctx) -> None:
+    """After an action and everything it triggered: claims, the end of the game, whose action is next."""
+    if c.s.contention_due:  # contention relieved since the day began (a soul left or was wasted) is not due
+        c.s.contention_due = frozenset(d for d in c.s.contention_due if c.contested(d[1]))
+    if c.s.pending or c.s.bout or c.s.phase in ("over", "peace"):
+        return
+    settle_claims(c)
+    if _check_end(c):
+        return
+    if c.s.phase in ("day", "night") and c.s.origin is not None:
+        mover = c.s.origin
+        c.s.origin = None
+        c.s.acted = c.s.acted | {mover}
+        if c.s.passed is None:
+            c.s.active = other(mover)
+    if c.s.phase == "storm" and not c.s.pending:
+        c.s.phase = "diel"
+
+
+def settle_claims(c: Ctx) -> None:
+    for territory in c.holdable():
+        stand = c.territory_stand(territory)
+        for player in ("red", "blue"):
+            mine = [s for s in c.souls_at(stand, player)
+                    if c.info(s).habitat != "DigitalCloud" and not s.rogue]
+            theirs = c.souls_at(stand, other(player))
+            claim = c.s.claims.get(territory)
+            if not mine or theirs or (claim is not None and claim[0] == player):
+                continue
+            if claim is not None and claim[1] == "capital":
+                others = [t for t, (o, k) in c.s.claims.items() if o == claim[0] and k != "capital"]
+                if others:
+                    continue  # #movement: a capital cannot be taken before every other base camp
+            c.s.claims[territory] = (player, "camp")
+            c.notice(f"{player} claims territory {territory} (#claiming_territories)")
+            for prisoner in [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]:
+                if prisoner.owner == player:
+                    c.put(prisoner.set(zone="play", arrived_turn=c.s.turn))
+                    c.notice(f"{c.name(prisoner)} is liberated (#prison)")
+        holder = c.s.claims.get(territory)
+        if holder is not None and not c.souls_in(territory, other(holder[0])):
+            for cs in list(c.s.cards.values()):
+                if (cs.zone == "play" and cs.at and c.territory_of(cs.at) == territory and cs.control != holder[0]
+                        and c.info(cs).type in ("TerrainFeature", "Item") and cs.equipped_to is None):
+                    c.put(cs.set(controller=holder[0] if cs.owner != holder[0] else None, revealed=True))
+                    c.notice(f"{holder[0]} takes control of {c.name(cs)} (#contention)")
+
+
+def _check_end(c: Ctx) -> bool:
+    holdable = c.holdable()
+    for player in ("red", "blue"):
+        if all(c.controls(player, t) for t in holdable):
+            c.s.result = f"{player} wins: holds every base camp and capital (#win)"
+            c.s.phase = "over"
+            c.s.active = None
+            return True
+    if c.s.turn and not c.souls_in_play():
+        supplies = [x for x in c.s.cards.values() if x.zone in ("deck", "hand")]
+        if not supplies:
+            c.s.phase = "peace"
+            c.s.active = None
+            c.s.pending = tuple(Pending("peace", p) for p in ("red", "blue"))
+            return True
+    return False
+
+
+def peace(c: Ctx, a: Peace) -> None:
+    if c.s.phase != "peace":
+        raise Illegal("#discarding_runout", "forced peace is held only when no souls are left and no cards remain")
+    mine = [p for p in c.s.pending if p.player == a.player]
+    if not mine:
+        raise Illegal("#discarding_runout", f"{a.player} already chose")
+    c.s.pending = tuple(p for p in c.s.pending if p.player != a.player)
+    c.s.players[a.player] = c.s.players[a.player].set(peace=a.choice)
+    if c.s.pending:
+        return
+    choices = {p.peace for p in c.s.players.values()}
+    if choices == {"keep"}:
+        held = {p: sum(1 for o, _ in c.s.claims.values() if o == p) for p in ("red", "blue")}
+        if held["red"] == held["blue"]:
+            c.s.result = f"tie: forced peace kept with {held['red']} territories each (#discarding_runout)"
+        else:
+            winner = max(held, key=lambda p: held[p])
+            c.s.result = f"{winner} wins: forced peace kept, {held[winner]} territories to " \
+                         f"{held[other(winner)]} (#discarding_runout)"
+    else:
+        c.s.result = "reserves called: a new game with the same or new decks (#discarding_runout)"
+    c.s.phase = "over"

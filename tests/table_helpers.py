@@ -1,0 +1,46 @@
+"""Drive a `Table` with phone lines and stable boards, without cameras."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from rules.board_map import BoardMap
+from tracker.board import EMPTY, StandValue
+from tracker.record import GameRecord
+from tracker.table import Table
+
+KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+DECKS = {"red": ["HMPU#0004", "SWyA#0001", "WCA9#0001"], "blue": ["F3GW#0001", "ZrrD#0002", "hLwQ#0001"]}
+SETUP = ["red affinity Avian", "blue affinity Decrepit", "red roll d6 5", "blue roll d6 2"]
+CLAIMS = [("T7", "capital", "red"), ("T4", "capital", "blue"), ("T8", "basecamp", "red"),
+          ("T3", "basecamp", "blue"), ("T1", "basecamp", "red"), ("T5", "basecamp", "blue")]
+AFTER_CLAIMS = ["red personal none", "blue personal none", "red draw HMPU#0004,SWyA#0001,WCA9#0001",
+                "blue draw F3GW#0001,ZrrD#0002,hLwQ#0001"]
+
+
+def empty_board() -> dict[str, StandValue]:
+    return {s: EMPTY for s in BoardMap.packaged().stands}
+
+
+def new_table(tmp_path: Path, name: str = "game.sqlite") -> Table:
+    return Table(BoardMap.packaged(), GameRecord(str(tmp_path / name), KEY), DECKS)
+
+
+def say(table: Table, *lines: str) -> None:
+    for line in lines:
+        entry = table.act(f"phone:{line.split()[0]}", line)
+        assert entry.accepted, entry
+
+
+def set_up(table: Table) -> dict[str, StandValue]:
+    """Play set-up to the first day; return the board as the camera sees it."""
+    say(table, *SETUP)
+    seen = empty_board()
+    for stand, kind, owner in CLAIMS:
+        seen[stand] = StandValue(kind, owner, 1)
+        table.observe(dict(seen))
+    say(table, *AFTER_CLAIMS)
+    assert table.game.state.phase == "day"
+    return seen

@@ -1,0 +1,119 @@
+"""Stable boards -> actions in notation -> the rules engine -> the record, without cameras."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.table_helpers import new_table, say, set_up
+from tracker.board import EMPTY, StandValue
+from tracker.errors import InputError
+from tracker.stabiliser import Stabiliser
+
+RED = StandValue("soul", "red", 1)
+BLUE = StandValue("soul", "blue", 1)
+
+
+def actions(table_entries: list) -> list[tuple[str, bool]]:  # type: ignore[type-arg]
+    return [(e.text, e.accepted) for e in table_entries if e.kind == "action"]
+
+
+def test_setup_claims_come_from_the_tokens(tmp_path: Path) -> None:
+    table = new_table(tmp_path)
+    set_up(table)
+    claims = [e.text for e in table.entries() if e.source == "overhead" and e.kind == "action"]
+    assert claims == ["red capital 7", "blue capital 4", "red camp 8", "blue camp 3", "red camp 1", "blue camp 5"]
+    assert table.differences() == []
+
+
+def test_claims_out_of_turn_are_rejected_and_not_repeated(tmp_path: Path) -> None:
+    table = new_table(tmp_path)
+    say(table, "red affinity Avian", "blue affinity Decrepit", "red roll d6 5", "blue roll d6 2")
+    seen = {"T4": StandValue("capital", "blue", 1)}
+    [_, entry] = table.observe(seen)
+    assert not entry.accepted and entry.text == "blue capital 4" and entry.rule == "#game_setup"
+    seen = {"T4": StandValue("capital", "blue", 1), "M1": EMPTY}  # another reading of the same board
+    assert actions(table.observe(seen)) == []  # the same rejection is not recorded twice
+    both = {"T4": StandValue("capital", "blue", 1), "T7": StandValue("capital", "red", 1)}
+    assert actions(table.observe(both)) == [("red capital 7", True), ("blue capital 4", True)]
+
+
+def test_illegal_move_is_recorded_flagged_and_put_right(tmp_path: Path) -> None:
+    table = new_table(tmp_path)
+    seen = set_up(table)
+    say(table, "blue play F3GW#0001 3 revealed", "red play HMPU#0004 1 revealed")
+    seen["M4"] = BLUE
+    assert actions(table.observe(dict(seen))) == [("blue move F3GW#0001 T3-M4", True)]
+    seen["M5"] = RED
+    [bad] = [e for e in table.observe(dict(seen)) if e.kind == "action"]
+    assert (bad.text, bad.accepted, bad.rule) == ("red move HMPU#0004 T1-M5", False, "#movement")
+    assert table.differences() == ["M5: board shows red soul, record expects empty"]
+    assert table.game.state.cards["HMPU#0004"].at == "T1"
+    seen["M5"] = EMPTY
+    assert actions(table.observe(dict(seen))) == [] and table.differences() == []
+    seen["M9"] = RED
+    assert actions(table.observe(dict(seen))) == [("red move HMPU#0004 T1-M9", True)]
+
+
+def test_two_quick_moves_in_one_reading_are_both_recorded(tmp_path: Path) -> None:
+    table = new_table(tmp_path)
+    seen = set_up(table)
+    say(table, "blue play F3GW#0001 3 revealed", "red play HMPU#0004 1 revealed")
+    seen["M4"], seen["M9"] = BLUE, RED  # blue moved, then red moved, before the camera saw a clear view
+    assert actions(table.observe(dict(seen))) == [("blue move F3GW#0001 T3-M4", True),
+                                                 ("red move HMPU#0004 T1-M9", True)]
+    assert table.differences() == []
+
+
+def test_ambiguous_token_becomes_a_question_to_its_player(tmp_path: Path) -> None:
+    table = new_table(tmp_path)
+    seen = set_up(table)
+    say(table, "blue play F3GW#0001 3 revealed", "red play HMPU#0004 1 revealed", "blue initiative",
+        "red play WCA9#0001 1 revealed")
+    seen["M9"] = RED  # Hilbert or Illia and Dorsay left the base camp on territory 1?
+    [_board, question] = table.observe(dict(seen))
+    assert question.kind == "question" and table.questions[-1].player == "red"
+    assert set(table.questions[-1].options) == {"red move HMPU#0004 T1-M9", "red move WCA9#0001 T1-M9"}
+    entry = table.act("phone:red", "red move WCA9#0001 T1-M9")  # the answer
+    assert entry.accepted and table.differences() == [] and table.questions == []
+
+
+def test_bad_notation_is_refused_and_records_nothing(tmp_path: Path) -> None:
+    table = new_table(tmp_path)
+    before = table.record.last_seq
+    with pytest.raises(InputError, match="red fly"):
+        table.act("phone:red", "red fly HMPU#0004 to the moon")
+    assert table.record.last_seq == before
+
+
+def test_judge_undo_and_correction_are_entries_and_survive_restart(tmp_path: Path) -> None:
+    table = new_table(tmp_path)
+    set_up(table)
+    say(table, "blue play F3GW#0001 3 revealed")
+    wrong = table.act("phone:red", "red play SWyA#0001 1 revealed")
+    assert wrong.accepted
+    undo = table.undo("judge", "red meant Hilbert")
+    assert undo.kind == "undo" and table.game.state.cards["SWyA#0001"].zone == "hand"
+    say(table, "red play SWyA#0001 8 revealed")
+    fix = table.correct("judge", table.record.last_seq, "red play HMPU#0004 8 revealed", "wrong card read")
+    assert fix.kind == "correct"
+    assert table.game.state.cards["HMPU#0004"].at == "T8" and table.game.state.cards["SWyA#0001"].zone == "hand"
+    state = table.game.to_text()
+    table.record.close()
+    again = new_table(tmp_path)  # a restart replays the record
+    assert again.game.to_text() == state and again.record.verify().ok
+    with pytest.raises(InputError, match="not an action row"):
+        again.correct("judge", 1, "red end", "row 1 is the start row")
+
+
+def test_stabiliser_ignores_obstructed_frames_and_needs_agreement() -> None:
+    stab = Stabiliser(frames=3)
+    assert stab.feed({"M1": (EMPTY, False)}) == {"M1": EMPTY}
+    assert stab.feed({"M1": (RED, True)}) == {}  # a hand: no change
+    assert stab.feed({"M1": (RED, False)}) == {}
+    assert stab.feed({"M1": (RED, False)}) == {}
+    assert stab.feed({"M1": (RED, True)}) == {}  # obstruction does not reset agreement
+    assert stab.feed({"M1": (RED, False)}) == {"M1": RED}
+    assert stab.board() == {"M1": RED}
+    assert stab.feed({"M1": (EMPTY, False)}) == {} and stab.pending() == {"M1": EMPTY}

@@ -1,0 +1,37 @@
+"""`kipukas-tracker demo`: the whole pipeline on the built-in synthetic table."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from tracker.errors import UsageError
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser("demo", help="run the built-in demo table with its web UI")
+    p.add_argument("--port", type=int, default=5000, help="HTTP port (default 5000)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--fps", type=float, default=4.0, help="frames per second of the synthetic camera")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tracker.demo import DemoTable
+    from tracker.server import WebServer
+
+    if not 0 <= args.port < 65536:
+        raise UsageError(f"--port {args.port} is not a TCP port")
+    demo = DemoTable(fps=args.fps if args.fps > 0 else None)
+    try:
+        server = WebServer(demo.service, args.host, args.port)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
+    demo.start()
+    print(f"kipukas-tracker demo: http://{args.host}:{server.port}/", flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        demo.stop.set()
+        server.shutdown()
+    return 0

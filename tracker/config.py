@@ -1,0 +1,183 @@
+"""The table configuration: one TOML file per table (`/etc/kipukas-tracker/table.toml` on a Pi).
+
+Validated strictly: an unknown section or key, a wrong type or a value out of range is an error that
+names the file, the section and the key. Relative paths are resolved against the file's folder, except
+`table.state_dir`, which must be absolute when given (the service's StateDirectory).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tracker.errors import TrackerError
+
+SOURCES = ("picamera2", "opencv", "folder", "video", "synthetic", "none")
+
+
+class ConfigError(TrackerError, ValueError):
+    def __init__(self, source: str, key: str, problem: str) -> None:
+        self.source, self.key, self.problem = source, key, problem
+        super().__init__(f"{source}: {key}: {problem}")
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    source: str
+    camera: int
+    path: str
+    width: int
+    height: int
+    fps: float
+    timeout_s: float
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    name: str = "table"
+    players: tuple[str, ...] = ("red", "blue")
+    map: str = "starter"
+    state_dir: str = ""
+    judge_pin: str = ""
+    overhead: CameraConfig = field(default_factory=lambda: CameraConfig("synthetic", 0, "", 2028, 1520, 4.0, 2.0))
+    front: CameraConfig = field(default_factory=lambda: CameraConfig("none", 1, "", 1280, 720, 10.0, 2.0))
+    calibration: str = ""
+    frames_to_agree: int = 3
+    host: str = "127.0.0.1"
+    port: int = 5000
+    spectator_delay_min: float = 0.0
+    allowed_origins: tuple[str, ...] = ()
+    keyframes: bool = True
+    keyframe_limit_mb: float = 2000.0
+    keyframe_warn_percent: float = 80.0
+    source_file: str = "<defaults>"
+
+
+class _Section:
+    def __init__(self, source: str, name: str, data: Any) -> None:
+        self.source, self.name = source, name
+        if not isinstance(data, dict):
+            raise ConfigError(source, f"[{name}]", "expected a table (section)")
+        self.data: dict[str, Any] = data
+        self.used: set[str] = set()
+
+    def _fail(self, key: str, problem: str) -> ConfigError:
+        return ConfigError(self.source, f"[{self.name}] {key}", problem)
+
+    def _get(self, key: str, default: Any, types: tuple[type, ...], what: str) -> Any:
+        self.used.add(key)
+        if key not in self.data:
+            return default
+        value = self.data[key]
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+            raise self._fail(key, f"expected {what}, got {value!r}")
+        return value
+
+    def text(self, key: str, default: str, choices: tuple[str, ...] | None = None) -> str:
+        value: str = self._get(key, default, (str,), "a string")
+        if choices is not None and value not in choices:
+            raise self._fail(key, f"{value!r} is not one of {', '.join(choices)}")
+        return value
+
+    def integer(self, key: str, default: int, low: int, high: int) -> int:
+        value: int = self._get(key, default, (int,), "a whole number")
+        if not low <= value <= high:
+            raise self._fail(key, f"{value} is outside {low}..{high}")
+        return value
+
+    def number(self, key: str, default: float, low: float, high: float) -> float:
+        value = float(self._get(key, default, (int, float), "a number"))
+        if not low <= value <= high:
+            raise self._fail(key, f"{value:g} is outside {low:g}..{high:g}")
+        return value
+
+    def flag(self, key: str, default: bool) -> bool:
+        value: bool = self._get(key, default, (bool,), "true or false")
+        return value
+
+    def strings(self, key: str, default: tuple[str, ...]) -> tuple[str, ...]:
+        value = self._get(key, list(default), (list,), "a list of strings")
+        if not all(isinstance(v, str) and v for v in value):
+            raise self._fail(key, "expected a list of non-empty strings")
+        return tuple(value)
+
+    def finish(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            raise self._fail(unknown[0], f"unknown key (known: {', '.join(sorted(self.used))})")
+
+
+def _camera(sec: _Section, default: CameraConfig) -> CameraConfig:
+    cam = CameraConfig(
+        source=sec.text("source", default.source, SOURCES),
+        camera=sec.integer("camera", default.camera, 0, 16),
+        path=sec.text("path", default.path),
+        width=sec.integer("width", default.width, 160, 8192),
+        height=sec.integer("height", default.height, 120, 8192),
+        fps=sec.number("fps", default.fps, 0.5, 120.0),
+        timeout_s=sec.number("timeout_s", default.timeout_s, 0.1, 60.0),
+    )
+    if cam.source in ("folder", "video") and not cam.path:
+        raise ConfigError(sec.source, f"[{sec.name}] path", f"source {cam.source!r} needs a path")
+    sec.finish()
+    return cam
+
+
+def parse_config(text: str, source: str = "<string>", base: Path | None = None) -> TableConfig:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(source, "<file>", f"not TOML: {exc}") from exc
+    d = TableConfig()
+    known = ("table", "overhead", "front", "tracking", "web", "recording")
+    for name in data:
+        if name not in known:
+            raise ConfigError(source, f"[{name}]", f"unknown section (known: {', '.join(known)})")
+    sec = {name: _Section(source, name, data.get(name, {})) for name in known}
+    t = sec["table"]
+    players = t.strings("players", d.players)
+    if len(players) != 2 or len(set(players)) != 2:
+        raise ConfigError(source, "[table] players", "a Domination game has two players with different colours")
+    state_dir = t.text("state_dir", d.state_dir)
+    if state_dir and not Path(state_dir).is_absolute():
+        raise ConfigError(source, "[table] state_dir", f"{state_dir!r} must be an absolute path")
+    map_name = t.text("map", d.map)
+    if ("/" in map_name or map_name.endswith(".json")) and base is not None:
+        map_name = str((base / map_name).resolve())
+    cfg_args: dict[str, Any] = dict(
+        name=t.text("name", d.name), players=players, map=map_name, state_dir=state_dir,
+        judge_pin=t.text("judge_pin", d.judge_pin),
+    )
+    t.finish()
+    tr = sec["tracking"]
+    calibration = tr.text("calibration", d.calibration)
+    if calibration and base is not None and not Path(calibration).is_absolute():
+        calibration = str((base / calibration).resolve())
+    cfg_args.update(calibration=calibration, frames_to_agree=tr.integer("frames_to_agree", d.frames_to_agree, 1, 30))
+    tr.finish()
+    w = sec["web"]
+    cfg_args.update(host=w.text("host", d.host), port=w.integer("port", d.port, 1, 65535),
+                    spectator_delay_min=w.number("spectator_delay_min", d.spectator_delay_min, 0.0, 240.0),
+                    allowed_origins=w.strings("allowed_origins", d.allowed_origins))
+    w.finish()
+    r = sec["recording"]
+    cfg_args.update(keyframes=r.flag("keyframes", d.keyframes),
+                    keyframe_limit_mb=r.number("keyframe_limit_mb", d.keyframe_limit_mb, 1.0, 1_000_000.0),
+                    keyframe_warn_percent=r.number("keyframe_warn_percent", d.keyframe_warn_percent, 1.0, 100.0))
+    r.finish()
+    overhead = _camera(sec["overhead"], d.overhead)
+    front = _camera(sec["front"], d.front)
+    return TableConfig(**cfg_args, overhead=overhead, front=front, source_file=source)
+
+
+def load_config(path: str | Path) -> TableConfig:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(str(p), "<file>", f"cannot read: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(str(p), "<file>", "not UTF-8 text") from exc
+    return parse_config(text, str(p), p.parent)

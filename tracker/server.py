@@ -1,0 +1,41 @@
+"""Run the web service for a table. The tracker starts it (the command line lives here); `web` itself
+only knows `tracker.api`."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from tracker.api import TableService
+
+
+class WebServer:
+    """The Flask-SocketIO app on a threaded WSGI server that can be stopped (tests, service shutdown)."""
+
+    def __init__(self, service: TableService, host: str = "127.0.0.1", port: int = 5000) -> None:
+        from web.app import create_app
+
+        self.service = service
+        self.app, self.socketio = create_app(service)
+        self.stop_event = threading.Event()
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        self._server: BaseWSGIServer = make_server(host, port, self.app, threaded=True)
+        self.port = self._server.server_port
+
+    def serve_forever(self) -> None:
+        from web.app import start_publisher
+
+        start_publisher(self.socketio, self.service, self.stop_event)
+        self._server.serve_forever()
+
+    def start(self) -> threading.Thread:
+        thread = threading.Thread(target=self.serve_forever, name="web", daemon=True)
+        thread.start()
+        return thread
+
+    def shutdown(self) -> None:
+        self.stop_event.set()
+        self._server.shutdown()
+        self._server.server_close()

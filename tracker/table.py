@@ -1,0 +1,220 @@
+"""The authoritative table: the game, its record, and the one place every input goes through.
+
+`submit` serialises every input (camera, phone, judge) under one lock: it gets the next sequence
+number, the rules decide, the row is stored durably, and only then is the state changed for everyone
+(`version` grows and waiters wake). A restart replays the record, so the state survives crashes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rules.board_map import BoardMap
+from rules.errors import RulesError
+from rules.game import Game
+from rules.notation import parse
+from tracker.board import StandValue
+from tracker.errors import InputError
+from tracker.expected import differences, expected_board
+from tracker.reconcile import Question, propose
+from tracker.record import GameRecord, Row
+from tracker.replay import board_body, replay
+
+MAX_EXPLAINED = 12  # actions one board change may explain (fast play: several moves between two readings)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A record row as the tracker reports it."""
+
+    seq: int
+    ts: float
+    source: str
+    kind: str
+    text: str
+    accepted: bool
+    rule: str
+    message: str
+
+    @classmethod
+    def of(cls, row: Row) -> Entry:
+        b = row.body
+        text = str(b.get("text") or b.get("undid") or "")
+        if row.kind == "correct":
+            text = f"correct row {b.get('target')}: {b.get('text') or 'strike'}"
+        return cls(row.seq, row.ts, row.source, row.kind, text, bool(b.get("accepted", True)),
+                   str(b.get("rule", "")), str(b.get("message") or b.get("reason") or ""))
+
+
+class Table:
+    def __init__(self, board: BoardMap, record: GameRecord, decks: Mapping[str, list[str]] | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.board = board
+        self.record = record
+        self.clock = clock
+        self.lock = threading.RLock()
+        self._changed = threading.Condition(self.lock)
+        self._version = 0
+        self._rejected: dict[str, int] = {}
+        self._asked: set[str] = set()
+        self.questions: list[Question] = []
+        self.warnings: list[str] = []
+        rows = list(record.rows())
+        if not rows:
+            if decks is None:
+                raise InputError(f"{record.path}: a new record needs the players' decks")
+            self.record.append("start", "tracker", {"decks": {p: list(c) for p, c in decks.items()},
+                                                    "map": board.name, "players": sorted(decks)}, ts=clock())
+            rows = list(record.rows())
+        done = replay(rows, board)
+        self.game: Game = done.game
+        self.observed: dict[str, StandValue] = done.observed
+        self.start = done.start
+        self._rejected = done.rejected
+        for q in done.questions:
+            self.questions.append(Question(str(q["player"]), str(q["text"]), tuple(q["options"])))
+            self._asked.add("|".join(q["options"]))
+        self.warnings += [f"replay differs from the record: {m}" for m in done.mismatches]
+        self._turn = self.game.state.turn
+        if self.observed:
+            # A crash may have come between storing a board and storing the actions it explains.
+            self._explain("overhead")
+
+    # --- inputs ---------------------------------------------------------------------------------------------
+    def act(self, source: str, text: str) -> Entry:
+        """A player's (or the script's) action in notation. Bad notation raises `InputError` and records
+        nothing; a rules rejection is recorded and returned."""
+        try:
+            action = parse(text)
+        except RulesError as exc:
+            raise InputError(f"{text!r}: {exc}") from exc
+        with self.lock:
+            entry = self._apply(source, action.to_text())
+            if self.observed and entry.accepted:
+                self._explain("overhead")  # the board may now be explained (an answer, a card played)
+            self._bump()
+            return entry
+
+    def observe(self, stable: Mapping[str, StandValue], source: str = "overhead") -> list[Entry]:
+        """A new stable board from the overhead camera: record it, then record every action it explains."""
+        with self.lock:
+            if dict(stable) == self.observed:
+                return []
+            entries = [Entry.of(self._append("board", source, {"observed": board_body(dict(stable))}))]
+            self.observed = dict(stable)
+            entries += self._explain(source)
+            self._bump()
+            return entries
+
+    def undo(self, source: str, reason: str) -> Entry:
+        """A judge takes back the last accepted action."""
+        with self.lock:
+            if not self.game.history:
+                raise InputError("nothing to undo: no action has been accepted")
+            undid = self.game.history[-1][0].to_text()
+            row = self._append("undo", source, {"undid": undid, "reason": reason})
+            self.game.undo()
+            self._bump()
+            return Entry.of(row)
+
+    def correct(self, source: str, target: int, text: str, reason: str) -> Entry:
+        """A judge replaces (or strikes, with empty `text`) the action recorded at row `target`;
+        the game is rebuilt from the record with the correction in place."""
+        if text:
+            try:
+                text = parse(text).to_text()
+            except RulesError as exc:
+                raise InputError(f"{text!r}: {exc}") from exc
+        with self.lock:
+            rows = list(self.record.rows())
+            if not any(r.seq == target and r.kind == "action" for r in rows):
+                raise InputError(f"row {target} is not an action row of this record")
+            row = self._append("correct", source, {"target": target, "text": text, "reason": reason})
+            done = replay([*rows, row], self.board)
+            self.game = done.game
+            self._rejected.clear()
+            self._bump()
+            return Entry.of(row)
+
+    # --- internals ------------------------------------------------------------------------------------------
+    def _append(self, kind: str, source: str, body: dict[str, Any]) -> Row:
+        return self.record.append(kind, source, body, ts=self.clock())
+
+    def _apply(self, source: str, text: str) -> Entry:
+        verdict = self.game.apply(text)
+        try:
+            row = self._append("action", source, {"text": text, "accepted": verdict.accepted,
+                                                  "rule": verdict.rule, "message": verdict.message})
+        except Exception:
+            if verdict.accepted:
+                self.game.undo()  # not stored, so it did not happen
+            raise
+        if self.game.state.turn != self._turn:
+            self._turn = self.game.state.turn
+            if self.record.can_sign:
+                self.record.checkpoint(ts=self.clock())  # end of a diel cycle (#diel_cycle)
+        return Entry.of(row)
+
+    def _explain(self, source: str) -> list[Entry]:
+        entries: list[Entry] = []
+        for _ in range(MAX_EXPLAINED):
+            proposal = propose(self.game, self.board, self.observed)
+            if proposal is None:
+                self._rejected.clear()
+                self._asked.clear()
+                self.questions.clear()
+                break
+            if proposal.question is not None:
+                q = proposal.question
+                key = "|".join(q.options)
+                if key not in self._asked:
+                    self._asked.add(key)
+                    self.questions.append(q)
+                    entries.append(Entry.of(self._append("question", source, {
+                        "player": q.player, "text": q.text, "options": list(q.options)})))
+                break
+            assert proposal.action is not None
+            accepted_now = len(self.game.history)
+            if self._rejected.get(proposal.action) == accepted_now:
+                break  # already recorded as rejected in this very position
+            entry = self._apply(source, proposal.action)
+            entries.append(entry)
+            if not entry.accepted:
+                self._rejected[proposal.action] = accepted_now
+                break
+        return entries
+
+    def _bump(self) -> None:
+        self._version += 1
+        self._changed.notify_all()
+
+    def warn(self, message: str) -> None:
+        with self.lock:
+            self.warnings = [*self.warnings[-19:], message]
+            self._bump()
+
+    # --- views ----------------------------------------------------------------------------------------------
+    def version(self) -> int:
+        with self.lock:
+            return self._version
+
+    def wait_for_change(self, after: int, timeout: float) -> int:
+        with self._changed:
+            self._changed.wait_for(lambda: self._version > after, timeout=timeout)
+            return self._version
+
+    def expected(self) -> dict[str, StandValue]:
+        with self.lock:
+            return expected_board(self.game.state, self.board)
+
+    def differences(self) -> list[str]:
+        with self.lock:
+            return differences(self.expected(), self.observed) if self.observed else []
+
+    def entries(self, after: int = 0) -> list[Entry]:
+        with self.lock:
+            return [Entry.of(r) for r in self.record.rows(after)]
