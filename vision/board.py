@@ -64,7 +64,7 @@ class BoardReader:
         self.classifier = StandClassifier(palette)
         self.palette = dict(palette)
         self._ref_patches: dict[str, tuple[F32, F32]] = {}
-        self._ref_slots: dict[str, np.ndarray] = {}
+        self._ref_slots: dict[str, tuple[F32, F32]] = {}
         self.finder: ObstructionFinder | None = None
         self.last_stands: dict[str, StandObs] = {}
         self.last_slots: dict[str, SlotObs] = {}
@@ -73,13 +73,13 @@ class BoardReader:
             for rid, reg in self.stand_regions.items():
                 self._ref_patches[rid] = chroma(extract(ref, reg.H, reg.size))
             for rid, reg in self.slot_regions.items():
-                self._ref_slots[rid] = extract(ref, reg.H, reg.size)
+                self._ref_slots[rid] = chroma(extract(ref, reg.H, reg.size))
             self.finder = ObstructionFinder(ref, {**self.stand_regions, **self.slot_regions})
         else:
             mat = asset(layout.mat_image)
             to_plane = np.linalg.inv(pose.plane_homography(SLOT_Z_MM))
             for rid, reg in self.slot_regions.items():
-                self._ref_slots[rid] = mat_reference(mat, layout.mat_size_mm, to_plane @ reg.H, reg.size)
+                self._ref_slots[rid] = chroma(mat_reference(mat, layout.mat_size_mm, to_plane @ reg.H, reg.size))
 
     def _check(self, frame: object, what: str) -> NDArray[np.uint8]:
         img = check_frame(frame, what)

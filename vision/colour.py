@@ -6,6 +6,7 @@ shadows (same chromaticity, darker) are told apart from new objects (different c
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -16,9 +17,15 @@ MIN_SUM = 45.0  # below this (very dark pixels) chromaticity is mostly noise
 def chroma(img: NDArray[np.uint8]) -> tuple[F32, F32]:
     """Per-pixel chromaticity (h, w, 3) and brightness sum (h, w)."""
     f = img.astype(np.float32)
-    s = f.sum(axis=2)
-    c = f / np.maximum(s, 1.0)[:, :, None]
+    s = np.asarray(cv2.transform(f, np.ones((1, 3), np.float32)), np.float32).reshape(img.shape[:2])
+    c = np.asarray(f * (1.0 / np.maximum(s, np.float32(1.0)))[:, :, None], np.float32)
     return c, s
+
+
+def chroma_dist(a: F32, b: F32) -> F32:
+    """Per-pixel Euclidean distance between two chromaticity images."""
+    d = a - b
+    return np.sqrt(np.asarray(cv2.transform(d * d, np.ones((1, 3), np.float32)), np.float32).reshape(a.shape[:2]))
 
 
 def colour_chroma(bgr: tuple[int, int, int]) -> NDArray[np.float32]:
@@ -27,8 +34,9 @@ def colour_chroma(bgr: tuple[int, int, int]) -> NDArray[np.float32]:
 
 
 def saturation(c: F32) -> F32:
-    """How far a chromaticity is from grey (0 for white/grey/black, up to ~0.8 for pure primaries)."""
-    return np.asarray(np.abs(c - 1.0 / 3.0).sum(axis=2), dtype=np.float32)
+    """How far a chromaticity is from grey (0 for white/grey/black, up to ~1.3 for pure primaries)."""
+    a = np.abs(c - np.float32(1.0 / 3.0))
+    return np.asarray(cv2.transform(a, np.ones((1, 3), np.float32)), np.float32).reshape(c.shape[:2])
 
 
 def palette_thresholds(palette: dict[str, tuple[int, int, int]]) -> dict[str, float]:

@@ -11,11 +11,20 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import MIN_SUM, chroma
+from vision.colour import MIN_SUM, chroma, chroma_dist
 from vision.regions import Region
 
 SCALE = 4
 MIN_OUTSIDE_PX = 12
+EDGE_NEW = 40.0  # brightness-sum gradient (0..765 per px) that appears where the reference had none
+
+
+def _edges(s: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Gradient magnitude of a brightness image, lightly smoothed so noise does not count as edges."""
+    b = cv2.GaussianBlur(s, (3, 3), 0)
+    gx = cv2.Sobel(b, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(b, cv2.CV_32F, 0, 1, ksize=3)
+    return np.asarray(cv2.magnitude(gx, gy), np.float32) / 4.0
 
 
 class ObstructionFinder:
@@ -24,8 +33,9 @@ class ObstructionFinder:
     def __init__(self, reference: NDArray[np.uint8], regions: dict[str, Region]) -> None:
         h, w = reference.shape[:2]
         self.size = (w // SCALE, h // SCALE)
-        small = np.asarray(cv2.resize(reference, self.size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
+        small = np.asarray(cv2.resize(reference, self.size, interpolation=cv2.INTER_LINEAR), dtype=np.uint8)
         self.ref_c, self.ref_s = chroma(small)
+        self.ref_edges = _edges(self.ref_s)
         allowed = np.zeros((self.size[1], self.size[0]), dtype=np.uint8)
         self.masks: dict[str, tuple[tuple[int, int, int, int], NDArray[np.uint8]]] = {}
         for rid, reg in regions.items():
@@ -37,19 +47,26 @@ class ObstructionFinder:
             m = np.zeros((max(y1 - y0, 1), max(x1 - x0, 1)), dtype=np.uint8)
             cv2.fillPoly(m, [np.round((pts - (x0, y0)) * 16).astype(np.int32)], 1, cv2.LINE_8, shift=4)
             self.masks[rid] = ((int(x0), int(y0), int(x1), int(y1)), m)
-        self.allowed = cv2.dilate(allowed, np.ones((7, 7), np.uint8))  # cards and pieces sit a little askew
+        self.allowed = cv2.dilate(allowed, np.ones((11, 11), np.uint8))  # cards and pieces sit a little askew
 
     def find(self, frame: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
         """The obstruction mask (quarter resolution) and the obstructed boxes in full-resolution pixels."""
-        small = np.asarray(cv2.resize(frame, self.size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
+        small = np.asarray(cv2.resize(frame, self.size, interpolation=cv2.INTER_LINEAR), dtype=np.uint8)
         c, s = chroma(small)
-        dc = np.linalg.norm(c - self.ref_c, axis=2)
+        dc = chroma_dist(c, self.ref_c)
         ratio = s / np.maximum(self.ref_s, 1.0)
-        ratio /= max(float(np.median(ratio)), 0.05)  # the overall exposure may differ from the reference's
         # shadows only darken; anything brighter than the light's unevenness allows is a new object
+        gain = float(np.median(ratio[::4, ::4]))
+        ratio /= max(gain, 0.05)
         changed = ((dc > 0.07) & (s > MIN_SUM) & (self.ref_s > MIN_SUM)) | (ratio < 0.3) | (ratio > 1.4)
-        changed = np.asarray(cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)),
-                             dtype=np.uint8)
+        # new edges where the reference was flat: the outline of an arm as dark as the table under it
+        edges, before = _edges(s), self.ref_edges * gain
+        changed |= (edges - before > EDGE_NEW) & (edges > 2.5 * before)
+        found = np.asarray(cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)),
+                           dtype=np.uint8)
+        return self._blobs(found)
+
+    def _blobs(self, changed: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
         n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         out = np.zeros_like(changed)
         boxes: list[tuple[int, int, int, int]] = []
@@ -64,7 +81,7 @@ class ObstructionFinder:
                     x, y, w, h = stats[i, :4]
                     boxes.append((int(x * SCALE), int(y * SCALE), int((x + w) * SCALE), int((y + h) * SCALE)))
         if boxes:
-            out = np.asarray(cv2.dilate(out, np.ones((3, 3), np.uint8)), dtype=np.uint8)
+            out = np.asarray(cv2.dilate(out, np.ones((7, 7), np.uint8)), dtype=np.uint8)  # ~6 mm of margin
         return out, tuple(boxes)
 
     def covered(self, mask: NDArray[np.uint8], region_id: str) -> bool:

@@ -15,7 +15,7 @@ from calibration.layout import TableLayout
 from vision.warp import Mat3, apply, rotate, scale, translate
 
 STAND_PX_PER_MM = 3.0
-SLOT_PX_PER_MM = 1.5
+SLOT_PX_PER_MM = 1.0
 SLOT_Z_MM = 0.3
 READ_LIFT_MM = 4.0  # read stands a little above their top: pieces are 4..11 mm tall
 CORE_GROW_MM = 2.0

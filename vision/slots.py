@@ -13,29 +13,32 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
+import zxingcpp
 from numpy.typing import NDArray
 from pyzbar import pyzbar
 
 from vision.assets import asset
 from vision.cards import BACK
-from vision.colour import MIN_SUM, chroma, skin_fraction
+from vision.colour import F32, MIN_SUM, chroma, chroma_dist, skin_fraction
 from vision.warp import Image, Mat3, extract, scale, translate
 
 QR_PX_PER_MM = 3.0
 QR_ZONE_MM = 64.0
-BACK_LIKE_MIN = 0.45
+BACK_LIKE_MIN = 0.15  # measured: card backs >= 0.38, fronts <= 0.01
 OCCUPIED = 0.5
 FREE = 0.25
 
 
-def changed_mask(patch: Image, ref: Image) -> NDArray[np.bool_]:
-    """Pixels that differ from the empty slot in colour, or much more than the overall light change."""
-    c, s = chroma(patch)
-    rc, rs = chroma(ref)
-    dc = np.linalg.norm(c - rc, axis=2)
+def changed_mask(patch: Image, ref: tuple[F32, F32], cs: tuple[F32, F32] | None = None) -> NDArray[np.bool_]:
+    """Pixels that differ from the empty slot (chromaticity and brightness ``ref``) in colour, or much more
+    than the overall light change."""
+    c, s = chroma(patch) if cs is None else cs
+    rc, rs = ref
+    dc = chroma_dist(c, rc)
     ratio = s / np.maximum(rs, 1.0)
     calm = (dc < 0.03) & (rs > 300)
-    gain = float(np.median(ratio[calm])) if int(calm.sum()) > 50 else 1.0
+    calm_ratio = ratio[calm][::3]
+    gain = float(calm_ratio.mean()) if calm_ratio.size > 20 else 1.0
     rel = ratio / max(gain, 0.05)
     out = ((dc > 0.05) & (s > MIN_SUM) & (rs > MIN_SUM)) | (rel < 0.5) | (rel > 2.0)
     m = np.asarray(cv2.morphologyEx(out.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
@@ -72,6 +75,24 @@ def zones(size: tuple[int, int], k: float, card_mm: tuple[float, float]) -> dict
     return out
 
 
+def card_shaped(mask: NDArray[np.bool_], k: float, card_mm: tuple[float, float], tol_mm: float = 14.0) -> bool:
+    """Whether the largest changed blob is one card: a solid rectangle of the card's size (a card may hang
+    a little over the slot's edge, so it may be up to ``tol_mm`` shorter)."""
+    m = mask.astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+    if n <= 1:
+        return False
+    i = 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())
+    pts = cv2.findNonZero((labels == i).astype(np.uint8))
+    hull = cv2.convexHull(pts)
+    (_, _), (w, h), _ = cv2.minAreaRect(hull)
+    short, long_ = sorted((w / k, h / k))
+    area = float(stats[i, cv2.CC_STAT_AREA])
+    solidity = area / max(float(cv2.contourArea(hull)), 1.0)
+    cw, ch = sorted(card_mm)
+    return (cw - tol_mm < short < cw + 6.0 and ch - tol_mm < long_ < ch + 6.0 and solidity > 0.9)
+
+
 def _frac(mask: NDArray[np.bool_], box: tuple[int, int, int, int]) -> float | None:
     x0, y0, x1, y1 = box
     if x1 - x0 < 3 or y1 - y0 < 3:
@@ -94,8 +115,13 @@ def back_likeness(card: Image) -> float:
 
 
 def decode_qr(gray: Image) -> str | None:
-    """The first QR payload found in ``gray`` (pyzbar), trying a sharpened copy when the plain one fails."""
-    for img in (gray, cv2.addWeighted(gray, 1.8, cv2.GaussianBlur(gray, (0, 0), 2.0), -0.8, 0)):
+    """The first QR payload found in ``gray``. The camouflaged modules are only ~3 px wide in a 2028-px
+    frame, so an unsharp-masked copy is tried first, with zxing-cpp (fast) then zbar, then the plain crop."""
+    sharp = np.asarray(cv2.addWeighted(gray, 1.8, cv2.GaussianBlur(gray, (0, 0), 1.5), -0.8, 0), np.uint8)
+    for img in (sharp, gray):
+        for res in zxingcpp.read_barcodes(img, formats=zxingcpp.BarcodeFormats(zxingcpp.BarcodeFormat.QRCode)):
+            if res.valid and res.text:
+                return str(res.text)
         for sym in pyzbar.decode(img, symbols=[pyzbar.ZBarSymbol.QRCODE]):
             try:
                 return str(sym.data.decode("utf-8"))
@@ -119,16 +145,15 @@ def mat_reference(layout_mat: Image, mat_size_mm: tuple[float, float], slot_mm_H
     return extract(layout_mat, scale(sx, sy) @ slot_mm_H, size)
 
 
-def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: Image,
+def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple[F32, F32],
               card_mm: tuple[float, float], skin_check: bool = False) -> tuple[str, str | None, float, bool]:
     """(state, payload, confidence, obstructed) of one slot; ``ref`` is the empty slot patch. With
     ``skin_check`` (no reference frame, so no arm detection) skin-coloured pixels mark the slot obstructed."""
     patch = extract(frame, H, size)
-    if skin_check:
-        c, s = chroma(patch)
-        if skin_fraction(c, s) > 0.05:
-            return "empty", None, 0.0, True
-    mask = changed_mask(patch, ref)
+    c, s = chroma(patch)
+    if skin_check and skin_fraction(c, s) > 0.05:
+        return "empty", None, 0.0, True
+    mask = changed_mask(patch, ref, (c, s))
     z = zones(size, k, card_mm)
     f = {name: _frac(mask, box) for name, box in z.items()}
     lower, upper = f["lower"] or 0.0, f["upper"] or 0.0
@@ -138,6 +163,8 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: Image
     if max(lower, upper, side_max) < FREE:
         conf = 1.0 - max(lower, upper, side_max) / FREE
         return "empty", None, 0.5 + 0.5 * conf, False
+    if not card_shaped(mask, k, card_mm):
+        return "empty", None, 0.0, True  # what changed is not a card: a hand, an arm, a stray object
     if lower >= OCCUPIED and upper >= OCCUPIED:
         Hq, n = qr_homography(H, k, size, card_mm)
         gray = np.asarray(cv2.cvtColor(extract(frame, Hq, (n, n)), cv2.COLOR_BGR2GRAY), np.uint8)
@@ -146,7 +173,7 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: Image
             return "down", payload, 1.0, False
         x0, y0, x1, y1 = z["upper"][0], z["upper"][1], z["lower"][2], z["lower"][3]
         like = back_likeness(patch[y0:y1, x0:x1])
-        conf = float(np.clip(abs(like - BACK_LIKE_MIN) / 0.2, 0.0, 1.0)) * min(lower, upper)
+        conf = float(np.clip(abs(like - BACK_LIKE_MIN) / 0.15, 0.0, 1.0)) * min(lower, upper)
         return ("down" if like >= BACK_LIKE_MIN else "up"), None, conf, False
     if side >= OCCUPIED and upper >= OCCUPIED:
         return "landscape", None, float(min(side, upper)), False

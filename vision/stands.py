@@ -16,13 +16,22 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import F32, MIN_SUM, chroma, colour_chroma, palette_thresholds, saturation, skin_fraction
+from vision.colour import (
+    F32,
+    MIN_SUM,
+    chroma,
+    chroma_dist,
+    colour_chroma,
+    palette_thresholds,
+    saturation,
+    skin_fraction,
+)
 
 EMPTY_MAX_MM2 = 45.0
 CAPITAL_MIN_MM2 = 205.0
 ROUND_MAX_FILL = 0.89
 OBSTRUCTED_FRACTION = 0.10
-FLIPPED_LIT_FRACTION = 0.53
+FLIPPED_LIT_FRACTION = 0.47
 FOOTPRINT_GROW_MM = {"territory": 3.0, "movement": 1.5}
 
 
@@ -49,11 +58,15 @@ class StandClassifier:
 
     def owner_map(self, c: F32, s: F32) -> NDArray[np.int8]:
         """Index of the owner each pixel belongs to, or -1."""
-        d = np.linalg.norm(c[:, :, None, :] - self.chromas[None, None, :, :], axis=3)
-        best = d.argmin(axis=2)
-        ok = (np.take_along_axis(d, best[:, :, None], axis=2)[:, :, 0] < self.thresholds[best]) & (s > MIN_SUM)
-        ok &= saturation(c) > 0.10
-        return np.where(ok, best, -1).astype(np.int8)
+        best = np.full(c.shape[:2], -1, dtype=np.int8)
+        best_d = np.full(c.shape[:2], np.inf, dtype=np.float32)
+        for i, (co, th) in enumerate(zip(self.chromas, self.thresholds, strict=True)):
+            d = chroma_dist(c, np.broadcast_to(co, c.shape))
+            win = (d < best_d) & (d < th)
+            best[win] = i
+            best_d[win] = d[win]
+        best[(s <= MIN_SUM) | (saturation(c) <= 0.10)] = -1
+        return best
 
     def classify(self, patch: NDArray[np.uint8], kind: str, size_mm: tuple[float, float], px_per_mm: float,
                  ref: tuple[F32, F32] | None) -> StandReading:
@@ -62,7 +75,7 @@ class StandClassifier:
         n = patch.shape[0]
         if ref is not None:
             rc, rs = ref
-            dc = np.linalg.norm(c - rc, axis=2)
+            dc = chroma_dist(c, rc)
             ratio = s / np.maximum(rs, 1.0)
             changed = ((dc > 0.06) & (s > MIN_SUM) & (rs > MIN_SUM)) | (ratio < 0.3) | (ratio > 2.5)
             changed = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
@@ -76,21 +89,24 @@ class StandClassifier:
         foot = _footprint(kind, size_mm, px_per_mm, n, FOOTPRINT_GROW_MM.get(kind, 2.0))
         any_owner = (owners >= 0).astype(np.uint8)
         any_owner = np.asarray(cv2.morphologyEx(any_owner, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
-        blob = _largest(any_owner & foot)
+        # JPEG's colour subsampling and noise punch holes in a piece's colour: close them before measuring
+        blob = _largest(np.asarray(cv2.morphologyEx(any_owner & foot, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)),
+                                   np.uint8) & foot)
         area = float(blob.sum()) / px_per_mm**2
         border = float(np.concatenate([any_owner[0], any_owner[-1], any_owner[:, 0], any_owner[:, -1]]).mean())
         obstructed = foreign_frac > OBSTRUCTED_FRACTION or border > 0.3 or area > 2.0 * CAPITAL_MIN_MM2
         if area < EMPTY_MAX_MM2:
             conf = float(np.clip(1.0 - area / EMPTY_MAX_MM2, 0.0, 1.0)) * 0.5 + 0.5
             return StandReading("empty", None, 0, conf if not obstructed else 0.0, obstructed, False)
-        votes = np.bincount(owners[blob > 0].astype(np.int64), minlength=len(self.owners))
+        inside = owners[(blob > 0) & (owners >= 0)]
+        votes = np.bincount(inside.astype(np.int64), minlength=len(self.owners))
         owner = self.owners[int(votes.argmax())]
         purity = float(votes.max()) / max(float(votes.sum()), 1.0)
         fill = _fill(blob)
         if fill < ROUND_MAX_FILL:
             state = "soul"
             margin = (ROUND_MAX_FILL - fill) / 0.06
-            flipped = _flipped(blob, s)
+            flipped = _flipped(_largest(any_owner & foot), s)
         else:
             state = "capital" if area >= CAPITAL_MIN_MM2 else "basecamp"
             margin = min((fill - ROUND_MAX_FILL) / 0.06, abs(area - CAPITAL_MIN_MM2) / 30.0)
@@ -132,5 +148,5 @@ def _flipped(blob: NDArray[np.uint8], s: F32) -> bool:
     vals = s[blob > 0]
     if vals.size < 10:
         return False
-    bright = vals > 0.8 * float(np.percentile(vals, 95))
+    bright = vals > 0.85 * float(np.percentile(vals, 95))
     return float(bright.mean()) > FLIPPED_LIT_FRACTION

@@ -17,7 +17,9 @@ from numpy.typing import NDArray
 
 from calibration.camera import CameraPose
 from calibration.layout import StandSpec, TableLayout
+from calibration.stickers import STICKER_MM, sticker_centres, sticker_image
 from vision.assets import asset
+from vision.cards import draw_cards
 from vision.hands import draw_hand
 from vision.tokens import draw_piece, draw_shadow
 from vision.warp import Image, Mat3, apply, paste, rotate, scale, translate
@@ -67,8 +69,9 @@ class Renderer:
     """Renders ``TableScene``s as seen by ``pose``; ``palette`` maps owners to BGR colours."""
 
     def __init__(self, layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
-                 map_texture: tuple[str, Sequence[Sequence[float]]] | None = None) -> None:
+                 map_texture: tuple[str, Sequence[Sequence[float]]] | None = None, stickers: bool = False) -> None:
         self.layout = layout
+        self.stickers = stickers
         self.pose = pose
         self.palette = dict(palette)
         name, corners = map_texture if map_texture is not None else STARTER_TEXTURE
@@ -106,6 +109,8 @@ class Renderer:
         mw, mh = self.layout.mat_size_mm
         to_mm = scale(mw / mat.shape[1], mh / mat.shape[0])
         paste(frame, mat, np.ones(mat.shape[:2], np.float32), self.plane(0.0) @ to_mm)
+        if self.stickers:
+            self._draw_stickers(frame)
         # the map: its base plate's side walls, then the textured top at the surface height
         mw_, mh_ = self.layout.map_size_mm
         rim = np.array([[-3, -3], [mw_ + 3, -3], [mw_ + 3, mh_ + 3], [-3, mh_ + 3]], dtype=np.float64)
@@ -125,6 +130,14 @@ class Renderer:
         for s in self.layout.stands:
             self._draw_stand(frame, s)
         return frame
+
+    def _draw_stickers(self, frame: Image) -> None:
+        """The four ArUco corner stickers of ``calibration.stickers``, printed on white."""
+        for mid, (x, y) in sticker_centres(self.layout.mat_size_mm).items():
+            img = np.asarray(cv2.cvtColor(sticker_image(mid), cv2.COLOR_GRAY2BGR), np.uint8)
+            k = STICKER_MM / img.shape[1]
+            H = self.plane(0.1) @ translate(x - STICKER_MM / 2, y - STICKER_MM / 2) @ scale(k)
+            paste(frame, img, np.ones(img.shape[:2], np.float32), H)
 
     def stand_outline(self, s: StandSpec, grow_mm: float = 0.0, n: int = 28) -> NDArray[np.float64]:
         """The stand's top outline in the map frame (mm)."""
@@ -169,18 +182,27 @@ class Renderer:
     def render_with_truth(self, scene: TableScene, seed: int = 0, lighting: float = 1.0, noise: float = 1.0,
                           blur: float = 0.0, jpeg_quality: int | None = 90) -> tuple[Image, RenderTruth]:
         """``render`` plus the ground truth of which regions the hands cover."""
+        clean, truth = self.compose(scene, seed)
+        return self.finish(clean, seed, lighting, noise, blur, jpeg_quality), truth
+
+    def compose(self, scene: TableScene, seed: int = 0) -> tuple[Image, RenderTruth]:
+        """The scene before the camera's imperfections (``finish`` adds them): lets a benchmark vary light
+        and noise over one composed table without drawing it again."""
         rng = np.random.default_rng(seed)
         frame = self.base()
         self._draw_tokens(frame, scene, rng)
         if scene.slots:
-            from vision.cards import draw_cards  # cards need the QR encoder; only load it when used
-
             draw_cards(self, frame, scene.slots, rng)
         hand_mask = np.zeros(frame.shape[:2], dtype=np.uint8)
         for _ in range(scene.hands):
             draw_hand(frame, hand_mask, rng, self._hand_target(rng), self.px_per_mm)
-        frame = self._camera_effects(frame, rng, lighting, noise, blur, jpeg_quality)
         return frame, RenderTruth(self._occlusion(hand_mask), hand_mask)
+
+    def finish(self, clean: Image, seed: int = 0, lighting: float = 1.0, noise: float = 1.0, blur: float = 0.0,
+               jpeg_quality: int | None = 90) -> Image:
+        """Uneven light, blur, sensor noise and JPEG over a composed frame."""
+        rng = np.random.default_rng([seed, 1])
+        return self._camera_effects(clean.copy(), rng, lighting, noise, blur, jpeg_quality)
 
     def _draw_tokens(self, frame: Image, scene: TableScene, rng: np.random.Generator) -> None:
         for sid in sorted(scene.tokens):

@@ -1,0 +1,97 @@
+"""The calibration file: one camera's intrinsics and pose over the mat, with how well it fits.
+
+JSON, format ``kipukas-calibration/1``; every problem on load names the file and the key.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from calibration.camera import CameraPose
+from calibration.errors import CalibrationFileError
+
+FORMAT = "kipukas-calibration/1"
+METHODS = ("artwork", "stickers", "manual")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    pose: CameraPose
+    method: str
+    reprojection_error_px: float
+    inliers: int
+
+    def to_json(self) -> dict[str, Any]:
+        p = self.pose
+        return {
+            "format": FORMAT,
+            "image_size": list(p.image_size),
+            "K": np.asarray(p.K, float).round(6).tolist(),
+            "dist": np.asarray(p.dist, float).reshape(-1).round(8).tolist(),
+            "rvec": np.asarray(p.rvec, float).reshape(-1).round(8).tolist(),
+            "tvec": np.asarray(p.tvec, float).reshape(-1).round(5).tolist(),
+            "method": self.method,
+            "reprojection_error_px": round(self.reprojection_error_px, 4),
+            "inliers": self.inliers,
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+
+
+def _matrix(source: str, key: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise CalibrationFileError(source, key, f"expected numbers of shape {shape}") from None
+    if arr.shape != shape or not np.all(np.isfinite(arr)):
+        raise CalibrationFileError(source, key, f"expected finite numbers of shape {shape}, got {arr.shape}")
+    return arr
+
+
+def parse_calibration(source: str, data: Any) -> Calibration:
+    if not isinstance(data, dict):
+        raise CalibrationFileError(source, "<top>", "expected an object")
+    if data.get("format") != FORMAT:
+        raise CalibrationFileError(source, "format", f"expected {FORMAT!r}, got {data.get('format')!r}")
+    size = data.get("image_size")
+    if not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, int) and v > 0 for v in size)):
+        raise CalibrationFileError(source, "image_size", f"expected two positive whole numbers, got {size!r}")
+    K = _matrix(source, "K", data.get("K"), (3, 3))
+    if K[0, 0] <= 0 or K[1, 1] <= 0 or K[2, 2] != 1.0:
+        raise CalibrationFileError(source, "K", "expected positive focal lengths and K[2][2] = 1")
+    dist_raw = data.get("dist")
+    if not isinstance(dist_raw, list) or len(dist_raw) not in (4, 5, 8, 12, 14):
+        raise CalibrationFileError(source, "dist", "expected 4, 5, 8, 12 or 14 distortion coefficients")
+    dist = _matrix(source, "dist", dist_raw, (len(dist_raw),))
+    rvec = _matrix(source, "rvec", data.get("rvec"), (3,)).reshape(3, 1)
+    tvec = _matrix(source, "tvec", data.get("tvec"), (3,)).reshape(3, 1)
+    method = data.get("method")
+    if method not in METHODS:
+        raise CalibrationFileError(source, "method", f"expected one of {', '.join(METHODS)}, got {method!r}")
+    err = data.get("reprojection_error_px")
+    if not isinstance(err, int | float) or isinstance(err, bool) or err < 0:
+        raise CalibrationFileError(source, "reprojection_error_px", f"expected a number >= 0, got {err!r}")
+    inliers = data.get("inliers", 0)
+    if not isinstance(inliers, int) or inliers < 0:
+        raise CalibrationFileError(source, "inliers", f"expected a whole number >= 0, got {inliers!r}")
+    pose = CameraPose(K, dist, rvec, tvec, (size[0], size[1]))
+    return Calibration(pose, str(method), float(err), inliers)
+
+
+def load_calibration(path: str | Path) -> Calibration:
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CalibrationFileError(source, "<file>", exc.strerror or "cannot be read") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CalibrationFileError(source, f"line {exc.lineno}", f"not JSON: {exc.msg}") from None
+    return parse_calibration(source, data)
