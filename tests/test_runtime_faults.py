@@ -1,0 +1,95 @@
+"""Camera faults at the table: a camera that dies, returns garbage, disappears and comes back is a
+warning every page shows and a pause in tracking, never a crash, and tracking resumes afterwards."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration.camera import default_pose
+from rules.board_map import BoardMap
+from tests.table_helpers import DECKS, KEY
+from tracker.config import parse_config
+from tracker.layout import table_layout
+from tracker.record import GameRecord
+from tracker.resilient import ResilientSource
+from tracker.runtime import TableRuntime
+from tracker.sources import Frame, SourceError
+from tracker.table import Table
+from vision.synth import Renderer, TableScene, Token
+
+PALETTE = {"red": (40, 40, 210), "blue": (200, 90, 30)}
+
+
+@pytest.fixture(scope="module")
+def frames() -> tuple[np.ndarray, np.ndarray]:
+    layout = table_layout(BoardMap.packaged())
+    renderer = Renderer(layout, default_pose(layout), PALETTE)
+    return (renderer.render(TableScene({}), seed=1),
+            renderer.render(TableScene({"T7": Token("capital", "red")}), seed=2))
+
+
+class FlakyCamera:
+    """Scripted camera sessions: each opening plays its script; 'raise' is a camera error."""
+
+    def __init__(self, sessions: list[list[object]]) -> None:
+        self.sessions = sessions
+        self.opened = 0
+
+    def open(self) -> Iterator[Frame]:
+        self.opened += 1
+        if not self.sessions:
+            raise SourceError("camera 0 not found")
+        script = self.sessions.pop(0)
+        if any(isinstance(item, str) and item == "missing" for item in script):
+            raise SourceError("camera 0 not found")
+        return self._play(script)
+
+    def _play(self, script: list[object]) -> Iterator[Frame]:
+        for i, item in enumerate(script):
+            if isinstance(item, str):
+                raise OSError("dequeue timed out")
+            yield Frame(i, float(i), item)  # type: ignore[arg-type]
+
+
+def test_camera_lost_garbage_and_back(tmp_path: Path, frames: tuple[np.ndarray, np.ndarray]) -> None:
+    empty, capital = frames
+    garbage = np.zeros((10, 10), dtype=np.uint8)
+    camera = FlakyCamera([[empty] * 3 + ["raise"], ["missing"], [garbage], ["missing"], [capital] * 4])
+    cfg = parse_config("[recording]\nkeyframes = false\n")
+    table = Table(BoardMap.packaged(), GameRecord(str(tmp_path / "g.sqlite"), KEY), DECKS)
+    runtime = TableRuntime(cfg, table, tmp_path)
+    runtime.dog.watch("overhead camera")
+    source = ResilientSource("overhead camera", camera.open, timeout_s=5.0, frozen_s=None, backoff=(0.01,))
+    runtime._frames = lambda name, cam: source  # type: ignore[method-assign]
+    stopper = _stop_after(source, runtime, table)
+    runtime.overhead_loop()
+    stopper.join(5)
+    seen = table.warnings
+    lost = [m for m in seen if "lost" in m]
+    assert any("dequeue timed out" in m for m in lost)
+    assert any("not found" in m for m in lost)
+    assert any("not an 8-bit BGR image" in m for m in lost)  # the garbage frame
+    assert any("back" in m for m in seen)
+    assert camera.opened >= 5
+    # Tracking resumed on the good frames after the faults: the capital on T7 was seen and judged.
+    assert table.observed["T7"].kind == "capital"
+    assert [e.text for e in table.entries() if e.kind == "action"] == ["red capital 7"]
+
+
+def _stop_after(source: ResilientSource, runtime: TableRuntime, table: Table) -> threading.Thread:
+    def watch() -> None:
+        for _ in range(400):
+            if table.observed.get("T7") is not None and table.observed["T7"].kind == "capital":
+                break
+            threading.Event().wait(0.02)
+        runtime.stop.set()
+        source.stop()
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
