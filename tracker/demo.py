@@ -63,6 +63,7 @@ class DemoTable:
         # A frame of the empty table lets the reader tell a hand from a piece (0 false changes vs 2.3 %).
         self.reader = BoardReader(layout, pose, PALETTE, reference=self.renderer.render(TableScene({}), seed=7))
         self.folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="kipukas-demo-"))
+        self.folder.mkdir(parents=True, exist_ok=True)
         self.key = Ed25519PrivateKey.generate()
         self.fps, self.repeat, self.linger_s = fps, repeat, linger_s
         self.hand_frames, self.settled_frames = hand_frames, settled_frames

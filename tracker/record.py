@@ -88,6 +88,8 @@ class GameRecord:
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._db.executescript(SCHEMA)
             last = self._db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        except sqlite3.OperationalError as exc:
+            raise RecordError(f"{path}: cannot open the game record ({exc})") from exc
         except sqlite3.DatabaseError as exc:
             raise RecordError(f"{path}: not a game record ({exc})") from exc
         if key is not None:
