@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 
-from calibration.camera import default_pose
 from rules.board_map import BoardMap
 from rules.decks import check_deck
 from tracker.config import CameraConfig, TableConfig
@@ -25,6 +24,7 @@ from tracker.keyframes import KeyframeStore
 from tracker.keys import load_or_create_key
 from tracker.layout import table_layout
 from tracker.loop import OverheadLoop
+from tracker.overhead_calibration import OverheadCalibration
 from tracker.record import GameRecord
 from tracker.resilient import CameraStatus, ResilientSource
 from tracker.service import TableService
@@ -89,11 +89,10 @@ class TableRuntime:
             if cfg.keyframes else None
         table.listeners.append(self._save_keyframes)
         self.service.keyframes = self.keyframes  # type: ignore[attr-defined]
-        layout = table_layout(table.board)
-        pose = default_pose(layout, image_size=(cfg.overhead.width, cfg.overhead.height))
-        if not cfg.calibration:
-            table.warn("overhead camera not calibrated: using the nominal pose (run the calibration)")
-        self.reader = BoardReader(layout, pose, DEFAULT_PALETTE)
+        self.layout = table_layout(table.board)
+        self.calibration = OverheadCalibration(self.layout, (cfg.overhead.width, cfg.overhead.height),
+                                               cfg.calibration, table.warn)
+        self.reader = BoardReader(self.layout, self.calibration.pose, DEFAULT_PALETTE)
 
     def _save_keyframes(self, entries: list[Entry]) -> None:
         if self.keyframes is None:
@@ -110,7 +109,15 @@ class TableRuntime:
 
     def overhead_loop(self) -> None:
         loop = OverheadLoop(self.table, self.reader, self.cfg.frames_to_agree)
-        self._camera_loop("overhead camera", self.cfg.overhead, lambda frame: loop.process(frame.image))
+
+        def process(frame: Frame) -> None:
+            if not self.calibration.checked:
+                pose = self.calibration.first_frame(frame.image)
+                if pose is not None:
+                    self.reader = loop.reader = BoardReader(self.layout, pose, DEFAULT_PALETTE)
+            loop.process(frame.image)
+
+        self._camera_loop("overhead camera", self.cfg.overhead, process)
 
     def front_loop(self) -> None:
         from tracker.card_scan import kipukas_reader
