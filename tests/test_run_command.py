@@ -4,7 +4,6 @@ folders, a real Socket.IO client, keyframes on disk, SIGTERM, and a record that 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import socket
@@ -120,7 +119,7 @@ def test_run_tracks_recordings_and_stops_cleanly(table_dir: tuple[Path, int]) ->
     # Both photos' cards were shown to the front camera; neither is in the decks, so no question.
     state_dir = folder / "state"
     record = next((state_dir / "records").glob("game-*.sqlite"))
-    keyframes = sorted(p.name for p in (state_dir / "keyframes").iterdir())
+    keyframes = sorted(p.name for p in (state_dir / "keyframes" / record.stem).iterdir())
     assert any(k.endswith("-overhead.jpg") for k in keyframes)
     assert main(["log", "verify", str(record)]) == 0
     rows = [json.loads(line) for line in subprocess.run(
@@ -132,16 +131,56 @@ def test_run_tracks_recordings_and_stops_cleanly(table_dir: tuple[Path, int]) ->
     assert (state_dir / "table_key.pem").stat().st_mode & 0o077 == 0
 
 
-def test_run_resumes_the_game_in_progress_or_says_how_to_start(table_dir: tuple[Path, int],
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_service_waits_for_a_game_then_follows_game_new(table_dir: tuple[Path, int],
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    folder, port = table_dir
+    cfg = str(folder / "table.toml")
+    assert main(["game", "status", "--config", cfg]) == 0
+    assert json.loads(capsys.readouterr().out) == {"record": None}
+    proc = subprocess.Popen([sys.executable, "-m", "tracker.cli", "run", "--config", cfg], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert "no game in progress" in proc.stdout.readline()  # up, and waiting: not a failed service
+        assert main(["game", "new", "--config", cfg, "--deck", f"red={folder / 'red.txt'}",
+                     "--deck", f"blue={folder / 'blue.txt'}"]) == 0
+        record = json.loads(capsys.readouterr().out)["record"]
+        assert "kipukas-tracker run: table 'test table'" in proc.stdout.readline()
+        client = socketio.Client()
+        states: list[dict[str, Any]] = []
+        client.on("state", states.append, namespace="/table")
+        client.connect(f"http://127.0.0.1:{port}", namespaces=["/table"], wait_timeout=10)
+        deadline = time.monotonic() + 30
+        while not (states and any(e["action"] == "red capital 7" for e in states[-1]["log"])) \
+                and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert any(e["action"] == "red capital 7" for e in states[-1]["log"])
+        # A second game started while the tracker runs: the pages switch to it within seconds.
+        assert main(["game", "new", "--config", cfg, "--deck", f"red={folder / 'red.txt'}",
+                     "--deck", f"blue={folder / 'blue.txt'}"]) == 0
+        second = json.loads(capsys.readouterr().out)["record"]
+        assert second != record
+        deadline = time.monotonic() + 15
+        while states[-1]["log"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        client.disconnect()
+        assert states[-1]["log"] == [] and states[-1]["phase"] == "affinity"
+        assert main(["game", "status", "--config", cfg]) == 0
+        assert json.loads(capsys.readouterr().out)["record"] == second
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+    assert proc.returncode == 0
+
+
+def test_bad_decks_and_configs_exit_2(table_dir: tuple[Path, int], capsys: pytest.CaptureFixture[str]) -> None:
     folder, _ = table_dir
-    assert main(["run", "--config", str(folder / "table.toml")]) == 2
-    assert "no game in progress" in capsys.readouterr().err
     bad = folder / "bad.txt"
     bad.write_text("kpks.us/HMPU#0001?x\n")
     assert main(["run", "--config", str(folder / "table.toml"), "--deck", f"red={bad}",
                  "--deck", f"blue={folder / 'blue.txt'}"]) == 2
     assert "red's deck is not legal" in capsys.readouterr().err
+    assert main(["game", "new", "--config", str(folder / "table.toml"), "--deck", f"red={bad}"]) == 2
+    assert "one deck per seat" in capsys.readouterr().err
     assert main(["run", "--config", str(folder / "missing.toml")]) == 2
     assert "cannot read" in capsys.readouterr().err
-    os.environ.pop("NOTIFY_SOCKET", None)

@@ -29,6 +29,7 @@ from tracker.record import GameRecord
 from tracker.resilient import CameraStatus, ResilientSource
 from tracker.service import TableService
 from tracker.sources import Frame, open_source
+from tracker.stabiliser import Stabiliser
 from tracker.table import Entry, Table
 from tracker.watchdog import Watchdog
 from vision.board import BoardReader
@@ -58,41 +59,80 @@ def read_decks(files: Mapping[str, Path]) -> dict[str, list[str]]:
     return decks
 
 
-def open_record(state_dir: Path, decks: Mapping[str, list[str]] | None, board: BoardMap) -> Table:
-    """Resume the game in progress, or start a new one when decks are given."""
+def current_game(state_dir: Path) -> Path | None:
+    """The record of the game in progress (named by ``records/current``), if any."""
+    pointer = state_dir / "records" / CURRENT
+    if not pointer.exists():
+        return None
+    return state_dir / "records" / pointer.read_text(encoding="utf-8").strip()
+
+
+def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap) -> Table:
+    """Start a new game record and make it the game in progress (a running tracker switches to it)."""
     records = state_dir / "records"
     records.mkdir(parents=True, exist_ok=True)
-    key = load_or_create_key(state_dir)
-    pointer = records / CURRENT
-    if decks is None:
-        if not pointer.exists():
-            raise UsageError(f"{records}: no game in progress; start one with --deck red=FILE --deck blue=FILE")
-        path = records / pointer.read_text(encoding="utf-8").strip()
-        return Table(board, GameRecord(str(path), key))
     name = time.strftime("game-%Y%m%d-%H%M%S.sqlite")
-    table = Table(board, GameRecord(str(records / name), key), decks)
+    n = 1
+    while (records / name).exists():
+        n += 1
+        name = time.strftime(f"game-%Y%m%d-%H%M%S-{n}.sqlite")
+    table = Table(board, GameRecord(str(records / name), load_or_create_key(state_dir)), decks)
+    pointer = records / CURRENT
     tmp = pointer.with_suffix(".tmp")
     tmp.write_text(name + "\n", encoding="utf-8")
     tmp.replace(pointer)
     return table
 
 
+def open_game(path: Path, state_dir: Path, board: BoardMap) -> Table:
+    return Table(board, GameRecord(str(path), load_or_create_key(state_dir)))
+
+
 class TableRuntime:
-    def __init__(self, cfg: TableConfig, table: Table, state_dir: Path) -> None:
-        self.cfg, self.table = cfg, table
+    def __init__(self, cfg: TableConfig, table: Table, state_dir: Path, dog: Watchdog | None = None,
+                 stop: threading.Event | None = None) -> None:
+        self.cfg, self.table, self.state_dir = cfg, table, state_dir
+        self.game_path = Path(table.record.path)
         self.service = TableService(table)
-        self.stop = threading.Event()
-        self.dog = Watchdog(stall_s=20.0)
+        self.stop = stop or threading.Event()
+        self._own_dog = dog is None  # a watchdog handed in is already running
+        self.dog = dog or Watchdog(stall_s=20.0)
+        self.overhead: OverheadLoop | None = None
         self.latest: dict[str, np.ndarray] = {}
-        self.keyframes = KeyframeStore(state_dir / "keyframes", int(cfg.keyframe_limit_mb * 1_000_000),
-                                       cfg.keyframe_warn_percent / 100, on_warning=table.warn) \
-            if cfg.keyframes else None
+        self.keyframes = self._keyframe_store()
         table.listeners.append(self._save_keyframes)
-        self.service.keyframes = self.keyframes  # type: ignore[attr-defined]
         self.layout = table_layout(table.board)
         self.calibration = OverheadCalibration(self.layout, (cfg.overhead.width, cfg.overhead.height),
-                                               cfg.calibration, table.warn)
+                                               cfg.calibration, self.warn)
         self.reader = BoardReader(self.layout, self.calibration.pose, DEFAULT_PALETTE)
+
+    def warn(self, message: str) -> None:
+        self.table.warn(message)  # whichever game is in progress
+
+    def _keyframe_store(self) -> KeyframeStore | None:
+        """Keyframes of the game in progress, in a folder named after its record."""
+        if not self.cfg.keyframes:
+            return None
+        store = KeyframeStore(self.state_dir / "keyframes" / self.game_path.stem,
+                              int(self.cfg.keyframe_limit_mb * 1_000_000), self.cfg.keyframe_warn_percent / 100,
+                              on_warning=self.warn)
+        self.service.keyframes = store  # type: ignore[attr-defined]
+        return store
+
+    def switch_game(self) -> bool:
+        """Follow ``records/current`` when an organiser started a new game (`kipukas-tracker game new`)."""
+        path = current_game(self.state_dir)
+        if path is None or path == self.game_path:
+            return False
+        table = open_game(path, self.state_dir, self.table.board)
+        table.listeners.append(self._save_keyframes)
+        self.table, self.game_path = table, path
+        self.keyframes = self._keyframe_store()
+        if self.overhead is not None:
+            self.overhead.table = table
+            self.overhead.stabiliser = Stabiliser(frames=self.cfg.frames_to_agree)
+        self.service.replace(table)
+        return True
 
     def _save_keyframes(self, entries: list[Entry]) -> None:
         if self.keyframes is None:
@@ -108,7 +148,7 @@ class TableRuntime:
         return ResilientSource(name, lambda: open_source(cam), timeout_s=cam.timeout_s)
 
     def overhead_loop(self) -> None:
-        loop = OverheadLoop(self.table, self.reader, self.cfg.frames_to_agree)
+        loop = self.overhead = OverheadLoop(self.table, self.reader, self.cfg.frames_to_agree)
 
         def process(frame: Frame) -> None:
             if not self.calibration.checked:
@@ -126,7 +166,7 @@ class TableRuntime:
 
         def process(frame: Frame) -> None:
             for shown in camera.process(frame):
-                self.table.shown("front", shown.physical_id)
+                self.table.shown("front", shown.physical_id)  # the table in play at that moment
 
         self._camera_loop("front camera", self.cfg.front, process)
 
@@ -159,6 +199,11 @@ class TableRuntime:
         while not self.stop.wait(1.0):
             with self.table.lock:  # a stuck table lock stops the beats, and the watchdog notices
                 pass
+            try:
+                if self.switch_game():
+                    log.info("switched to the new game %s", self.game_path)
+            except Exception as exc:  # a broken new record must not stop the table in progress
+                self.table.warn(f"cannot open the new game: {exc}")
             self.dog.beat("table")
 
     def start(self) -> list[threading.Thread]:
@@ -171,5 +216,6 @@ class TableRuntime:
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             threads.append(thread)
-        threads.append(self.dog.start(self.stop))
+        if self._own_dog:
+            threads.append(self.dog.start(self.stop))
         return threads

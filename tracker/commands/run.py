@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,17 +20,14 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def table_setup(args: argparse.Namespace) -> tuple[Any, Path, dict[str, Path]]:
+    """The configuration, the state folder and the deck files named on the command line."""
     from tracker.config import ConfigError, load_config
-    from tracker.runtime import TableRuntime, load_board, open_record, read_decks
-    from tracker.server import WebServer
 
     try:
         cfg = load_config(args.config)
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
-    if "synthetic" in (cfg.overhead.source, cfg.front.source):
-        raise UsageError(f"{args.config}: synthetic cameras are for `kipukas-tracker demo`")
     state_dir = args.state_dir or (Path(cfg.state_dir) if cfg.state_dir else None)
     if state_dir is None:
         raise UsageError(f"{args.config}: [table] state_dir is not set (or pass --state-dir)")
@@ -41,13 +39,52 @@ def run(args: argparse.Namespace) -> int:
         files[seat] = Path(path)
     if files and set(files) != set(cfg.players):
         raise UsageError(f"--deck: give one deck per seat ({', '.join(cfg.players)})")
-    table = open_record(state_dir, read_decks(files) if files else None, load_board(cfg))
-    runtime = TableRuntime(cfg, table, state_dir)
+    return cfg, state_dir, files
+
+
+def wait_for_game(state_dir: Path, dog: Any, stop: threading.Event) -> Path | None:
+    """No game in progress: stay up (feeding the watchdog) until an organiser starts one."""
+    from tracker.runtime import current_game
+
+    dog.watch("waiting")
+    dog.ready("waiting for a game: kipukas-tracker game new --config FILE --deck red=FILE --deck blue=FILE")
+    print(f"kipukas-tracker run: no game in progress in {state_dir}; waiting for "
+          "`kipukas-tracker game new`", flush=True)
+    while not stop.wait(1.0):
+        dog.beat("waiting")
+        path = current_game(state_dir)
+        if path is not None:
+            dog.unwatch("waiting")
+            return path
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from tracker.runtime import TableRuntime, current_game, load_board, new_game, open_game, read_decks
+    from tracker.server import WebServer
+    from tracker.watchdog import Watchdog
+
+    cfg, state_dir, files = table_setup(args)
+    if "synthetic" in (cfg.overhead.source, cfg.front.source):
+        raise UsageError(f"{args.config}: synthetic cameras are for `kipukas-tracker demo`")
+    board = load_board(cfg)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    dog = Watchdog(stall_s=20.0)
+    dog.start(stop)
+    if files:
+        table = new_game(state_dir, read_decks(files), board)
+    else:
+        path = current_game(state_dir) or wait_for_game(state_dir, dog, stop)
+        if path is None:
+            dog.stopping()
+            return 0
+        table = open_game(path, state_dir, board)
+    runtime = TableRuntime(cfg, table, state_dir, dog, stop)
     try:
         server = WebServer(runtime.service, cfg.host, cfg.port)
     except OSError as exc:
         raise UsageError(f"cannot listen on {cfg.host}:{cfg.port}: {exc.strerror}") from exc
-    signal.signal(signal.SIGTERM, lambda *_: runtime.stop.set())
     runtime.start()
     server.start()
     print(f"kipukas-tracker run: table {cfg.name!r} on http://{cfg.host}:{server.port}/, "
@@ -59,5 +96,5 @@ def run(args: argparse.Namespace) -> int:
         runtime.stop.set()
     runtime.dog.stopping()
     server.shutdown()
-    table.record.close()
+    runtime.table.record.close()
     return 0
