@@ -130,3 +130,36 @@ def test_card_shown_to_the_front_camera_becomes_a_question(tmp_path: Path) -> No
     assert table.act("phone:blue", "blue play F3GW#0001 3 revealed").accepted
     assert table.questions == []  # answered
     assert table.shown("front", "QQQQ#0001")[0].kind == "shown" and table.questions == []  # not in this game
+
+
+def test_a_stack_of_souls_looks_like_one_token_and_stays_in_sync(tmp_path: Path) -> None:
+    table = new_table(tmp_path)
+    seen = set_up(table)
+    say(table, "blue play F3GW#0001 3 revealed", "red play HMPU#0004 1 revealed", "blue initiative",
+        "red play WCA9#0001 1 revealed", "red move HMPU#0004 T1-M9", "red move WCA9#0001 T1-M9")
+    assert table.expected()["M9"] == StandValue("soul", "red", 2)  # the record knows the stack
+    seen["M9"] = RED  # the camera sees one token
+    table.observe(dict(seen))
+    assert table.differences() == [] and [e for e in table.entries() if e.kind == "question"] == []
+
+
+def test_a_token_placed_before_the_card_was_declared_is_explained_afterwards(tmp_path: Path) -> None:
+    table = new_table(tmp_path)
+    seen = set_up(table)
+    say(table, "blue play F3GW#0001 3 revealed")
+    seen["M9"] = RED  # red moves a token out before declaring the soul on the phone
+    assert [e.kind for e in table.observe(dict(seen))] == ["board"]  # nothing in play can explain it yet
+    say(table, "red play HMPU#0004 1 revealed", "blue initiative")
+    assert [(e.text, e.accepted) for e in table.observe(dict(seen))] == [("red move HMPU#0004 T1-M9", True)]
+    assert table.observe(dict(seen)) == []  # offered again: nothing more
+
+
+def test_a_move_declared_on_a_phone_before_the_camera_sees_it_is_not_undone(tmp_path: Path) -> None:
+    table = new_table(tmp_path)
+    seen = set_up(table)
+    say(table, "blue play F3GW#0001 3 revealed", "red play HMPU#0004 1 revealed", "blue initiative",
+        "red move HMPU#0004 T1-M9")
+    assert table.observe(dict(seen)) == []  # the stale board (no token on M9 yet) is not a move back
+    assert table.game.state.cards["HMPU#0004"].at == "M9"
+    seen["M9"] = RED
+    assert [e.kind for e in table.observe(dict(seen))] == ["board"] and table.differences() == []

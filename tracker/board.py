@@ -24,6 +24,10 @@ class StandValue:
     def empty(self) -> bool:
         return self.kind == EMPTY_KIND
 
+    def visible(self) -> StandValue:
+        """What a camera straight above can tell: a stack of soul tokens looks like one token."""
+        return StandValue(self.kind, self.owner, 1) if self.kind == "soul" and self.count > 1 else self
+
     def text(self) -> str:
         if self.empty:
             return "empty"

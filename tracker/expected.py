@@ -36,6 +36,6 @@ def differences(expected: dict[str, StandValue], observed: dict[str, StandValue]
     out = []
     for stand in sorted(observed):
         want = expected.get(stand, EMPTY)
-        if observed[stand] != want:
+        if observed[stand].visible() != want.visible():
             out.append(f"{stand}: board shows {observed[stand].text()}, record expects {want.text()}")
     return out

@@ -49,6 +49,7 @@ class OverheadLoop:
         self.frames += 1
         observation = self.reader.read(frame)
         readings = {stand: stand_value(obs) for stand, obs in observation.stands.items()}
-        if self.stabiliser.feed(readings):
-            return self.table.observe(self.stabiliser.board())
-        return []
+        self.stabiliser.feed(readings)
+        # Offered every frame: the table records a board only when it changed, and re-explains an unchanged
+        # one only when the record moved on (cheap otherwise).
+        return self.table.observe(self.stabiliser.board())

@@ -40,14 +40,21 @@ class Proposal:
     question: Question | None = None
 
 
-def propose(game: Game, board: BoardMap, observed: Mapping[str, StandValue]) -> Proposal | None:
+def propose(game: Game, board: BoardMap, observed: Mapping[str, StandValue], stale: bool = False) -> Proposal | None:
+    """The next action explaining `observed`. With ``stale`` (a board seen before the record last changed,
+    e.g. before a phone declared a move the camera has not seen yet) only legal actions that explain a
+    token *present* on the board are proposed: never a rejection, a question, or a token's absence."""
     expected = expected_board(game.state, board)
-    diff = {s for s, v in observed.items() if v != expected.get(s, EMPTY)}
+    diff = {s for s, v in observed.items() if v.visible() != expected.get(s, EMPTY).visible()}
     if not diff:
         return None
     if game.state.phase in SETUP_PHASES:
-        return _claim(game, board, observed, diff) or _soul_move(game, board, observed, expected, diff)
-    return _soul_move(game, board, observed, expected, diff) or _claim(game, board, observed, diff)
+        found = _claim(game, board, observed, diff) or _soul_move(game, board, observed, expected, diff, stale)
+    else:
+        found = _soul_move(game, board, observed, expected, diff, stale) or _claim(game, board, observed, diff)
+    if stale and found is not None and (not found.legal or found.question is not None):
+        return None
+    return found
 
 
 def _legal(game: Game, line: str) -> bool:
@@ -67,11 +74,12 @@ def _claim(game: Game, board: BoardMap, observed: Mapping[str, StandValue], diff
 
 
 def _tokens(value: StandValue, owner: str) -> int:
-    return value.count if value.kind == "soul" and value.owner == owner else 0
+    """Whether `owner` has soul tokens on the stand (a stack looks like one token from above)."""
+    return 1 if value.kind == "soul" and value.owner == owner else 0
 
 
 def _soul_move(game: Game, board: BoardMap, observed: Mapping[str, StandValue], expected: dict[str, StandValue],
-               diff: set[str]) -> Proposal | None:
+               diff: set[str], stale: bool = False) -> Proposal | None:
     state = game.state
     owners = sorted({v.owner for s in diff for v in (observed[s], expected.get(s, EMPTY)) if v.owner},
                     key=lambda p: (p != state.active, p))
@@ -83,7 +91,7 @@ def _soul_move(game: Game, board: BoardMap, observed: Mapping[str, StandValue], 
                 continue
             delta = _tokens(observed[stand], owner) - _tokens(expected.get(stand, EMPTY), owner)
             (appeared if delta > 0 else vanished).extend([stand] * abs(delta))
-        if not vanished and not appeared:
+        if not appeared and (stale or not vanished):
             continue
         souls_at: dict[str, list[str]] = {s: [] for s in board.stands}
         for card in sorted(state.cards.values(), key=lambda c: c.id):

@@ -60,6 +60,7 @@ class Table:
         self._changed = threading.Condition(self.lock)
         self._version = 0
         self._rejected: dict[str, int] = {}
+        self._explained_at = -1  # the record's last row when the current board was last explained
         self._asked: set[str] = set()
         self.questions: list[Question] = []
         self.warnings: list[str] = []
@@ -96,17 +97,21 @@ class Table:
             raise InputError(f"{text!r}: {exc}") from exc
         with self.lock:
             entry = self._apply(source, action.to_text())
-            entries = [entry]
-            if self.observed and entry.accepted:
-                entries += self._explain("overhead")  # the board may now be explained (an answer, a card)
-            self._bump(entries)
+            self._bump([entry])
             return entry
 
     def observe(self, stable: Mapping[str, StandValue], source: str = "overhead") -> list[Entry]:
         """A new stable board from the overhead camera: record it, then record every action it explains."""
         with self.lock:
             if dict(stable) == self.observed:
-                return []
+                # The same board, offered again: explain it anew only if the record changed since (a card
+                # played on a phone after its token was already placed), never twice for one position.
+                if self._explained_at == self.record.last_seq:
+                    return []
+                entries = self._explain(source, stale=True)
+                if entries:
+                    self._bump(entries)
+                return entries
             entries = [Entry.of(self._append("board", source, {"observed": board_body(dict(stable))}))]
             self.observed = dict(stable)
             entries += self._explain(source)
@@ -188,10 +193,16 @@ class Table:
                 self.record.checkpoint(ts=self.clock())  # end of a diel cycle (#diel_cycle)
         return Entry.of(row)
 
-    def _explain(self, source: str) -> list[Entry]:
+    def _explain(self, source: str, stale: bool = False) -> list[Entry]:
         entries: list[Entry] = []
+        try:
+            return self._explain_into(source, entries, stale)
+        finally:
+            self._explained_at = self.record.last_seq
+
+    def _explain_into(self, source: str, entries: list[Entry], stale: bool) -> list[Entry]:
         for _ in range(MAX_EXPLAINED):
-            proposal = propose(self.game, self.board, self.observed)
+            proposal = propose(self.game, self.board, self.observed, stale)
             if proposal is None:
                 self._rejected.clear()
                 self._asked.clear()
