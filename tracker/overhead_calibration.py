@@ -44,6 +44,17 @@ class OverheadCalibration:
         self.calibration = cal
         self.pose = cal.pose if cal.pose.image_size == image_size else cal.pose.scaled(image_size)
 
+    def set(self, cal: Calibration, how: str) -> None:
+        """Adopt a calibration made elsewhere (the calibration page), save it, and say so."""
+        self.calibration, self.pose, self.checked = cal, cal.pose, True
+        if self.path:
+            try:
+                cal.save(self.path)
+            except OSError as exc:
+                self.warn(f"cannot save the new calibration to {self.path}: {exc.strerror}")
+        self.warn(f"overhead camera calibrated {how} ({cal.method}, reprojection error "
+                  f"{cal.reprojection_error_px:.2f} px)")
+
     def first_frame(self, frame: NDArray[np.uint8]) -> CameraPose | None:
         """Check (or make) the calibration on the first frame; return a new pose when it changed."""
         self.checked = True
@@ -66,12 +77,5 @@ class OverheadCalibration:
             self.warn(f"overhead camera could not be calibrated from the current frame ({exc}): using the "
                       "previous pose; run `kipukas-tracker calibrate`")
             return None
-        self.calibration, self.pose = cal, cal.pose
-        if self.path:
-            try:
-                cal.save(self.path)
-            except OSError as exc:
-                self.warn(f"cannot save the new calibration to {self.path}: {exc.strerror}")
-        self.warn(f"overhead camera calibrated from the current frame ({cal.method}, reprojection error "
-                  f"{cal.reprojection_error_px:.2f} px)")
+        self.set(cal, "from the current frame")
         return cal.pose

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
+from calibration.calfile import Calibration
 from rules.board_map import BoardMap
 from rules.decks import check_deck
+from tracker.calibration_service import CalibrationService
 from tracker.config import CameraConfig, TableConfig
 from tracker.errors import UsageError
 from tracker.front_camera import FrontCamera
@@ -105,6 +107,14 @@ class TableRuntime:
         self.calibration = OverheadCalibration(self.layout, (cfg.overhead.width, cfg.overhead.height),
                                                cfg.calibration, self.warn)
         self.reader = BoardReader(self.layout, self.calibration.pose, DEFAULT_PALETTE)
+        self.calibration_page = CalibrationService(self.layout, lambda: self.latest.get("overhead"),
+                                                   lambda: self.calibration.pose, self._calibrated_by_hand)
+
+    def _calibrated_by_hand(self, cal: Calibration) -> None:
+        self.calibration.set(cal, "by hand on the calibration page")
+        self.reader = BoardReader(self.layout, cal.pose, DEFAULT_PALETTE)
+        if self.overhead is not None:
+            self.overhead.reader = self.reader
 
     def warn(self, message: str) -> None:
         self.table.warn(message)  # whichever game is in progress

@@ -1,0 +1,82 @@
+"""The calibration page's backend: the current overhead frame with the calibration drawn on it, and
+nudging the mat's four corners to re-solve the camera pose (method ``manual``) when the automatic
+calibration is off. Every change is saved to the calibration file and handed to the board reader."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.calfile import Calibration
+from calibration.camera import CameraPose
+from calibration.layout import TableLayout
+from calibration.overlay import draw_overlay
+from tracker.errors import InputError
+
+Frame = NDArray[np.uint8]
+
+
+def mat_corners_world(layout: TableLayout) -> NDArray[np.float64]:
+    w, h = layout.mat_size_mm
+    return np.array([[0, 0, 0], [w, 0, 0], [w, h, 0], [0, h, 0]], dtype=np.float64)
+
+
+def pose_from_corners(corners_px: Sequence[Sequence[float]], layout: TableLayout, base: CameraPose) -> Calibration:
+    """The pose that puts the mat's corners (top-left, top-right, bottom-right, bottom-left) on the given
+    pixels, with the intrinsics of `base`."""
+    pts = np.asarray(corners_px, dtype=np.float64)
+    if pts.shape != (4, 2) or not np.all(np.isfinite(pts)):
+        raise InputError(f"corners: expected 4 [x, y] pixel pairs, got {np.asarray(corners_px).shape}")
+    w, h = base.image_size
+    if np.any(pts < -w) or np.any(pts[:, 0] > 2 * w) or np.any(pts[:, 1] > 2 * h):
+        raise InputError("corners: far outside the image")
+    world = mat_corners_world(layout)
+    best: tuple[float, CameraPose] | None = None
+    for flags in (cv2.SOLVEPNP_ITERATIVE, cv2.SOLVEPNP_IPPE):
+        ok, rvec, tvec = cv2.solvePnP(world, pts, base.K, base.dist, flags=flags)
+        if not ok or not (np.all(np.isfinite(rvec)) and np.all(np.isfinite(tvec))) or float(tvec[2][0]) <= 0:
+            continue  # no solution, or the mat behind the camera
+        pose = CameraPose(base.K, base.dist, np.asarray(rvec, np.float64), np.asarray(tvec, np.float64),
+                          base.image_size)
+        error = float(np.linalg.norm(pose.project(world) - pts, axis=1).mean())
+        if np.isfinite(error) and (best is None or error < best[0]):
+            best = (error, pose)
+    if best is None:
+        raise InputError("corners: no camera pose puts the mat there (are they in order, clockwise from the "
+                         "top-left?)")
+    error, pose = best
+    if error > 5.0:
+        raise InputError(f"corners: the mat cannot have that shape (reprojection error {error:.1f} px)")
+    return Calibration(pose, "manual", error, 4)
+
+
+class CalibrationService:
+    def __init__(self, layout: TableLayout, frame: Callable[[], Frame | None], pose: Callable[[], CameraPose],
+                 apply: Callable[[Calibration], None]) -> None:
+        self.layout = layout
+        self._frame, self._pose, self._apply = frame, pose, apply
+        self._lock = threading.Lock()
+
+    def state(self) -> dict[str, Any]:
+        pose = self._pose()
+        corners = pose.project(mat_corners_world(self.layout))
+        return {"image_size": list(pose.image_size), "corners": np.round(corners, 1).tolist(),
+                "has_frame": self._frame() is not None}
+
+    def overlay_jpeg(self) -> bytes | None:
+        frame = self._frame()
+        if frame is None:
+            return None
+        ok, data = cv2.imencode(".jpg", draw_overlay(frame, self.layout, self._pose()), [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return bytes(data) if ok else None
+
+    def set_corners(self, corners_px: Sequence[Sequence[float]]) -> dict[str, Any]:
+        with self._lock:
+            cal = pose_from_corners(corners_px, self.layout, self._pose())
+            self._apply(cal)
+        return {"method": cal.method, "reprojection_error_px": round(cal.reprojection_error_px, 3)}
