@@ -98,7 +98,7 @@ def close_all(peers: list[Peer]) -> None:
 
 
 def connect(server: WebServer, name: str, auth: dict[str, Any] | None = None,
-            headers: dict[str, str] | None = None) -> Peer:
+            headers: dict[str, str] | None = None, transport: str = "websocket") -> Peer:
     client = socketio.Client(reconnection=False)
     peer = Peer(name, client)
 
@@ -107,7 +107,7 @@ def connect(server: WebServer, name: str, auth: dict[str, Any] | None = None,
             peer.events.append((event, data))
 
     client.on("*", record, namespace="/table")
-    client.connect(f"http://127.0.0.1:{server.port}", namespaces=["/table"], transports=["websocket"],
+    client.connect(f"http://127.0.0.1:{server.port}", namespaces=["/table"], transports=[transport],
                    auth=auth, headers=headers or {}, wait_timeout=10)
     return peer
 

@@ -69,16 +69,22 @@ def join_links() -> dict[str, Any]:
     return {who: join_url(who, token) for who, token in service().join_tokens().items()}
 
 
-@pages.get("/join/qr/<who>.svg")
-def join_qr(who: str) -> Response:
+@pages.get("/join/qr/<who>.<kind>")
+def join_qr(who: str, kind: str) -> Response:
     _judge_only()
     tokens = service().join_tokens()
+    if kind not in ("svg", "png"):
+        abort(404, description="QR codes come as .svg or .png")
     if who not in tokens:
         abort(404, description=f"no seat {who!r} at this table (seats: {', '.join(tokens)})")
     out = io.BytesIO()
-    segno.make(join_url(who, tokens[who]), error="m").save(out, kind="svg", scale=6, border=2,
-                                                           title=f"Join as {who}")
-    return Response(out.getvalue(), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
+    qr = segno.make(join_url(who, tokens[who]), error="m")
+    if kind == "svg":
+        qr.save(out, kind="svg", scale=6, border=2, title=f"Join as {who}")
+    else:
+        qr.save(out, kind="png", scale=8, border=4)
+    mime = "image/svg+xml" if kind == "svg" else "image/png"
+    return Response(out.getvalue(), mimetype=mime, headers={"Cache-Control": "no-store"})
 
 
 @pages.get("/keyframe/<int:seq>/<camera>.jpg")
