@@ -21,6 +21,7 @@ from tracker.table import Entry, Table
 from tracker.views import Scene, entries_for, view_for
 
 KEYFRAME_CAMERAS = ("overhead", "front")
+KEYFRAME_SETTLE_ROWS = 20
 
 
 class KeyframeSource(Protocol):
@@ -47,12 +48,13 @@ class TableService:
         self._entries: list[Entry] = []
         self._views: dict[tuple[Viewer, int, int], dict[str, Any]] = {}
         self._delayed: dict[int, Scene] = {}
+        self._frames: dict[int, list[str]] = {}  # keyframes of rows old enough not to get new ones
 
     def replace(self, table: Table) -> None:
         with self._cache_lock:
             self._base += self.table.version() + 1
             self.table = table
-            self._entries, self._views, self._delayed = [], {}, {}
+            self._entries, self._views, self._delayed, self._frames = [], {}, {}, {}
 
     # --- change notification --------------------------------------------------------------------------------
     def version(self) -> int:
@@ -115,6 +117,8 @@ class TableService:
                     view = view_for(None, viewer, version, scene=scene, catalog=self.catalog)
                     if scene.seq != table.record.last_seq:
                         view["delayed_min"] = self.spectator_delay_min
+                    if viewer.role == "judge":
+                        view["keyframes"] = self._keyframes_of([e["seq"] for e in view["log"]])
                     self._views[key] = view
                 return self._views[key]
 
@@ -131,6 +135,23 @@ class TableService:
     def map_image(self) -> tuple[bytes, str]:
         name = str(self.table.board.texture.get("file", "map_top.jpeg"))
         return (resources.files("vision") / "assets" / name).read_bytes(), "image/jpeg"
+
+    def _keyframes_of(self, seqs: list[int]) -> dict[str, list[str]]:
+        """Row -> cameras with a keyframe, for the judge's timeline (rows near the head are looked up
+        again each time: their frames may still be on their way to the store)."""
+        if self.keyframes is None:
+            return {}
+        store, recent = self.keyframes, self.table.record.last_seq - KEYFRAME_SETTLE_ROWS
+        out: dict[str, list[str]] = {}
+        for seq in seqs:
+            cams = self._frames.get(seq)
+            if cams is None:
+                cams = [c for c in KEYFRAME_CAMERAS if store.path(seq, c) is not None]
+                if seq < recent:
+                    self._frames[seq] = cams
+            if cams:
+                out[str(seq)] = cams
+        return out
 
     def keyframe(self, seq: int, camera: str) -> bytes | None:
         """The camera frame kept for record row `seq`, as JPEG bytes, or None when there is none."""
