@@ -31,7 +31,7 @@ from tracker.replay import replay
 from tracker.seats import JUDGE, SPECTATOR, Viewer
 from tracker.table import Entry, Table
 
-LOG_LIMIT = 200
+LOG_TAIL = 40  # entries a state carries; a connection gets the whole record once, as a `log` message
 PUBLIC_ZONES = ("discard", "prison")
 PLAYER_KINDS = ("action", "undo", "correct", "question")
 MEANS = re.compile(r"^(?P<player>\S+) means (?P<card>\S+) (?P<index>\S+)")
@@ -231,7 +231,7 @@ def view_for(table: Table | None, viewer: Viewer, version: int = 0, *, scene: Sc
     cards = [_card(c, scene.board, catalog, c.id in visible) for c in sorted(s.cards.values(), key=lambda c: c.id)
              if c.zone == "play"]
     kinds = None if judge else PLAYER_KINDS
-    entries = [e for e in scene.entries if kinds is None or e.kind in kinds][-LOG_LIMIT:]
+    entries = [e for e in scene.entries if kinds is None or e.kind in kinds][-LOG_TAIL:]
     expected = expected_board(s, scene.board)
     diffs = differences(expected, scene.observed) if scene.observed else []
     prompts = [{"player": p.player, "rule": p.rule, "text": redact(p.text), "blocking": p.blocking,

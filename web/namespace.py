@@ -99,8 +99,7 @@ class TableNamespace(Namespace):  # type: ignore[misc]
             hello["judge_key"] = self.service.judge_key()
         self._send("hello", hello, sid)
         self._send("state", self.service.snapshot(viewer), sid)
-        if "since" in fields:
-            self._send_log(viewer, fields["since"], sid)
+        self._send_log(viewer, fields.get("since", 0), sid)  # the record the state's recent tail lacks
 
     def on_disconnect(self, reason: Any = None) -> None:
         with self._lock:
