@@ -53,9 +53,12 @@ def client_worker(url: str, auths: list[dict[str, Any] | None], ready: Any, stop
     ready.put(len(clients))
     stop.wait()
     time.sleep(1.0)  # let the last broadcasts arrive
-    for c in clients:
-        c.disconnect()
     out.put(received)
+    closing = [threading.Thread(target=c.disconnect) for c in clients]  # each waits for the server's goodbye
+    for t in closing:
+        t.start()
+    for t in closing:
+        t.join(10)
 
 
 def main(argv: list[str] | None = None) -> int:

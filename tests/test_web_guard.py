@@ -3,6 +3,7 @@ and size limits, origins, and the judge-only HTTP resources (join QR codes, keyf
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from flask_socketio import SocketIO, SocketIOTestClient
 from tests.test_web_support import PIN, auth_for, connect, new_service, running
 from tracker.seats import AccessDenied, Seats
 from tracker.service import TableService
-from web.app import create_app
+from web.app import MAX_HTTP_BUFFER, create_app
 from web.namespace import ALLOWED, NAMESPACE, Limits
 from web.validation import MAX_MESSAGE_BYTES
 
@@ -177,3 +178,40 @@ def test_join_codes_and_keyframes_are_for_the_judge(tmp_path: Path) -> None:
     assert http.get(f"/keyframe/3/overhead.jpg?k={key}").status_code == 404
     assert http.get("/keyframe/2/overhead.jpg").status_code == 403
     assert service.keyframe(2, "../../etc/passwd") is None
+
+
+@pytest.mark.slow
+def test_a_flooding_client_does_not_hold_up_the_others(tmp_path: Path) -> None:
+    service = new_service(tmp_path)
+    with running(service, Limits()) as server:
+        flooder = connect(server, "red", auth_for(service, "red"))
+        calm = connect(server, "blue", auth_for(service, "blue"))
+        for _ in range(150):
+            flooder.client.emit("act", {"text": "red roll d6 " + "9" * 200}, namespace=NAMESPACE)
+        started = time.monotonic()
+        ack = calm.call("act", {"text": "blue affinity Decrepit"})
+        assert ack["ok"] and ack["entry"]["accepted"]
+        calm.wait_version(service.version(), timeout=5)
+        assert time.monotonic() - started < 2.0
+        deadline = time.monotonic() + 10
+        while len(flooder.of("error")) < 130 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        refusals = [e["error"] for e in flooder.of("error")]
+        assert len(refusals) == 130 and all("too many messages" in r for r in refusals)
+        assert service.table.record.last_seq == 22   # the flooder's 20 allowed (rejected) rolls and blue's line
+        # A packet over engine.io's limit ends that connection, and only that one.
+        flooder.client.emit("act", {"text": "x" * (MAX_HTTP_BUFFER + 10)}, namespace=NAMESPACE)
+        deadline = time.monotonic() + 10
+        while flooder.client.connected and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not flooder.client.connected
+        assert calm.call("resume", {"since": 0})["ok"]
+        # A client that keeps flooding after 200 refusals is shown the door.
+        stubborn = connect(server, "red", auth_for(service, "red"))
+        for _ in range(240):
+            stubborn.client.emit("resume", {"since": 0}, namespace=NAMESPACE)
+        deadline = time.monotonic() + 10
+        while stubborn.client.connected and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not stubborn.client.connected and calm.client.connected
+        calm.close()
