@@ -7,12 +7,22 @@ import logging
 import threading
 from typing import TYPE_CHECKING
 
-from werkzeug.serving import BaseWSGIServer, make_server
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from tracker.api import TableService
 
 if TYPE_CHECKING:
     from web.namespace import Limits
+
+
+class _Handler(WSGIRequestHandler):
+    """Closes the TCP connection once a websocket ends: werkzeug would otherwise read the client's
+    closing frame as the next HTTP request (a 400 in the log, and a client waiting for its goodbye)."""
+
+    def run_wsgi(self) -> None:
+        super().run_wsgi()
+        if self.headers.get("Upgrade", "").lower() == "websocket":
+            self.close_connection = True
 
 
 class WebServer:
@@ -26,7 +36,7 @@ class WebServer:
         self.app, self.socketio = create_app(service, limits)
         self.stop_event = threading.Event()
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
-        self._server: BaseWSGIServer = make_server(host, port, self.app, threaded=True)
+        self._server: BaseWSGIServer = make_server(host, port, self.app, threaded=True, request_handler=_Handler)
         self.port = self._server.server_port
 
     def serve_forever(self) -> None:
