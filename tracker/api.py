@@ -1,17 +1,29 @@
 """The public interface of the tracker: the only thing `web` may import.
 
-A `TableService` hands out JSON-ready snapshots of the table and lets a publisher wait for the next
-change without polling.
+A `TableService` authenticates connections (seat tokens, judge PIN), hands out JSON-ready snapshots of
+the table projected for each viewer, lets a publisher wait for the next change without polling, and
+takes the inputs phones and judges may send. `tracker.service.TableService` implements it.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
+from tracker.errors import InputError
+from tracker.seats import JUDGE, SPECTATOR, AccessDenied, Viewer, player
+
+__all__ = ["JUDGE", "SPECTATOR", "AccessDenied", "InputError", "TableService", "Viewer", "player"]
+
 
 class TableService(Protocol):
-    def snapshot(self) -> dict[str, Any]:
-        """The current public state of the table (JSON-serialisable)."""
+    spectator_delay_min: float
+    allowed_origins: tuple[str, ...]
+
+    def snapshot(self, viewer: Viewer = ...) -> dict[str, Any]:
+        """The current state as `viewer` may see it (JSON-serialisable); the public view by default."""
+
+    def entries_since(self, viewer: Viewer, after: int) -> list[dict[str, Any]]:
+        """Every record entry after row `after` that `viewer` may see (reconnection)."""
 
     def version(self) -> int:
         """A number that grows by one with every change of the snapshot."""
@@ -21,3 +33,27 @@ class TableService(Protocol):
 
     def map_image(self) -> tuple[bytes, str]:
         """The map picture the pages draw tokens on, with its MIME type."""
+
+    def keyframe(self, seq: int, camera: str) -> bytes | None:
+        """The JPEG kept of record row `seq` by `camera` (overhead, front), or None."""
+
+    def authenticate(self, token: str | None, pin: str | None, local: bool) -> Viewer:
+        """The viewer these credentials name; raises `AccessDenied`. `local`: the peer is the Pi itself."""
+
+    def judge_key_ok(self, key: str | None) -> bool:
+        """Whether `key` is this run's judge key (the judge page's HTTP requests carry it)."""
+
+    def join_tokens(self) -> dict[str, str]:
+        """Seat -> token and "spectator" -> token, for the host page's QR codes."""
+
+    def judge_key(self) -> str:
+        """This run's judge key, handed to judge connections for the judge page's HTTP requests."""
+
+    def act(self, viewer: Viewer, text: str) -> dict[str, Any]:
+        """Record an action in notation; `InputError` for bad notation, `AccessDenied` for a wrong seat."""
+
+    def undo(self, viewer: Viewer, reason: str) -> dict[str, Any]:
+        """A judge takes back the last accepted action."""
+
+    def correct(self, viewer: Viewer, target: int, text: str, reason: str) -> dict[str, Any]:
+        """A judge replaces (or strikes, with empty `text`) the action recorded at row `target`."""

@@ -5,23 +5,38 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import TYPE_CHECKING
 
-from werkzeug.serving import BaseWSGIServer, make_server
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from tracker.api import TableService
+
+if TYPE_CHECKING:
+    from web.namespace import Limits
+
+
+class _Handler(WSGIRequestHandler):
+    """Closes the TCP connection once a websocket ends: werkzeug would otherwise read the client's
+    closing frame as the next HTTP request (a 400 in the log, and a client waiting for its goodbye)."""
+
+    def run_wsgi(self) -> None:
+        super().run_wsgi()
+        if self.headers.get("Upgrade", "").lower() == "websocket":
+            self.close_connection = True
 
 
 class WebServer:
     """The Flask-SocketIO app on a threaded WSGI server that can be stopped (tests, service shutdown)."""
 
-    def __init__(self, service: TableService, host: str = "127.0.0.1", port: int = 5000) -> None:
+    def __init__(self, service: TableService, host: str = "127.0.0.1", port: int = 5000,
+                 limits: Limits | None = None) -> None:
         from web.app import create_app
 
         self.service = service
-        self.app, self.socketio = create_app(service)
+        self.app, self.socketio = create_app(service, limits)
         self.stop_event = threading.Event()
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
-        self._server: BaseWSGIServer = make_server(host, port, self.app, threaded=True)
+        self._server: BaseWSGIServer = make_server(host, port, self.app, threaded=True, request_handler=_Handler)
         self.port = self._server.server_port
 
     def serve_forever(self) -> None:

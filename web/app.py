@@ -1,60 +1,73 @@
-"""Flask-SocketIO application factory for the table's pages and its `/table` Socket.IO namespace."""
+"""Flask-SocketIO application factory for the table's pages and its `/table` namespace, and the one
+background publisher that pushes each change to every room in that room's own projection."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
-from flask import Flask, Response, render_template
-from flask_socketio import Namespace, SocketIO, emit
+from flask import Flask
+from flask_socketio import SocketIO
 
-from tracker.api import TableService
+from tracker.api import JUDGE, SPECTATOR, TableService, Viewer, player
+from web.namespace import NAMESPACE, Limits, TableNamespace, room_of
+from web.pages import pages
 
-NAMESPACE = "/table"
-
-
-class TableNamespace(Namespace):  # type: ignore[misc]
-    """Sends every new connection the current state; state changes are pushed by the publisher task."""
-
-    def __init__(self, service: TableService) -> None:
-        super().__init__(NAMESPACE)
-        self.service = service
-
-    def on_connect(self, auth: Any = None) -> None:
-        emit("state", self.service.snapshot())
+MAX_HTTP_BUFFER = 64 * 1024  # engine.io drops bigger packets; our own per-event limit is smaller
 
 
-def create_app(service: TableService) -> tuple[Flask, SocketIO]:
+def origin_check(allowed: tuple[str, ...]) -> Any:
+    """Same-origin only, plus the configured origins: engine.io's `cors_allowed_origins` callable."""
+
+    def check(origin: str | None, environ: dict[str, Any]) -> bool:
+        if origin is None:
+            return True
+        host = environ.get("HTTP_HOST", "")
+        return origin in (f"http://{host}", f"https://{host}") or origin in allowed
+
+    return check
+
+
+def create_app(service: TableService, limits: Limits | None = None) -> tuple[Flask, SocketIO]:
     """Build the app and its Socket.IO server; call `start_publisher` once the server runs."""
     app = Flask(__name__)
-    socketio = SocketIO(app, async_mode="threading", cors_allowed_origins=[])
-
-    @app.get("/")
-    def index() -> str:
-        return render_template("table.html")
-
-    @app.get("/map.jpg")
-    def map_image() -> Response:
-        data, mime = service.map_image()
-        return Response(data, mimetype=mime, headers={"Cache-Control": "max-age=3600"})
-
-    @app.get("/healthz")
-    def healthz() -> dict[str, Any]:
-        return {"ok": True, "version": service.version()}
-
-    socketio.on_namespace(TableNamespace(service))
+    socketio = SocketIO(app, async_mode="threading", cors_allowed_origins=origin_check(service.allowed_origins),
+                        max_http_buffer_size=MAX_HTTP_BUFFER, manage_session=False)
+    app.register_blueprint(pages)
+    namespace = TableNamespace(service, limits)
+    socketio.on_namespace(namespace)
     app.extensions["kipukas_service"] = service
+    app.extensions["kipukas_namespace"] = namespace
     return app, socketio
 
 
-def start_publisher(socketio: SocketIO, service: TableService, stop: Any = None) -> None:
-    """The one background task: push a fresh snapshot to everyone whenever the table changes."""
+def publish_once(socketio: SocketIO, service: TableService, viewers: set[Viewer],
+                 sent: dict[str, Any]) -> None:
+    """Send each room's view if it is not the one that room last got (views are cached objects)."""
+    for viewer in sorted(viewers, key=lambda v: (v.role, v.seat or "")):
+        view = service.snapshot(viewer)
+        room = room_of(viewer)
+        if sent.get(room) is not view:
+            sent[room] = view
+            socketio.emit("state", view, to=room, namespace=NAMESPACE)
+
+
+def start_publisher(socketio: SocketIO, service: TableService, stop: threading.Event | None = None) -> None:
+    """The one background task: on every change (and each second, for delayed spectators) push the
+    fresh view of every role that has someone connected."""
+    namespace: TableNamespace = socketio.server.namespace_handlers[NAMESPACE]
 
     def publish() -> None:
         seen = service.version()
+        sent: dict[str, Any] = {}
         while stop is None or not stop.is_set():
             now = service.wait_for_change(seen, timeout=1.0)
-            if now != seen:
-                seen = now
-                socketio.emit("state", service.snapshot(), namespace=NAMESPACE)
+            if now == seen and not service.spectator_delay_min:
+                continue
+            seen = now
+            publish_once(socketio, service, namespace.viewers(), sent)
 
     socketio.start_background_task(publish)
+
+
+__all__ = ["JUDGE", "SPECTATOR", "create_app", "player", "publish_once", "start_publisher"]

@@ -13,22 +13,31 @@ def register(sub: Any) -> None:
     p.add_argument("--port", type=int, default=5000, help="HTTP port (default 5000)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--fps", type=float, default=4.0, help="frames per second of the synthetic camera")
+    p.add_argument("--judge-pin", default="", help="PIN of the judge page (default: none, judge only on this machine)")
+    p.add_argument("--spectator-delay", type=float, default=0.0, metavar="MIN",
+                   help="show spectators the table as it was MIN minutes ago (default 0)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from tracker.demo import DemoTable
+    from tracker.seats import Seats
     from tracker.server import WebServer
 
     if not 0 <= args.port < 65536:
         raise UsageError(f"--port {args.port} is not a TCP port")
+    if not 0 <= args.spectator_delay <= 120:
+        raise UsageError(f"--spectator-delay {args.spectator_delay:g} is outside 0..120 minutes")
     demo = DemoTable(fps=args.fps if args.fps > 0 else None)
+    demo.service.seats = Seats(demo.service.seats.players, judge_pin=args.judge_pin)
+    demo.service.spectator_delay_min = args.spectator_delay
     try:
         server = WebServer(demo.service, args.host, args.port)
     except OSError as exc:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
     demo.start()
-    print(f"kipukas-tracker demo: http://{args.host}:{server.port}/", flush=True)
+    print(f"kipukas-tracker demo: http://{args.host}:{server.port}/ (judge page, with the seats' join codes: "
+          f"http://{args.host}:{server.port}/judge)", flush=True)
     try:
         server.serve_forever()
     finally:

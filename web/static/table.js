@@ -1,141 +1,213 @@
-// Kipukas table page: draws the record's board over the map picture and lists the game record.
+// The table page: a player's phone (with a seat token in the URL, ?t=...) or a spectator's view.
 "use strict";
 (function () {
-  const SVG = "http://www.w3.org/2000/svg";
-  const COLOURS = { red: "#d22", blue: "#1e5ad2", green: "#1a8f3c", yellow: "#e0b000", black: "#222", white: "#eee" };
-  const overlay = document.getElementById("overlay");
-  const logEl = document.getElementById("log");
-  const syncEl = document.getElementById("sync");
-  const connEl = document.getElementById("conn");
-  const legendEl = document.getElementById("legend");
-  let mapKey = null;
+  const K = window.Kipukas;
+  const $ = (id) => document.getElementById(id);
+  const token = new URLSearchParams(location.search).get("t");
+  const board = K.Board($("overlay"));
+  let me = { role: "spectator", seat: null };
+  let noticeTimer = null;
 
-  function el(name, attrs, parent) {
-    const node = document.createElementNS(SVG, name);
-    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-    if (parent) parent.appendChild(node);
-    return node;
-  }
-  const colour = (owner) => COLOURS[owner] || "#888";
-
-  function drawMap(map) {
-    const [w, h] = map.size_mm;
-    const [x0, y0, x1, y1] = map.board_px;
-    const sx = w / (x1 - x0), sy = h / (y1 - y0);
-    overlay.setAttribute("viewBox", `0 0 ${w} ${h}`);
-    overlay.innerHTML = "";
-    const img = el("image", { href: overlay.dataset.mapUrl, x: -x0 * sx, y: -y0 * sy,
-                              preserveAspectRatio: "none" }, overlay);
-    const probe = new Image();
-    probe.onload = () => { img.setAttribute("width", probe.naturalWidth * sx);
-                           img.setAttribute("height", probe.naturalHeight * sy); };
-    probe.src = overlay.dataset.mapUrl;
-    el("g", { id: "tokens" }, overlay);
+  function notice(text, kind) {
+    const el = $("notice");
+    el.textContent = text;
+    el.className = `notice ${kind || ""}`;
+    clearTimeout(noticeTimer);
+    noticeTimer = setTimeout(() => { el.className = "notice hidden"; }, 8000);
   }
 
-  function drawTokens(state) {
-    const g = document.getElementById("tokens");
-    g.innerHTML = "";
-    const pos = Object.fromEntries(state.map.stands.map((s) => [s.id, s]));
-    const put = (id, v, ghost) => {
-      const s = pos[id];
-      if (!s) return;
-      const grp = el("g", { class: `token ${v.kind} ${ghost ? "ghost" : ""}`, "data-stand": id,
-                            "data-owner": v.owner || "" }, g);
-      const fill = colour(v.owner);
-      const style = ghost ? { fill: "none", stroke: "#b3261e", "stroke-width": 1.2, "stroke-dasharray": "2 1.2" }
-                          : { fill, stroke: "#fff", "stroke-width": 0.8 };
-      if (v.kind === "soul") {
-        el("circle", { cx: s.x, cy: s.y, r: 5.5, ...style }, grp);
-        if (!ghost && v.count > 1) {
-          const t = el("text", { x: s.x, y: s.y + 2, "text-anchor": "middle", "font-size": 6, fill: "#fff" }, grp);
-          t.textContent = v.count;
-        }
-      } else {
-        el("rect", { x: s.x - 7, y: s.y - 7, width: 14, height: 14, rx: 1.5, ...style }, grp);
-        if (!ghost && v.kind === "capital") {
-          const t = el("text", { x: s.x, y: s.y + 2.5, "text-anchor": "middle", "font-size": 7, fill: "#fff",
-                                 "font-weight": "bold" }, grp);
-          t.textContent = "C";
-        }
-      }
-      const title = el("title", {}, grp);
-      title.textContent = `${id}: ${v.owner || ""} ${v.kind}${ghost ? " (seen on the board, not in the record)" : ""}`;
-    };
-    for (const [id, v] of Object.entries(state.stands)) put(id, v, false);
-    if (!state.in_sync) {
-      for (const [id, v] of Object.entries(state.observed)) {
-        const want = state.stands[id];
-        if (!want || want.kind !== v.kind || want.owner !== v.owner || want.count !== v.count) put(id, v, true);
-      }
+  async function act(text) {
+    const ack = await conn.send("act", { text });
+    if (!ack.ok) notice(ack.error, "bad");
+    else if (!ack.entry.accepted) notice(`Rejected ${ack.entry.rule}: ${ack.entry.message}`, "bad");
+    else { notice(`Recorded: ${ack.entry.action}`, "ok"); $("action").value = ""; }
+    return ack;
+  }
+
+  // Answer controls from a prompt's notation hint, e.g. "(red trap K-LE#0001 sprung|idle)".
+  function hints(text, seat) {
+    const out = [];
+    for (const m of text.matchAll(/\(([^()]*)\)/g)) {
+      const hint = m[1].split(";")[0].trim();
+      if (!hint.startsWith(seat + " ")) continue;
+      if (hint.includes(`|${seat} `)) { out.push(...hint.split("|").map((h) => h.trim())); continue; }
+      const words = hint.split(" ");
+      const alt = words.findIndex((w) => w.includes("|") && !w.includes("<"));
+      if (alt < 0) { out.push(hint); continue; }
+      for (const option of words[alt].split("|")) out.push([...words.slice(0, alt), option, ...words.slice(alt + 1)].join(" "));
     }
+    return out;
   }
 
-  function drawLog(state) {
-    logEl.innerHTML = "";
-    for (const e of [...state.log].reverse()) {
-      const li = document.createElement("li");
-      li.className = e.kind === "question" ? "question" : (e.accepted ? "accepted" : "rejected");
-      li.dataset.seq = e.seq;
-      const act = document.createElement("span");
-      act.className = "act";
-      act.textContent = e.action;
-      const verdict = document.createElement("span");
-      verdict.className = "verdict";
-      verdict.textContent = e.kind === "question" ? "question" : e.kind === "undo" ? "undone by judge"
-        : e.kind === "correct" ? "judge correction" : e.accepted ? "accepted" : `rejected ${e.rule}`;
-      const msg = document.createElement("span");
-      msg.className = "msg";
-      msg.textContent = e.message;
-      li.append(act, verdict, msg);
-      logEl.appendChild(li);
+  function control(line) {
+    const placeholder = /<[^>]*>|\.\.\.|\b[a-z],[a-z]\b|\bn$/;
+    const range = line.match(/^(.*) <(\d+)-(\d+)>$/);
+    if (range) {
+      const input = K.html("input", { type: "number", min: range[2], max: range[3], inputMode: "numeric",
+                                      placeholder: `${range[2]}-${range[3]}`, class: "dice" });
+      return K.html("form", { class: "answer", onsubmit: (ev) => { ev.preventDefault(); act(`${range[1]} ${input.value}`); } },
+                    K.html("span", {}, range[1]), " ", input, " ", K.html("button", { type: "submit" }, "Send"));
     }
-  }
-
-  function drawLegend(state) {
-    legendEl.innerHTML = "";
-    for (const card of state.cards) {
-      const li = document.createElement("li");
-      li.innerHTML = `<span style="color:${colour(card.owner)}">●</span> `;
-      li.append(card.revealed ? `${card.title} (${card.id}) on ${card.at}` + (card.movement != null ? `, movement ${card.movement}` : "")
-                              : `a face-down card on ${card.at}`);
-      legendEl.appendChild(li);
+    if (!placeholder.test(line)) {
+      return K.html("button", { type: "button", class: "answer", "data-line": line, onclick: () => act(line) },
+                    line.split(" ").slice(1).join(" "));
     }
+    const start = line.split(placeholder)[0];
+    return K.html("button", { type: "button", class: "answer fill", onclick: () => {
+      $("action").value = start; $("action").focus(); } }, `${line.split(" ").slice(1).join(" ")} …`);
   }
 
-  function drawStatus(state) {
-    const phase = document.getElementById("phase");
-    phase.textContent = state.result ? `Game over: ${state.result}`
-      : `${state.phase}${state.turn ? `, turn ${state.turn}` : ""}${state.active ? ` · ${state.active} to act` : ""}`;
-    const list = document.getElementById("prompts");
+  function drawMine(state) {
+    const list = $("my-prompts");
     list.innerHTML = "";
-    for (const p of [...state.prompts, ...state.questions.map((q) => ({ player: q.player, text: `${q.text} ${q.options.join(" / ")}` }))]) {
-      const li = document.createElement("li");
-      li.dataset.player = p.player || "";
-      li.textContent = `${p.player ? p.player + ": " : ""}${p.text}`;
-      list.appendChild(li);
+    for (const p of state.prompts.filter((p) => p.mine && p.player)) {
+      if (p.text.includes(" means ")) continue;  // the means chooser below answers it
+      const li = K.html("li", { "data-rule": p.rule }, K.html("span", { class: "rule" }, p.rule), " ", p.text);
+      const controls = K.html("div", { class: "controls" });
+      for (const line of hints(p.text, me.seat)) controls.append(control(line));
+      li.append(controls);
+      list.append(li);
+    }
+    for (const q of state.questions.filter((q) => q.mine)) {
+      const li = K.html("li", { class: "question" }, q.text);
+      const controls = K.html("div", { class: "controls" });
+      for (const option of q.options) controls.append(K.html("button", { type: "button", class: "answer",
+        "data-line": option, onclick: () => act(option) }, option));
+      li.append(controls);
+      list.append(li);
+    }
+    const choosing = !$("means").classList.contains("hidden");
+    if (!list.children.length && !choosing) list.append(K.html("li", { class: "idle" }, "Nothing asked of you right now."));
+  }
+
+  function drawBout(state) {
+    const el = $("bout");
+    const meansEl = $("means");
+    meansEl.className = "means hidden";
+    meansEl.innerHTML = "";
+    const b = state.bout;
+    if (!b) { el.textContent = "no bout under way"; return; }
+    const cards = Object.fromEntries(state.cards.filter((c) => c.id).map((c) => [c.id, c]));
+    const name = (id) => (cards[id] ? `${cards[id].title} (${cards[id].owner})` : id);
+    const side = (what, id) => {
+      const chosen = b[`${what}_chosen`], means = b[`${what}_means`], card = cards[id];
+      const label = means ? `${means} (${card && card.means[means - 1] ? card.means[means - 1].name : "?"})`
+                          : chosen ? "chosen, hidden until both have chosen" : "not chosen yet";
+      const roll = b[`${what}_roll`];
+      return K.html("li", { "data-side": what }, `${what}: ${name(id)} · means ${label}` + (roll != null ? ` · rolled ${roll}` : ""));
+    };
+    el.innerHTML = "";
+    el.append(K.html("p", {}, b.final ? "Final blow" : "KEAL means bout"),
+              K.html("ul", {}, side("attack", b.attacker), side("defence", b.defender)));
+    if (b.final || !me.seat) return;
+    for (const [what, id] of [["attack", b.attacker], ["defence", b.defender]]) {
+      const card = cards[id];
+      if (!card || card.owner !== me.seat || b[`${what}_chosen`]) continue;
+      meansEl.className = "means";
+      meansEl.append(K.html("p", {}, `Choose in secret the KEAL means of ${card.title}:`));
+      card.means.forEach((m, i) => {
+        meansEl.append(K.html("button", { type: "button", class: "answer means-choice", "data-index": i + 1,
+          disabled: m.injuries >= m.tolerates, onclick: () => act(`${me.seat} means ${card.id} ${i + 1}`) },
+          `${i + 1}. ${m.name}`));
+      });
     }
   }
 
-  function render(state) {
-    const key = JSON.stringify(state.map.board_px) + state.map.name;
-    if (key !== mapKey) { drawMap(state.map); mapKey = key; }
-    drawTokens(state);
-    drawLog(state);
-    drawLegend(state);
-    drawStatus(state);
-    if (state.in_sync) {
-      syncEl.className = "banner hidden";
-      syncEl.textContent = "";
-    } else {
-      syncEl.className = "banner out";
-      syncEl.textContent = "Board out of sync with the record: " + state.differences.join("; ");
+  function chip(c) {
+    const text = c.title ? `${c.title}${c.revealed ? "" : " (face down)"}` : "face-down card";
+    return K.html("span", { class: `chip ${c.revealed ? "up" : "down"}`, "data-owner": c.owner,
+                            style: `border-color:${K.colour(c.owner)}` }, text);
+  }
+
+  function drawCards(state) {
+    const mat = $("mat");
+    mat.innerHTML = "";
+    const byTerritory = new Map();
+    for (const c of state.cards) {
+      const key = c.territory || c.at || "transit";
+      if (!byTerritory.has(key)) byTerritory.set(key, []);
+      byTerritory.get(key).push(c);
     }
+    for (const [territory, cards] of [...byTerritory.entries()].sort()) {
+      const claim = state.claims[territory];
+      const head = `Territory ${territory}` + (claim ? ` (${claim.owner} ${claim.kind})` : "");
+      mat.append(K.html("li", { "data-territory": territory }, K.html("b", {}, head), " ", ...cards.map(chip)));
+    }
+    if (!mat.children.length) mat.append(K.html("li", { class: "idle" }, "no cards on the mat"));
+    const hand = $("hand");
+    hand.innerHTML = "";
+    $("hand-title").className = me.seat ? "" : "hidden";
+    for (const c of [...(state.hand || []), ...(state.effects || [])]) {
+      hand.append(K.html("li", { "data-card": c.id }, `${c.title} (${c.id})${c.zone === "effect" ? " · effect" : ""}`));
+    }
+    const souls = $("souls");
+    souls.innerHTML = "";
+    for (const c of state.cards.filter((c) => c.means && c.means.length)) {
+      const li = K.html("li", { "data-card": c.id }, K.html("b", { style: `color:${K.colour(c.owner)}` }, c.title),
+                        ` on ${c.at}${c.exhausted ? " · exhausted" : ""}`);
+      const list = K.html("ul", { class: "damage" });
+      for (const m of c.means) {
+        const pips = "●".repeat(Math.min(m.injuries, 9)) + "○".repeat(Math.max(0, m.tolerates - m.injuries));
+        list.append(K.html("li", { class: m.injuries >= m.tolerates ? "spent" : "" }, `${m.name} `,
+                           K.html("span", { class: "pips", title: `${m.injuries} of ${m.tolerates} injuries` }, pips)));
+      }
+      li.append(list);
+      souls.append(li);
+    }
+    if (!souls.children.length) souls.append(K.html("li", { class: "idle" }, "no souls you can see"));
+    const fmt = (o) => Object.entries(o).map(([p, n]) => `${p} ${n}`).join(", ");
+    $("counts").textContent = `Cards in hand: ${fmt(state.hands)} · in deck: ${fmt(state.decks)}`;
+    const legend = $("legend");
+    legend.innerHTML = "";
+    for (const [t, claim] of Object.entries(state.claims)) {
+      legend.append(K.html("li", {}, K.html("span", { style: `color:${K.colour(claim.owner)}` }, "●"),
+                           ` territory ${t}: ${claim.owner} ${claim.kind}`));
+    }
+  }
+
+  function drawPrompts(state) {
+    const list = $("prompts");
+    list.innerHTML = "";
+    for (const p of [...state.prompts, ...state.questions.map((q) => ({ ...q, text: `${q.text} ${q.options.join(" / ")}` }))]) {
+      list.append(K.html("li", { "data-player": p.player || "" }, `${p.player ? p.player + ": " : ""}${p.text}`));
+    }
+  }
+
+  function drawLog(record) {
+    const log = $("log");
+    log.innerHTML = "";
+    for (const e of record.newestFirst(300)) log.append(K.entryItem(e));
+  }
+
+  function render(state, record) {
+    board(state);
+    drawBout(state);
+    drawCards(state);
+    drawPrompts(state);
+    if (me.seat) drawMine(state);
+    drawLog(record);
+    $("phase").textContent = K.statusText(state);
+    $("delay").textContent = state.delayed_min ? `(shown ${state.delayed_min} min late)` : "";
+    K.syncBanner($("sync"), state);
     document.body.dataset.version = state.version;
+    document.body.dataset.seq = state.seq;
   }
 
-  const socket = io("/table", { transports: ["websocket", "polling"] });
-  socket.on("connect", () => { connEl.textContent = "live"; connEl.className = "conn on"; });
-  socket.on("disconnect", () => { connEl.textContent = "reconnecting…"; connEl.className = "conn off"; });
-  socket.on("state", render);
+  const conn = K.connect(token ? { token } : {}, {
+    hello(h) {
+      me = h;
+      document.body.dataset.seat = h.seat || "";
+      $("title").textContent = h.seat ? `Kipukas · you are ${h.seat}` : "Kipukas table";
+      $("mine").className = h.seat ? "panel mine" : "panel hidden";
+    },
+    state: render,
+    log: drawLog,
+    refused: (why) => notice(`Cannot join: ${why}`, "bad"),
+  });
+  $("action-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const text = $("action").value.trim();
+    if (text) act(text);
+  });
+  if (document.body.dataset.role === "player" && !token) notice("No seat token in this link: scan your seat's QR code.", "bad");
 })();

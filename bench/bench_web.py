@@ -1,0 +1,166 @@
+"""Broadcast latency of the web service: N connected phones while the table changes R times a second.
+
+The server (a real table, its record on disk, the Flask-SocketIO app on the threaded WSGI server) runs
+in this process; the clients (python-socketio over websockets: players of both seats, a judge and
+spectators) run in worker processes. A driver thread records a rejected phone action R times a
+second (each one a new record row and a new state for every room) and notes when each version was
+made; clients note when they receive it (`time.monotonic` is one clock for all processes on Linux).
+Reported: broadcast latency median and p99, messages lost, the server's memory before and after, and
+the ratio of the median to an in-process baseline: JSON-encoding one state snapshot.
+
+    python bench/bench_web.py [--minutes 10] [--clients 100] [--rate 10] [--workers 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def client_worker(url: str, auths: list[dict[str, Any] | None], ready: Any, stop: Any, out: Any) -> None:
+    """Connect the given clients, then record (version, receipt time) of every state until told to stop."""
+    import socketio
+
+    received: list[list[tuple[int, float]]] = [[] for _ in auths]
+    clients = []
+    for i, auth in enumerate(auths):
+        # Phones are browsers; this client's pure-Python UTF-8 check of every frame would be the bottleneck.
+        c = socketio.Client(reconnection=False, websocket_extra_options={"skip_utf8_validation": True})
+
+        def on_state(state: dict[str, Any], i: int = i) -> None:
+            received[i].append((int(state["version"]), time.monotonic()))
+
+        c.on("state", on_state, namespace="/table")
+        c.connect(url, namespaces=["/table"], transports=["websocket"], auth=auth, wait_timeout=30)
+        clients.append(c)
+    ready.put(len(clients))
+    stop.wait()
+    time.sleep(1.0)  # let the last broadcasts arrive
+    out.put(received)
+    closing = [threading.Thread(target=c.disconnect) for c in clients]  # each waits for the server's goodbye
+    for t in closing:
+        t.start()
+    for t in closing:
+        t.join(10)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--minutes", type=float, default=10.0, help="how long the table keeps changing (default 10)")
+    ap.add_argument("--clients", type=int, default=100, help="connected clients (default 100)")
+    ap.add_argument("--rate", type=float, default=10.0, help="table updates per second (default 10)")
+    ap.add_argument("--workers", type=int, default=4, help="client processes (default 4)")
+    args = ap.parse_args(argv)
+
+    from rules.board_map import BoardMap
+    from tests.table_helpers import KEY
+    from tests.test_web_support import PIN, golden_script
+    from tracker.record import GameRecord
+    from tracker.seats import SPECTATOR, Seats
+    from tracker.server import WebServer
+    from tracker.service import TableService
+    from tracker.table import Table
+
+    decks, lines = golden_script()
+    folder = Path(tempfile.mkdtemp(prefix="bench-web-"))
+    table = Table(BoardMap.packaged(), GameRecord(str(folder / "bench.sqlite"), KEY), decks)
+    for line in lines[:40]:  # a game under way: cards in hands and in play, a bout, a long record
+        table.act(f"phone:{line.split()[0]}", line)
+    service = TableService(table, Seats(("red", "blue"), judge_pin=PIN))
+    server = WebServer(service, "127.0.0.1", 0)
+    server.start()
+    url = f"http://127.0.0.1:{server.port}"
+
+    snapshot = service.snapshot(SPECTATOR)
+    t0 = time.perf_counter()
+    for _ in range(200):
+        json.dumps(snapshot)
+    baseline_ms = (time.perf_counter() - t0) / 200 * 1000
+
+    tokens = service.join_tokens()
+    auths: list[dict[str, Any] | None] = []
+    for i in range(args.clients):
+        kind = i % 10
+        auths.append({"pin": PIN} if kind == 0 else None if kind == 1 else
+                     {"token": tokens["red" if kind % 2 else "blue"]})
+    ctx = mp.get_context("spawn")
+    ready, out, stop = ctx.Queue(), ctx.Queue(), ctx.Event()
+    workers = [ctx.Process(target=client_worker, args=(url, auths[w::args.workers], ready, stop, out))
+               for w in range(args.workers)]
+    rss_before = rss_mb()
+    for w in workers:
+        w.start()
+    connected = sum(ready.get(timeout=120) for _ in workers)
+
+    made: dict[int, float] = {}
+    period = 1.0 / args.rate
+    end = time.monotonic() + args.minutes * 60
+    next_at = time.monotonic()
+
+    def drive() -> None:
+        nonlocal next_at
+        n = 0
+        while time.monotonic() < end:
+            next_at += period
+            table.act("phone:red", f"red capital {90 + n % 9}")  # rejected: a new row, the game unchanged
+            made[service.version()] = time.monotonic()
+            n += 1
+            time.sleep(max(0.0, next_at - time.monotonic()))
+
+    driver = threading.Thread(target=drive)
+    started = time.monotonic()
+    driver.start()
+    driver.join()
+    elapsed = time.monotonic() - started
+    stop.set()
+    results = [out.get(timeout=120) for _ in workers]
+    for w in workers:
+        w.join(30)
+    rss_after = rss_mb()
+    final_size = len(json.dumps(service.snapshot(SPECTATOR))) / 1024
+    server.shutdown()
+
+    latencies, lost = [], 0
+    for per_worker in results:
+        for got in per_worker:
+            seen = {v: t for v, t in got}
+            for version, at in made.items():
+                if version in seen:
+                    latencies.append((seen[version] - at) * 1000)
+                else:
+                    lost += 1
+    latencies.sort()
+    median = statistics.median(latencies)
+    p99 = latencies[int(0.99 * (len(latencies) - 1))]
+    print(f"clients connected: {connected} (judges, spectators, players of both seats)")
+    print(f"updates: {len(made)} in {elapsed:.0f} s ({len(made) / elapsed:.1f}/s); "
+          f"state size {len(json.dumps(snapshot)) / 1024:.1f}-{final_size:.1f} KiB; "
+          f"deliveries measured {len(latencies)}")
+    print(f"broadcast latency: median {median:.1f} ms, p99 {p99:.1f} ms, max {latencies[-1]:.1f} ms")
+    print(f"updates not received (coalesced or lost): {lost} of {len(made) * connected}")
+    print(f"server memory: {rss_before:.0f} MiB before the clients, {rss_after:.0f} MiB after the run")
+    print(f"baseline: JSON-encoding one snapshot {baseline_ms:.3f} ms; median latency = "
+          f"{median / baseline_ms:.0f}x baseline, p99 = {p99 / baseline_ms:.0f}x")
+    print(f"target p99 < 100 ms: {'met' if p99 < 100 else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

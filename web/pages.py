@@ -1,0 +1,97 @@
+"""The HTTP side: pages (table/spectator, player, judge), the map picture, join QR codes and keyframes.
+
+Pages carry no secrets: a player page reads its seat token from its own URL, the judge page asks for
+the PIN. The QR codes and keyframes are for the judge only and need this run's judge key (`?k=`).
+QR codes are drawn on the Pi (segno, SVG), so joining works without internet.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+from urllib.parse import urlencode
+
+import segno
+from flask import Blueprint, Response, abort, current_app, render_template, request
+
+from tracker.api import TableService
+
+pages = Blueprint("pages", __name__)
+
+
+def service() -> TableService:
+    svc: TableService = current_app.extensions["kipukas_service"]
+    return svc
+
+
+def join_url(who: str, token: str) -> str:
+    """The link a seat's (or the spectators') QR code opens, on the address the judge reached us at."""
+    base = request.host_url.rstrip("/")
+    path = "/watch" if who == "spectator" else "/play"
+    return f"{base}{path}?{urlencode({'t': token})}"
+
+
+@pages.get("/")
+@pages.get("/watch")
+def watch() -> str:
+    return render_template("table.html", role="spectator")
+
+
+@pages.get("/play")
+def play() -> str:
+    return render_template("table.html", role="player")
+
+
+@pages.get("/judge")
+def judge() -> str:
+    return render_template("judge.html")
+
+
+@pages.get("/map.jpg")
+def map_image() -> Response:
+    data, mime = service().map_image()
+    return Response(data, mimetype=mime, headers={"Cache-Control": "max-age=3600"})
+
+
+@pages.get("/healthz")
+def healthz() -> dict[str, Any]:
+    return {"ok": True, "version": service().version()}
+
+
+def _judge_only() -> None:
+    if not service().judge_key_ok(request.args.get("k")):
+        abort(403, description="judge key missing or wrong: open this from the judge page")
+
+
+@pages.get("/join/links")
+def join_links() -> dict[str, Any]:
+    _judge_only()
+    return {who: join_url(who, token) for who, token in service().join_tokens().items()}
+
+
+@pages.get("/join/qr/<who>.<kind>")
+def join_qr(who: str, kind: str) -> Response:
+    _judge_only()
+    tokens = service().join_tokens()
+    if kind not in ("svg", "png"):
+        abort(404, description="QR codes come as .svg or .png")
+    if who not in tokens:
+        abort(404, description=f"no seat {who!r} at this table (seats: {', '.join(tokens)})")
+    out = io.BytesIO()
+    qr = segno.make(join_url(who, tokens[who]), error="m")
+    if kind == "svg":
+        qr.save(out, kind="svg", scale=6, border=2, title=f"Join as {who}")
+    else:
+        qr.save(out, kind="png", scale=8, border=4)
+    mime = "image/svg+xml" if kind == "svg" else "image/png"
+    return Response(out.getvalue(), mimetype=mime, headers={"Cache-Control": "no-store"})
+
+
+@pages.get("/keyframe/<int:seq>/<camera>.jpg")
+def keyframe(seq: int, camera: str) -> Response:
+    _judge_only()
+    data = service().keyframe(seq, camera)
+    if data is None:
+        abort(404, description=f"no {camera} keyframe for row {seq}")
+    return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "max-age=86400"})
+

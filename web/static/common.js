@@ -1,0 +1,165 @@
+// Shared by the table (player/spectator) and judge pages: the connection, the record kept by row
+// number across reconnections, and the board drawn over the map picture.
+"use strict";
+window.Kipukas = (function () {
+  const SVG = "http://www.w3.org/2000/svg";
+  const COLOURS = { red: "#d22", blue: "#1e5ad2", green: "#1a8f3c", yellow: "#e0b000", black: "#222", white: "#eee" };
+  const colour = (owner) => COLOURS[owner] || "#888";
+
+  function svg(name, attrs, parent) {
+    const node = document.createElementNS(SVG, name);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+
+  function html(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") node.className = v;
+      else if (k.startsWith("data-")) node.setAttribute(k, v);
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else node[k] = v;
+    }
+    for (const c of children) if (c !== null && c !== undefined) node.append(c);
+    return node;
+  }
+
+  // --- the map ----------------------------------------------------------------------------------------------
+  function Board(overlay) {
+    let mapKey = null;
+    function drawMap(map) {
+      const [w, h] = map.size_mm;
+      const [x0, y0, x1, y1] = map.board_px;
+      const sx = w / (x1 - x0), sy = h / (y1 - y0);
+      overlay.setAttribute("viewBox", `0 0 ${w} ${h}`);
+      overlay.innerHTML = "";
+      const img = svg("image", { href: overlay.dataset.mapUrl, x: -x0 * sx, y: -y0 * sy, preserveAspectRatio: "none" },
+                      overlay);
+      const probe = new Image();
+      probe.onload = () => { img.setAttribute("width", probe.naturalWidth * sx);
+                             img.setAttribute("height", probe.naturalHeight * sy); };
+      probe.src = overlay.dataset.mapUrl;
+      svg("g", { id: "claims" }, overlay);
+      svg("g", { id: "tokens" }, overlay);
+    }
+    function drawClaims(state) {
+      const g = overlay.querySelector("#claims");
+      g.innerHTML = "";
+      for (const s of state.map.stands) {
+        if (s.kind === "movement") continue;
+        const claim = state.claims[s.territory];
+        if (!claim) continue;
+        const ring = svg("circle", { cx: s.x, cy: s.y, r: 11, fill: "none", stroke: colour(claim.owner),
+                                     "stroke-width": 2, class: "claim", "data-territory": s.territory,
+                                     "data-owner": claim.owner }, g);
+        svg("title", {}, ring).textContent = `territory ${s.territory}: ${claim.owner} ${claim.kind}`;
+      }
+    }
+    function drawTokens(state) {
+      const g = overlay.querySelector("#tokens");
+      g.innerHTML = "";
+      const pos = Object.fromEntries(state.map.stands.map((s) => [s.id, s]));
+      const put = (id, v, ghost) => {
+        const s = pos[id];
+        if (!s) return;
+        const grp = svg("g", { class: `token ${v.kind} ${ghost ? "ghost" : ""}`, "data-stand": id,
+                               "data-owner": v.owner || "" }, g);
+        const style = ghost ? { fill: "none", stroke: "#b3261e", "stroke-width": 1.2, "stroke-dasharray": "2 1.2" }
+                            : { fill: colour(v.owner), stroke: "#fff", "stroke-width": 0.8 };
+        if (v.kind === "soul") {
+          svg("circle", { cx: s.x, cy: s.y, r: 5.5, ...style }, grp);
+          if (!ghost && v.count > 1) {
+            svg("text", { x: s.x, y: s.y + 2, "text-anchor": "middle", "font-size": 6, fill: "#fff" }, grp)
+              .textContent = v.count;
+          }
+        } else {
+          svg("rect", { x: s.x - 7, y: s.y - 7, width: 14, height: 14, rx: 1.5, ...style }, grp);
+          if (!ghost && v.kind === "capital") {
+            svg("text", { x: s.x, y: s.y + 2.5, "text-anchor": "middle", "font-size": 7, fill: "#fff",
+                          "font-weight": "bold" }, grp).textContent = "C";
+          }
+        }
+        svg("title", {}, grp).textContent =
+          `${id}: ${v.owner || ""} ${v.kind}${ghost ? " (seen on the board, not in the record)" : ""}`;
+      };
+      for (const [id, v] of Object.entries(state.stands)) put(id, v, false);
+      if (!state.in_sync) {
+        for (const [id, v] of Object.entries(state.observed)) {
+          const want = state.stands[id];
+          if (!want || want.kind !== v.kind || want.owner !== v.owner || want.count !== v.count) put(id, v, true);
+        }
+      }
+    }
+    return function draw(state) {
+      const key = JSON.stringify(state.map.board_px) + state.map.name;
+      if (key !== mapKey) { drawMap(state.map); mapKey = key; }
+      drawClaims(state);
+      drawTokens(state);
+    };
+  }
+
+  // --- the record, kept by row number -----------------------------------------------------------------------
+  function Record() {
+    const rows = new Map();
+    return {
+      merge(entries) { for (const e of entries) rows.set(e.seq, e); },
+      lastSeq() { let m = 0; for (const k of rows.keys()) if (k > m) m = k; return m; },
+      newestFirst(limit) { return [...rows.values()].sort((a, b) => b.seq - a.seq).slice(0, limit || 300); },
+      size() { return rows.size; },
+    };
+  }
+
+  function entryItem(e) {
+    const cls = e.kind === "question" ? "question" : e.kind === "board" ? "board" : (e.accepted ? "accepted" : "rejected");
+    const verdict = e.kind === "question" ? "question" : e.kind === "board" ? "camera" : e.kind === "undo" ? "undone by judge"
+      : e.kind === "correct" ? "judge correction" : e.accepted ? "accepted" : `rejected ${e.rule}`;
+    return html("li", { class: cls, "data-seq": e.seq },
+      html("span", { class: "seq" }, `#${e.seq}`), " ",
+      html("span", { class: "act" }, e.action),
+      html("span", { class: "verdict" }, verdict),
+      html("span", { class: "msg" }, e.message));
+  }
+
+  function statusText(state) {
+    if (state.result) return `Game over: ${state.result}`;
+    const parts = [state.phase];
+    if (state.turn) parts.push(`diel cycle ${state.turn}`);
+    let text = parts.join(", ");
+    if (state.active) text += ` · ${state.active} to act`;
+    if (state.initiative) text += ` · initiative: ${state.initiative}`;
+    return text;
+  }
+
+  function syncBanner(el, state) {
+    if (state.in_sync) { el.className = "banner hidden"; el.textContent = ""; return; }
+    el.className = "banner out";
+    el.textContent = "Board out of sync with the record: " + state.differences.join("; ");
+  }
+
+  // --- the connection ---------------------------------------------------------------------------------------
+  // `credentials` are sent on every (re)connection with `since`: the last record row this page holds.
+  function connect(credentials, handlers) {
+    const record = Record();
+    const conn = document.getElementById("conn");
+    const socket = io("/table", {
+      transports: ["websocket", "polling"],
+      auth: (cb) => cb({ ...credentials, ...(record.size() ? { since: record.lastSeq() } : {}) }),
+    });
+    socket.on("connect", () => { conn.textContent = "live"; conn.className = "conn on"; });
+    socket.on("disconnect", () => { conn.textContent = "reconnecting…"; conn.className = "conn off"; });
+    socket.on("connect_error", (err) => {
+      conn.textContent = "refused"; conn.className = "conn off";
+      if (handlers.refused) handlers.refused(err.message);
+    });
+    socket.on("hello", (h) => handlers.hello && handlers.hello(h));
+    socket.on("state", (state) => { record.merge(state.log); handlers.state(state, record); });
+    socket.on("log", (msg) => { record.merge(msg.entries); if (handlers.log) handlers.log(record); });
+    // "rejected" and "error" events repeat what the acknowledgement of our own request says: the pages
+    // show the acknowledgement (see `send`), so they are not shown twice.
+    const send = (event, data) => new Promise((resolve) => socket.emit(event, data, resolve));
+    return { socket, record, send };
+  }
+
+  return { svg, html, colour, Board, Record, entryItem, statusText, syncBanner, connect };
+})();

@@ -1,0 +1,105 @@
+// The judge page: full state, timeline with keyframes, undo/correct with a reason, warnings, join codes.
+"use strict";
+(function () {
+  const K = window.Kipukas;
+  const $ = (id) => document.getElementById(id);
+  const board = K.Board($("overlay"));
+  let conn = null, key = null, keyframes = {}, noticeTimer = null;
+
+  function notice(text, kind) {
+    const el = $("notice");
+    el.textContent = text;
+    el.className = `notice ${kind || ""}`;
+    clearTimeout(noticeTimer);
+    noticeTimer = setTimeout(() => { el.className = "notice hidden"; }, 8000);
+  }
+
+  function report(ack, what) {
+    if (!ack.ok) notice(`${what}: ${ack.error}`, "bad");
+    else if (ack.entry && ack.entry.accepted === false) notice(`Rejected ${ack.entry.rule}: ${ack.entry.message}`, "bad");
+    else notice(`${what}: recorded as row ${ack.entry.seq}`, "ok");
+    return ack;
+  }
+
+  async function showJoinCodes() {
+    const links = await (await fetch(`/join/links?k=${encodeURIComponent(key)}`)).json();
+    const box = $("qr");
+    box.innerHTML = "";
+    for (const [who, url] of Object.entries(links)) {
+      box.append(K.html("figure", { "data-who": who },
+        K.html("img", { src: `/join/qr/${who}.svg?k=${encodeURIComponent(key)}`, alt: `QR code to join as ${who}` }),
+        K.html("figcaption", {}, K.html("b", {}, who === "spectator" ? "Spectators" : `Seat ${who}`), K.html("br"),
+               K.html("a", { href: url }, url))));
+    }
+  }
+
+  function drawTimeline(record) {
+    const log = $("log");
+    log.innerHTML = "";
+    for (const e of record.newestFirst(400)) {
+      const li = K.entryItem(e);
+      for (const camera of keyframes[e.seq] || []) {
+        li.append(K.html("img", { class: "thumb", loading: "lazy", alt: `${camera} camera at row ${e.seq}`,
+                                  src: `/keyframe/${e.seq}/${camera}.jpg?k=${encodeURIComponent(key)}` }));
+      }
+      if (e.kind === "action") {
+        li.append(K.html("button", { type: "button", class: "fill", onclick: () => {
+          $("correct-target").value = e.seq; $("correct-text").value = e.action; $("correct-reason").focus(); } },
+          "correct…"));
+      }
+      log.append(li);
+    }
+  }
+
+  function render(state, record) {
+    keyframes = state.keyframes || {};
+    board(state);
+    $("phase").textContent = K.statusText(state);
+    K.syncBanner($("sync"), state);
+    $("state-text").textContent = state.state_text || "";
+    const warnings = $("warnings");
+    warnings.innerHTML = "";
+    for (const w of state.warnings) warnings.append(K.html("li", {}, w));
+    if (!state.warnings.length) warnings.append(K.html("li", { class: "idle" }, "none"));
+    const prompts = $("prompts");
+    prompts.innerHTML = "";
+    for (const p of state.prompts) prompts.append(K.html("li", { "data-player": p.player || "" }, `${p.player || "anyone"}: ${p.text}`));
+    for (const q of state.questions) prompts.append(K.html("li", { "data-player": q.player }, `${q.player}: ${q.text} ${q.options.join(" / ")}`));
+    const hands = $("hands");
+    hands.innerHTML = "";
+    for (const [p, cards] of Object.entries(state.hand_cards || {})) {
+      hands.append(K.html("li", {}, K.html("b", {}, `${p} hand: `), cards.map((c) => `${c.title} (${c.id})`).join(", ") || "empty",
+                          K.html("br"), `deck: ${(state.deck_cards[p] || []).join(", ") || "empty"}`));
+    }
+    drawTimeline(record);
+    document.body.dataset.version = state.version;
+  }
+
+  function open(pin) {
+    if (conn) conn.socket.disconnect();
+    conn = K.connect({ pin }, {
+      hello(h) { key = h.judge_key; $("pin-form").className = "hidden"; showJoinCodes(); },
+      state: render,
+      log: drawTimeline,
+      refused(why) { notice(`Not admitted: ${why}`, "bad"); conn.socket.disconnect(); $("pin-form").className = "judge-form panel"; },
+    });
+  }
+
+  $("pin-form").addEventListener("submit", (ev) => { ev.preventDefault(); sessionStorage.setItem("kipukas-pin", $("pin").value); open($("pin").value); });
+  $("undo-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    if (report(await conn.send("undo", { reason: $("undo-reason").value }), "Undo").ok) $("undo-reason").value = "";
+  });
+  $("correct-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const ack = await conn.send("correct", { target: Number($("correct-target").value), text: $("correct-text").value.trim(),
+                                             reason: $("correct-reason").value });
+    if (report(ack, "Correction").ok) $("correct-reason").value = "";
+  });
+  $("action-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    if (report(await conn.send("act", { text: $("action").value.trim() }), "Action").ok) $("action").value = "";
+  });
+  const saved = sessionStorage.getItem("kipukas-pin");
+  if (saved !== null) open(saved);
+})();
