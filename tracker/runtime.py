@@ -29,6 +29,7 @@ from tracker.loop import OverheadLoop
 from tracker.overhead_calibration import OverheadCalibration
 from tracker.record import GameRecord
 from tracker.resilient import CameraStatus, ResilientSource
+from tracker.seats import Seats
 from tracker.service import TableService
 from tracker.sources import Frame, open_source
 from tracker.stabiliser import Stabiliser
@@ -95,7 +96,9 @@ class TableRuntime:
                  stop: threading.Event | None = None) -> None:
         self.cfg, self.table, self.state_dir = cfg, table, state_dir
         self.game_path = Path(table.record.path)
-        self.service = TableService(table)
+        seats = Seats(cfg.players, judge_pin=cfg.judge_pin, path=state_dir / "seats.json")
+        self.service = TableService(table, seats, spectator_delay_min=cfg.spectator_delay_min,
+                                    allowed_origins=cfg.allowed_origins)
         self.stop = stop or threading.Event()
         self._own_dog = dog is None  # a watchdog handed in is already running
         self.dog = dog or Watchdog(stall_s=20.0)
@@ -126,7 +129,7 @@ class TableRuntime:
         store = KeyframeStore(self.state_dir / "keyframes" / self.game_path.stem,
                               int(self.cfg.keyframe_limit_mb * 1_000_000), self.cfg.keyframe_warn_percent / 100,
                               on_warning=self.warn)
-        self.service.keyframes = store  # type: ignore[attr-defined]
+        self.service.keyframes = store
         return store
 
     def switch_game(self) -> bool:
