@@ -57,3 +57,12 @@ class TableService(Protocol):
 
     def correct(self, viewer: Viewer, target: int, text: str, reason: str) -> dict[str, Any]:
         """A judge replaces (or strikes, with empty `text`) the action recorded at row `target`."""
+
+    def calibration_state(self) -> dict[str, Any] | None:
+        """The overhead calibration (image size, mat corners in pixels), or None without an overhead camera."""
+
+    def calibration_overlay(self) -> bytes | None:
+        """The current overhead frame with the calibration drawn on it, as JPEG."""
+
+    def set_calibration_corners(self, corners: list[list[float]]) -> dict[str, Any]:
+        """Re-solve the camera pose from the mat's corners nudged by a judge (InputError if impossible)."""

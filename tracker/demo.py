@@ -14,8 +14,10 @@ from pathlib import Path
 import numpy as np
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from calibration.calfile import Calibration
 from calibration.camera import default_pose
 from rules.board_map import BoardMap
+from tracker.calibration_service import CalibrationService
 from tracker.demo_script import DECKS, Step, demo_steps
 from tracker.layout import table_layout
 from tracker.loop import OverheadLoop
@@ -59,9 +61,11 @@ class DemoTable:
         self.board = BoardMap.packaged()
         layout = table_layout(self.board)
         pose = default_pose(layout, image_size=DEMO_IMAGE_SIZE)
+        self.layout, self.pose = layout, pose
         self.renderer = Renderer(layout, pose, PALETTE)
         # A frame of the empty table lets the reader tell a hand from a piece (0 false changes vs 2.3 %).
-        self.reader = BoardReader(layout, pose, PALETTE, reference=self.renderer.render(TableScene({}), seed=7))
+        self.reference = self.renderer.render(TableScene({}), seed=7)
+        self.reader = BoardReader(layout, pose, PALETTE, reference=self.reference)
         self.folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="kipukas-demo-"))
         self.folder.mkdir(parents=True, exist_ok=True)
         self.key = Ed25519PrivateKey.generate()
@@ -72,6 +76,14 @@ class DemoTable:
         self.step_index = -1
         self.table = self._new_table()
         self.service = TableService(self.table)
+        self.latest: np.ndarray | None = None
+        self.service.calibration = CalibrationService(layout, lambda: self.latest, lambda: self.pose,
+                                                      self._calibrated_by_hand)
+
+    def _calibrated_by_hand(self, cal: Calibration) -> None:
+        """The calibration page moved the corners: read the synthetic table with the new pose."""
+        self.pose = cal.pose
+        self.reader = BoardReader(self.layout, cal.pose, PALETTE, reference=self.reference)
 
     def _new_table(self) -> Table:
         record = GameRecord(str(self.folder / f"demo-{self.rounds + 1:03d}.sqlite"), self.key)
@@ -98,6 +110,8 @@ class DemoTable:
                 self.step_index = index
                 for line in step.say:
                     self.table.act(f"phone:{line.split()[0]}", line)
+            self.latest = frame
+            loop.reader = self.reader
             loop.process(frame)
             if period:
                 self.stop.wait(max(0.0, period - (time.monotonic() - started)))

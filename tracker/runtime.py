@@ -110,8 +110,8 @@ class TableRuntime:
         self.calibration = OverheadCalibration(self.layout, (cfg.overhead.width, cfg.overhead.height),
                                                cfg.calibration, self.warn)
         self.reader = BoardReader(self.layout, self.calibration.pose, DEFAULT_PALETTE)
-        self.calibration_page = CalibrationService(self.layout, lambda: self.latest.get("overhead"),
-                                                   lambda: self.calibration.pose, self._calibrated_by_hand)
+        self.service.calibration = CalibrationService(self.layout, lambda: self.latest.get("overhead"),
+                                                      lambda: self.calibration.pose, self._calibrated_by_hand)
 
     def _calibrated_by_hand(self, cal: Calibration) -> None:
         self.calibration.set(cal, "by hand on the calibration page")

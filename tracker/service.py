@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rules.catalog import Catalog
+from tracker.calibration_service import CalibrationService
 from tracker.errors import InputError
 from tracker.seats import SPECTATOR, AccessDenied, Seats, Viewer
 from tracker.table import Entry, Table
@@ -39,6 +40,7 @@ class TableService:
         self.table = table
         self.seats = seats or Seats(tuple(table.start.get("players", ("red", "blue"))))
         self.keyframes = keyframes
+        self.calibration: CalibrationService | None = None  # the overhead camera's, when there is one
         self.spectator_delay_min = spectator_delay_min
         self.allowed_origins = tuple(allowed_origins)
         self.clock = clock
@@ -67,6 +69,17 @@ class TableService:
     # --- who is connecting ----------------------------------------------------------------------------------
     def authenticate(self, token: str | None, pin: str | None, local: bool) -> Viewer:
         return self.seats.authenticate(token, pin, local)
+
+    def calibration_state(self) -> dict[str, Any] | None:
+        return None if self.calibration is None else self.calibration.state()
+
+    def calibration_overlay(self) -> bytes | None:
+        return None if self.calibration is None else self.calibration.overlay_jpeg()
+
+    def set_calibration_corners(self, corners: list[list[float]]) -> dict[str, Any]:
+        if self.calibration is None:
+            raise InputError("this table has no overhead camera to calibrate")
+        return self.calibration.set_corners(corners)
 
     def judge_key_ok(self, key: str | None) -> bool:
         return self.seats.judge_key_ok(key)

@@ -10,6 +10,7 @@ from flask import Flask
 from flask_socketio import SocketIO
 
 from tracker.api import JUDGE, SPECTATOR, TableService, Viewer, player
+from web.calibration import calibration
 from web.namespace import NAMESPACE, Limits, TableNamespace, room_of
 from web.pages import pages
 
@@ -34,6 +35,7 @@ def create_app(service: TableService, limits: Limits | None = None) -> tuple[Fla
     socketio = SocketIO(app, async_mode="threading", cors_allowed_origins=origin_check(service.allowed_origins),
                         max_http_buffer_size=MAX_HTTP_BUFFER, manage_session=False)
     app.register_blueprint(pages)
+    app.register_blueprint(calibration)
     namespace = TableNamespace(service, limits)
     socketio.on_namespace(namespace)
     app.extensions["kipukas_service"] = service

@@ -1,0 +1,80 @@
+"""The calibration page: judges only, the overlay of the current frame, nudged corners applied at once;
+and in headless Chromium a judge drags a corner handle and saves."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from calibration.procedure import drift_px
+from tracker.calibration_service import mat_corners_world
+from tracker.demo import DemoTable
+from tracker.server import WebServer
+from vision.synth import TableScene
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[DemoTable]:
+    demo = DemoTable(fps=None, repeat=False)
+    demo.latest = demo.renderer.render(TableScene({}), seed=1)  # the frame the page shows
+    yield demo
+
+
+def test_http_routes_are_judge_only_and_apply_corners(demo: DemoTable) -> None:
+    from web.app import create_app
+
+    app, _ = create_app(demo.service)
+    client = app.test_client()
+    assert client.get("/calibration/state").status_code == 403
+    assert client.get("/calibration/overlay.jpg?k=wrong").status_code == 403
+    key = demo.service.judge_key()
+    state = client.get(f"/calibration/state?k={key}").get_json()
+    assert state["has_frame"] and len(state["corners"]) == 4
+    image = client.get(f"/calibration/overlay.jpg?k={key}")
+    assert image.status_code == 200 and image.data[:2] == b"\xff\xd8"
+    bad = client.post(f"/calibration/corners?k={key}", json={"corners": [[0, 0]]})
+    assert bad.status_code == 400 and "expected" in bad.get_json()["error"]
+    twisted = client.post(f"/calibration/corners?k={key}", json={"corners": [[0, 0], [100, 0], [0, 100], [100, 100]]})
+    assert twisted.status_code == 400 and not twisted.get_json()["ok"]
+    true_corners = demo.renderer.pose.project(mat_corners_world(demo.layout)).tolist()
+    moved = [[x + 12, y - 9] for x, y in true_corners]
+    ok = client.post(f"/calibration/corners?k={key}", json={"corners": moved}).get_json()
+    assert ok["ok"] and ok["method"] == "manual" and drift_px(demo.pose, demo.renderer.pose, demo.layout) > 5
+    client.post(f"/calibration/corners?k={key}", json={"corners": true_corners})
+    assert drift_px(demo.pose, demo.renderer.pose, demo.layout) < 1.0  # the reader follows at once
+
+
+@pytest.mark.browser
+def test_judge_drags_a_corner_and_saves(demo: DemoTable, artifacts_dir: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    server = WebServer(demo.service, "127.0.0.1", 0)
+    server.start()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+                                         args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                                               "--no-first-run", "--disable-background-networking",
+                                               "--disable-component-update", "--disable-sync"])
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.goto(f"http://127.0.0.1:{server.port}/calibration")  # local judge, no PIN set
+            page.wait_for_selector("circle.handle[data-corner='2']", timeout=15_000)
+            page.wait_for_function("document.getElementById('frame').complete && "
+                                   "document.getElementById('frame').naturalWidth > 0")
+            box = page.locator("circle.handle[data-corner='2']").bounding_box()
+            assert box is not None
+            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            page.mouse.move(x, y)
+            page.mouse.down()
+            page.mouse.move(x + 6, y + 4, steps=4)
+            page.mouse.up()
+            page.click("#save")
+            page.wait_for_selector("#result.ok", timeout=10_000)
+            assert "manual" in (page.text_content("#result") or "")
+            page.screenshot(path=str(artifacts_dir / "calibration-page.png"))
+            browser.close()
+    finally:
+        server.shutdown()
