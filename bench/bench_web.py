@@ -124,9 +124,18 @@ def main(argv: list[str] | None = None) -> int:
             n += 1
             time.sleep(max(0.0, next_at - time.monotonic()))
 
+    samples: list[tuple[float, float]] = []
+
+    def sample() -> None:
+        while time.monotonic() < end:
+            samples.append(((time.monotonic() - started) / 60, rss_mb()))
+            time.sleep(min(30.0, args.minutes * 6))
+
     driver = threading.Thread(target=drive)
+    sampler = threading.Thread(target=sample, daemon=True)
     started = time.monotonic()
     driver.start()
+    sampler.start()
     driver.join()
     elapsed = time.monotonic() - started
     stop.set()
@@ -155,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
           f"deliveries measured {len(latencies)}")
     print(f"broadcast latency: median {median:.1f} ms, p99 {p99:.1f} ms, max {latencies[-1]:.1f} ms")
     print(f"updates not received (coalesced or lost): {lost} of {len(made) * connected}")
-    print(f"server memory: {rss_before:.0f} MiB before the clients, {rss_after:.0f} MiB after the run")
+    print(f"server memory: {rss_before:.0f} MiB before the clients, {rss_after:.0f} MiB after the run; during it: "
+          + ", ".join(f"{mb:.0f} MiB at {m:.1f} min" for m, mb in samples[:: max(1, len(samples) // 8)]))
     print(f"baseline: JSON-encoding one snapshot {baseline_ms:.3f} ms; median latency = "
           f"{median / baseline_ms:.0f}x baseline, p99 = {p99 / baseline_ms:.0f}x")
     print(f"target p99 < 100 ms: {'met' if p99 < 100 else 'NOT met'}")

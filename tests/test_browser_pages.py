@@ -58,6 +58,10 @@ def test_players_answer_prompts_and_choose_means_in_secret(site: tuple[str, Tabl
         red.wait_for_selector("#conn.on", timeout=15_000)
         blue.wait_for_selector("#conn.on", timeout=15_000)
         assert red.text_content("#title") == "Kipukas · you are red"
+        assert red.url == f"{base}/play"          # the token left the address bar...
+        red.reload()
+        red.wait_for_selector("#conn.on", timeout=15_000)
+        red.wait_for_function("document.getElementById('title').textContent.endsWith('you are red')")  # ...not the tab
         say(service, lines[0:2])
         # The capital roll-off prompt has a dice field: red enters a 3 and sends it.
         red.fill("#my-prompts input.dice", "3")

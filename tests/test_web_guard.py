@@ -215,3 +215,15 @@ def test_a_flooding_client_does_not_hold_up_the_others(tmp_path: Path) -> None:
             time.sleep(0.05)
         assert not stubborn.client.connected and calm.client.connected
         calm.close()
+
+
+def test_guessing_the_pin_locks_the_address_out(tmp_path: Path) -> None:
+    service = new_service(tmp_path)
+    now = [0.0]
+    app, sio = create_app(service, Limits(failed_logins=5, lockout_s=60.0))
+    sio.server.namespace_handlers[NAMESPACE].clock = lambda: now[0]
+    for guess in range(5):
+        assert not client(app, sio, {"pin": f"{guess:04d}"}).is_connected(NAMESPACE)
+    assert not client(app, sio, {"pin": PIN}).is_connected(NAMESPACE)      # even the right PIN, for a minute
+    now[0] = 61.0
+    assert client(app, sio, {"pin": PIN}).is_connected(NAMESPACE)

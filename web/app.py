@@ -3,6 +3,7 @@ background publisher that pushes each change to every room in that room's own pr
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
@@ -15,6 +16,7 @@ from web.namespace import NAMESPACE, Limits, TableNamespace, room_of
 from web.pages import pages
 
 MAX_HTTP_BUFFER = 64 * 1024  # engine.io drops bigger packets; our own per-event limit is smaller
+log = logging.getLogger(__name__)
 
 
 def origin_check(allowed: tuple[str, ...]) -> Any:
@@ -67,7 +69,10 @@ def start_publisher(socketio: SocketIO, service: TableService, stop: threading.E
             if now == seen and not service.spectator_delay_min:
                 continue
             seen = now
-            publish_once(socketio, service, namespace.viewers(), sent)
+            try:
+                publish_once(socketio, service, namespace.viewers(), sent)
+            except Exception:  # one bad view must not stop every later broadcast
+                log.exception("publishing version %d failed", now)
 
     socketio.start_background_task(publish)
 

@@ -41,6 +41,8 @@ class Limits:
     rate_per_s: float = 5.0
     burst: int = 20
     strikes_to_disconnect: int = 200
+    failed_logins: int = 5          # wrong PINs or tokens from one address...
+    lockout_s: float = 60.0         # ...within this many seconds lock that address out for as long
 
 
 @dataclass
@@ -80,14 +82,25 @@ class TableNamespace(Namespace):  # type: ignore[misc]
         self.limits = limits or Limits()
         self.clock = clock
         self.clients: dict[str, Client] = {}
+        self.failures: dict[str, list[float]] = {}  # address -> times of refused credentials (PIN guessing)
         self._lock = threading.Lock()
 
     # --- connection -----------------------------------------------------------------------------------------
     def on_connect(self, auth: Any = None) -> None:
+        address = str(request.remote_addr)
+        now = self.clock()
+        with self._lock:
+            recent = [t for t in self.failures.get(address, []) if now - t < self.limits.lockout_s]
+            self.failures[address] = recent
+        if len(recent) >= self.limits.failed_logins:
+            raise ConnectionRefusedError(f"too many wrong PINs or tokens from {address}: wait "
+                                         f"{self.limits.lockout_s:g} seconds")
         try:
             fields = validate_auth(auth)
-            viewer = self.service.authenticate(fields.get("token"), fields.get("pin"), is_local(request.remote_addr))
+            viewer = self.service.authenticate(fields.get("token"), fields.get("pin"), is_local(address))
         except (BadMessage, AccessDenied) as exc:
+            with self._lock:
+                self.failures.setdefault(address, []).append(now)
             raise ConnectionRefusedError(str(exc)) from exc
         sid: str = request.sid  # type: ignore[attr-defined]
         with self._lock:

@@ -3,7 +3,13 @@
 (function () {
   const K = window.Kipukas;
   const $ = (id) => document.getElementById(id);
-  const token = new URLSearchParams(location.search).get("t");
+  // The seat token comes in the QR code's link; keep it for this tab and take it out of the address bar
+  // (and the history), so a glance at the phone or a shared screenshot does not hand the seat over.
+  const token = new URLSearchParams(location.search).get("t") || sessionStorage.getItem("kipukas-seat-token");
+  if (token) {
+    sessionStorage.setItem("kipukas-seat-token", token);
+    history.replaceState(null, "", location.pathname);
+  }
   const board = K.Board($("overlay"));
   let me = { role: "spectator", seat: null };
   let noticeTimer = null;
