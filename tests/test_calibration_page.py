@@ -3,13 +3,13 @@ and in headless Chromium a judge drags a corner handle and saves."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from calibration.procedure import drift_px
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
 from tracker.calibration_service import mat_corners_world
 from tracker.demo import DemoTable
 from tracker.server import WebServer
@@ -55,10 +55,7 @@ def test_judge_drags_a_corner_and_saves(demo: DemoTable, artifacts_dir: Path) ->
     server.start()
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
-                                         args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                                               "--no-first-run", "--disable-background-networking",
-                                               "--disable-component-update", "--disable-sync"])
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             page.goto(f"http://127.0.0.1:{server.port}/calibration")  # local judge, no PIN set
             page.wait_for_selector("circle.handle[data-corner='2']", timeout=15_000)
