@@ -13,7 +13,7 @@ from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
 from tracker.calibration_service import mat_corners_world
 from tracker.demo import DemoTable
 from tracker.server import WebServer
-from vision.synth import TableScene
+from vision.synth import TableScene, Token
 
 
 @pytest.fixture(scope="module")
@@ -75,3 +75,43 @@ def test_judge_drags_a_corner_and_saves(demo: DemoTable, artifacts_dir: Path) ->
             browser.close()
     finally:
         server.shutdown()
+
+
+def test_colours_are_learned_from_tokens_on_named_stands(tmp_path: Path) -> None:
+    from web.app import create_app
+
+    demo = DemoTable(fps=None, repeat=False, folder=tmp_path / "demo")
+    true = {"red": (40, 40, 210), "blue": (200, 90, 30)}
+    demo.palette = {"red": (0, 0, 255), "blue": (255, 0, 0)}  # wrong on purpose: learning fixes them
+    demo.latest = demo.renderer.render(TableScene({"T7": Token("capital", "red"), "T4": Token("capital", "blue")}),
+                                       seed=4)
+    app, _ = create_app(demo.service)
+    client = app.test_client()
+    key = demo.service.judge_key()
+    assert client.post("/calibration/colours", json={"samples": {"T7": "red"}}).status_code == 403
+    bad = client.post(f"/calibration/colours?k={key}", json={"samples": {"ZZ": "red"}})
+    assert bad.status_code == 400 and "unknown stand" in bad.get_json()["error"]
+    assert client.post(f"/calibration/colours?k={key}", json={"samples": []}).status_code == 400
+    out = client.post(f"/calibration/colours?k={key}", json={"samples": {"T7": "red", "T4": "blue"}}).get_json()
+    assert out["ok"]
+    for seat, bgr in true.items():
+        assert max(abs(a - b) for a, b in zip(demo.palette[seat], bgr, strict=True)) < 40, (seat, demo.palette)
+    # The reader uses the learned colours at once: the tokens read as their owners'.
+    seen = demo.reader.read(demo.latest)
+    assert (seen.stands["T7"].owner, seen.stands["T4"].owner) == ("red", "blue")
+    assert client.get(f"/calibration/state?k={key}").get_json()["palette"]["red"].startswith("#")
+
+
+def test_palette_file_round_trip_and_bad_file(tmp_path: Path) -> None:
+    from tracker import palette_store
+    from tracker.errors import InputError
+
+    assert palette_store.load(tmp_path, ("red", "blue")) is None
+    palette_store.save(tmp_path, {"red": (1, 2, 3), "blue": (4, 5, 6)})
+    assert palette_store.load(tmp_path, ("red", "blue")) == {"red": (1, 2, 3), "blue": (4, 5, 6)}
+    assert palette_store.load(tmp_path, ("red", "green")) is None  # a seat not learned yet
+    (tmp_path / "palette.json").write_text("[1, 2")
+    with pytest.raises(InputError, match="not a palette"):
+        palette_store.load(tmp_path, ("red", "blue"))
+    with pytest.raises(InputError, match="no nominal colour"):
+        palette_store.nominal(("red", "teal"))

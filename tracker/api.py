@@ -66,3 +66,6 @@ class TableService(Protocol):
 
     def set_calibration_corners(self, corners: list[list[float]]) -> dict[str, Any]:
         """Re-solve the camera pose from the mat's corners nudged by a judge (InputError if impossible)."""
+
+    def learn_colours(self, samples: dict[str, str]) -> dict[str, Any]:
+        """Learn the players' token colours from the overhead frame (stand -> player whose token is on it)."""

@@ -57,16 +57,21 @@ def pose_from_corners(corners_px: Sequence[Sequence[float]], layout: TableLayout
 
 class CalibrationService:
     def __init__(self, layout: TableLayout, frame: Callable[[], Frame | None], pose: Callable[[], CameraPose],
-                 apply: Callable[[Calibration], None]) -> None:
+                 apply: Callable[[Calibration], None],
+                 colours: Callable[[dict[str, tuple[int, int, int]]], None] | None = None,
+                 palette: Callable[[], dict[str, tuple[int, int, int]]] | None = None) -> None:
         self.layout = layout
         self._frame, self._pose, self._apply = frame, pose, apply
+        self._colours, self._palette = colours, palette
         self._lock = threading.Lock()
 
     def state(self) -> dict[str, Any]:
         pose = self._pose()
         corners = pose.project(mat_corners_world(self.layout))
+        palette = self._palette() if self._palette else {}
         return {"image_size": list(pose.image_size), "corners": np.round(corners, 1).tolist(),
-                "has_frame": self._frame() is not None}
+                "has_frame": self._frame() is not None,
+                "palette": {k: f"#{v[2]:02x}{v[1]:02x}{v[0]:02x}" for k, v in palette.items()}}
 
     def overlay_jpeg(self) -> bytes | None:
         frame = self._frame()
@@ -80,3 +85,20 @@ class CalibrationService:
             cal = pose_from_corners(corners_px, self.layout, self._pose())
             self._apply(cal)
         return {"method": cal.method, "reprojection_error_px": round(cal.reprojection_error_px, 3)}
+
+    def learn_colours(self, samples: dict[str, str]) -> dict[str, Any]:
+        """Learn each player's token colour from the current frame: `samples` maps a stand to the player
+        whose token stands on it."""
+        from vision.errors import VisionError
+        from vision.palette import learn_palette
+
+        frame = self._frame()
+        if frame is None or self._colours is None:
+            raise InputError("no overhead frame to learn colours from yet")
+        try:
+            palette = learn_palette(frame, self.layout, self._pose(), samples)
+        except VisionError as exc:
+            raise InputError(str(exc)) from exc
+        with self._lock:
+            self._colours(palette)
+        return {"palette": {k: list(v) for k, v in palette.items()}}

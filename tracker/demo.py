@@ -77,13 +77,19 @@ class DemoTable:
         self.table = self._new_table()
         self.service = TableService(self.table)
         self.latest: np.ndarray | None = None
+        self.palette = dict(PALETTE)
         self.service.calibration = CalibrationService(layout, lambda: self.latest, lambda: self.pose,
-                                                      self._calibrated_by_hand)
+                                                      self._calibrated_by_hand, self._colours_learned,
+                                                      lambda: self.palette)
+
+    def _colours_learned(self, palette: dict[str, tuple[int, int, int]]) -> None:
+        self.palette = {**self.palette, **palette}
+        self.reader = BoardReader(self.layout, self.pose, self.palette, reference=self.reference)
 
     def _calibrated_by_hand(self, cal: Calibration) -> None:
         """The calibration page moved the corners: read the synthetic table with the new pose."""
         self.pose = cal.pose
-        self.reader = BoardReader(self.layout, cal.pose, PALETTE, reference=self.reference)
+        self.reader = BoardReader(self.layout, cal.pose, self.palette, reference=self.reference)
 
     def _new_table(self) -> Table:
         record = GameRecord(str(self.folder / f"demo-{self.rounds + 1:03d}.sqlite"), self.key)

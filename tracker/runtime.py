@@ -18,6 +18,7 @@ import numpy as np
 from calibration.calfile import Calibration
 from rules.board_map import BoardMap
 from rules.decks import check_deck
+from tracker import palette_store
 from tracker.calibration_service import CalibrationService
 from tracker.config import CameraConfig, TableConfig
 from tracker.errors import UsageError
@@ -38,7 +39,6 @@ from tracker.watchdog import Watchdog
 from vision.board import BoardReader
 
 log = logging.getLogger("kipukas-tracker")
-DEFAULT_PALETTE: dict[str, tuple[int, int, int]] = {"red": (40, 40, 210), "blue": (200, 90, 30)}
 CURRENT = "current"  # file in records/ naming the game in progress
 
 
@@ -109,15 +109,30 @@ class TableRuntime:
         self.layout = table_layout(table.board)
         self.calibration = OverheadCalibration(self.layout, (cfg.overhead.width, cfg.overhead.height),
                                                cfg.calibration, self.warn)
-        self.reader = BoardReader(self.layout, self.calibration.pose, DEFAULT_PALETTE)
+        learned = palette_store.load(state_dir, cfg.players)
+        if learned is None:
+            table.warn("token colours not learned yet: on the calibration page, put one token of each player "
+                       "on the stand it names and press 'learn colours'")
+        self.palette = learned or palette_store.nominal(cfg.players)
+        self.reader = BoardReader(self.layout, self.calibration.pose, self.palette)
         self.service.calibration = CalibrationService(self.layout, lambda: self.latest.get("overhead"),
-                                                      lambda: self.calibration.pose, self._calibrated_by_hand)
+                                                      lambda: self.calibration.pose, self._calibrated_by_hand,
+                                                      self._colours_learned, lambda: self.palette)
+
+    def _new_reader(self) -> None:
+        self.reader = BoardReader(self.layout, self.calibration.pose, self.palette)
+        if self.overhead is not None:
+            self.overhead.reader = self.reader
 
     def _calibrated_by_hand(self, cal: Calibration) -> None:
         self.calibration.set(cal, "by hand on the calibration page")
-        self.reader = BoardReader(self.layout, cal.pose, DEFAULT_PALETTE)
-        if self.overhead is not None:
-            self.overhead.reader = self.reader
+        self._new_reader()
+
+    def _colours_learned(self, palette: dict[str, tuple[int, int, int]]) -> None:
+        self.palette = {**self.palette, **palette}
+        palette_store.save(self.state_dir, self.palette)
+        self._new_reader()
+        self.warn(f"token colours learned for {', '.join(sorted(palette))}")
 
     def warn(self, message: str) -> None:
         self.table.warn(message)  # whichever game is in progress
@@ -167,7 +182,7 @@ class TableRuntime:
             if not self.calibration.checked:
                 pose = self.calibration.first_frame(frame.image)
                 if pose is not None:
-                    self.reader = loop.reader = BoardReader(self.layout, pose, DEFAULT_PALETTE)
+                    self._new_reader()
             loop.process(frame.image)
 
         self._camera_loop("overhead camera", self.cfg.overhead, process)

@@ -81,6 +81,11 @@ class TableService:
             raise InputError("this table has no overhead camera to calibrate")
         return self.calibration.set_corners(corners)
 
+    def learn_colours(self, samples: dict[str, str]) -> dict[str, Any]:
+        if self.calibration is None:
+            raise InputError("this table has no overhead camera")
+        return self.calibration.learn_colours(samples)
+
     def judge_key_ok(self, key: str | None) -> bool:
         return self.seats.judge_key_ok(key)
 

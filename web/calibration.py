@@ -55,3 +55,18 @@ def corners() -> tuple[dict[str, Any], int]:
         return {"ok": True, **service().set_calibration_corners([[float(v) for v in p] for p in points])}, 200
     except InputError as exc:
         return {"ok": False, "error": str(exc)}, 400
+
+
+@calibration.post("/calibration/colours")
+def colours() -> tuple[dict[str, Any], int]:
+    _judge_only()
+    body = request.get_json(silent=True)
+    samples = body.get("samples") if isinstance(body, dict) else None
+    if not isinstance(samples, dict) or not samples or len(samples) > 12 or not all(
+            isinstance(k, str) and isinstance(v, str) and 0 < len(k) <= 8 and 0 < len(v) <= 16
+            for k, v in samples.items()):
+        return {"ok": False, "error": "samples: expected {\"samples\": {STAND: SEAT, ...}}"}, 400
+    try:
+        return {"ok": True, **service().learn_colours(dict(samples))}, 200
+    except InputError as exc:
+        return {"ok": False, "error": str(exc)}, 400

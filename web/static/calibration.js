@@ -42,6 +42,7 @@
     if (!res.ok) { $("result").textContent = await res.text(); return; }
     const st = await res.json();
     size = st.image_size; corners = st.corners;
+    showPalette(st.palette || {});
     $("frame").src = `/calibration/overlay.jpg?k=${encodeURIComponent(key)}&t=${Date.now()}`;
     drawHandles();
     $("save").disabled = $("refresh").disabled = false;
@@ -58,6 +59,35 @@
     if (out.ok) load();
   });
   $("refresh").addEventListener("click", load);
+
+  // One sample stand per seat: the first seat on territory 7's stand, the second on territory 4's.
+  const SAMPLE_STANDS = ["T7", "T4", "T1", "T9"];
+  function showPalette(palette) {
+    const seats = Object.keys(palette);
+    const box = $("palette");
+    box.innerHTML = "";
+    seats.forEach((seat, i) => {
+      const label = document.createElement("label");
+      label.innerHTML = `<span style="display:inline-block;width:1em;height:1em;background:${palette[seat]};border:1px solid #000"></span> `;
+      const input = document.createElement("input");
+      input.size = 3; input.value = SAMPLE_STANDS[i] || ""; input.dataset.seat = seat;
+      label.append(`${seat} on `, input, " ");
+      box.appendChild(label);
+    });
+    $("learn").disabled = seats.length === 0;
+  }
+  $("colours").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const samples = {};
+    for (const input of $("palette").querySelectorAll("input")) samples[input.value.trim()] = input.dataset.seat;
+    const res = await fetch(`/calibration/colours?k=${encodeURIComponent(key)}`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ samples }),
+    });
+    const out = await res.json();
+    $("result").textContent = out.ok ? `Colours learned: ${Object.keys(out.palette).join(", ")}` : `Not learned: ${out.error}`;
+    $("result").className = out.ok ? "ok" : "bad";
+    if (out.ok) load();
+  });
 
   function open(pin) {
     const socket = io("/table", { transports: ["websocket", "polling"], auth: { pin } });
