@@ -34,6 +34,7 @@ def test_empty_config_gives_defaults() -> None:
         ("[table]\nstate_dir = 'state'\n", "[table] state_dir", "absolute"),
         ("[recording]\nkeyframes = 1\n", "[recording] keyframes", "true or false"),
         ("[table\n", "<file>", "not TOML"),
+        ("[web]\npublic_url = 'table-1:5000'\n", "[web] public_url", "not http(s)://HOST[:PORT]"),
     ],
 )
 def test_bad_values_name_the_key(text: str, key: str, problem: str) -> None:

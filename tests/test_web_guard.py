@@ -3,6 +3,7 @@ and size limits, origins, and the judge-only HTTP resources (join QR codes, keyf
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -172,7 +173,13 @@ def test_join_codes_and_keyframes_are_for_the_judge(tmp_path: Path) -> None:
     assert svg.status_code == 200 and svg.mimetype == "image/svg+xml" and b"<svg" in svg.data
     png = http.get(f"/join/qr/red.png?k={key}")
     decoded = zxingcpp.read_barcodes(cv2.imdecode(np.frombuffer(png.data, np.uint8), cv2.IMREAD_GRAYSCALE))
-    assert [d.text for d in decoded] == [f"http://localhost/play?t={service.join_tokens()['red']}"]
+    # Opened on the Pi itself (loopback): the code points at the Pi's network name, which phones can reach.
+    assert [d.text for d in decoded] == [f"http://{socket.gethostname()}.local/play?t={service.join_tokens()['red']}"]
+    lan = http.get(f"/join/links?k={key}", base_url="http://192.168.1.20:5000").get_json()
+    assert lan["red"] == f"http://192.168.1.20:5000/play?t={service.join_tokens()['red']}"
+    service.public_url = "http://table-1.club.lan:8080"
+    assert http.get(f"/join/links?k={key}").get_json()["blue"].startswith("http://table-1.club.lan:8080/play?t=")
+    service.public_url = ""
     assert http.get(f"/join/links?k={key}").get_json()["spectator"].endswith(service.join_tokens()["spectator"])
     assert http.get(f"/keyframe/2/overhead.jpg?k={key}").data == b"\xff\xd8jpeg"
     assert http.get(f"/keyframe/3/overhead.jpg?k={key}").status_code == 404

@@ -16,6 +16,8 @@ __all__ = ["JUDGE", "SPECTATOR", "AccessDenied", "InputError", "TableService", "
 
 
 class TableService(Protocol):
+    public_url: str
+
     spectator_delay_min: float
     allowed_origins: tuple[str, ...]
 

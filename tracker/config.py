@@ -8,6 +8,7 @@ against the file's folder, except
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,7 @@ class TableConfig:
     port: int = 5000
     spectator_delay_min: float = 0.0
     allowed_origins: tuple[str, ...] = ()
+    public_url: str = ""
     keyframes: bool = True
     keyframe_limit_mb: float = 2000.0
     keyframe_warn_percent: float = 80.0
@@ -164,7 +166,10 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None) 
     w = sec["web"]
     cfg_args.update(host=w.text("host", d.host), port=w.integer("port", d.port, 1, 65535),
                     spectator_delay_min=w.number("spectator_delay_min", d.spectator_delay_min, 0.0, 240.0),
-                    allowed_origins=w.strings("allowed_origins", d.allowed_origins))
+                    allowed_origins=w.strings("allowed_origins", d.allowed_origins),
+                    public_url=w.text("public_url", d.public_url).rstrip("/"))
+    if cfg_args["public_url"] and not re.match(r"^https?://[^/\s]+$", cfg_args["public_url"]):
+        raise ConfigError(source, "[web] public_url", f"{cfg_args['public_url']!r} is not http(s)://HOST[:PORT]")
     w.finish()
     r = sec["recording"]
     cfg_args.update(keyframes=r.flag("keyframes", d.keyframes),

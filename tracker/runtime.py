@@ -98,7 +98,7 @@ class TableRuntime:
         self.game_path = Path(table.record.path)
         seats = Seats(cfg.players, judge_pin=cfg.judge_pin, path=state_dir / "seats.json")
         self.service = TableService(table, seats, spectator_delay_min=cfg.spectator_delay_min,
-                                    allowed_origins=cfg.allowed_origins)
+                                    allowed_origins=cfg.allowed_origins, public_url=cfg.public_url)
         self.stop = stop or threading.Event()
         self._own_dog = dog is None  # a watchdog handed in is already running
         self.dog = dog or Watchdog(stall_s=20.0)

@@ -35,7 +35,7 @@ class TableService:
     """Versions keep growing when the table is replaced (the demo starts a new game each round)."""
 
     def __init__(self, table: Table, seats: Seats | None = None, *, keyframes: KeyframeSource | None = None,
-                 spectator_delay_min: float = 0.0, allowed_origins: tuple[str, ...] = (),
+                 spectator_delay_min: float = 0.0, allowed_origins: tuple[str, ...] = (), public_url: str = "",
                  clock: Callable[[], float] = time.time) -> None:
         self.table = table
         self.seats = seats or Seats(tuple(table.start.get("players", ("red", "blue"))))
@@ -43,6 +43,7 @@ class TableService:
         self.calibration: CalibrationService | None = None  # the overhead camera's, when there is one
         self.spectator_delay_min = spectator_delay_min
         self.allowed_origins = tuple(allowed_origins)
+        self.public_url = public_url  # where phones reach this table, for the join QR codes (empty: guess)
         self.clock = clock
         self.catalog = Catalog.packaged()
         self._base = 0

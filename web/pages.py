@@ -8,8 +8,9 @@ QR codes are drawn on the Pi (segno, SVG), so joining works without internet.
 from __future__ import annotations
 
 import io
+import socket
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import segno
 from flask import Blueprint, Response, abort, current_app, render_template, request
@@ -24,9 +25,24 @@ def service() -> TableService:
     return svc
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def public_base() -> str:
+    """Where phones reach this table: the configured public URL; else the address the judge reached us
+    at, unless that is the Pi's own loopback (a judge at the Pi's screen), then its mDNS name."""
+    configured: str = service().public_url
+    if configured:
+        return configured
+    here = urlsplit(request.host_url)
+    if here.hostname in LOOPBACK:
+        return f"{here.scheme}://{socket.gethostname()}.local" + (f":{here.port}" if here.port else "")
+    return request.host_url.rstrip("/")
+
+
 def join_url(who: str, token: str) -> str:
-    """The link a seat's (or the spectators') QR code opens, on the address the judge reached us at."""
-    base = request.host_url.rstrip("/")
+    """The link a seat's (or the spectators') QR code opens."""
+    base = public_base()
     path = "/watch" if who == "spectator" else "/play"
     return f"{base}{path}?{urlencode({'t': token})}"
 
