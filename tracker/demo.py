@@ -84,12 +84,15 @@ class DemoTable:
 
     def _colours_learned(self, palette: dict[str, tuple[int, int, int]]) -> None:
         self.palette = {**self.palette, **palette}
-        self.reader = BoardReader(self.layout, self.pose, self.palette, reference=self.reference)
+        self._new_reader()
 
     def _calibrated_by_hand(self, cal: Calibration) -> None:
         """The calibration page moved the corners: read the synthetic table with the new pose."""
         self.pose = cal.pose
-        self.reader = BoardReader(self.layout, cal.pose, self.palette, reference=self.reference)
+        self._new_reader()
+
+    def _new_reader(self) -> None:
+        self.reader = BoardReader(self.layout, self.pose, self.palette, reference=self.reference)
 
     def _new_table(self) -> Table:
         record = GameRecord(str(self.folder / f"demo-{self.rounds + 1:03d}.sqlite"), self.key)
