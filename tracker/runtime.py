@@ -11,6 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -104,6 +105,8 @@ class TableRuntime:
         self.dog = dog or Watchdog(stall_s=20.0)
         self.overhead: OverheadLoop | None = None
         self.latest: dict[str, np.ndarray] = {}
+        # JPEG encoding takes tens of ms per camera: done off the table lock, in order, by one worker.
+        self._keyframe_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyframes")
         self.keyframes = self._keyframe_store()
         table.listeners.append(self._save_keyframes)
         self.layout = table_layout(table.board)
@@ -163,12 +166,19 @@ class TableRuntime:
         return True
 
     def _save_keyframes(self, entries: list[Entry]) -> None:
-        if self.keyframes is None:
+        """Called under the table's lock: hand the frames of this moment to the keyframe writer."""
+        store = self.keyframes
+        if store is None:
             return
+        frames = dict(self.latest)  # the frames seen when the action was recorded
         for entry in entries:
             if entry.kind == "action":
-                for camera, image in self.latest.items():
-                    self.keyframes.save(entry.seq, camera, image)
+                for camera, image in frames.items():
+                    self._keyframe_writer.submit(store.save, entry.seq, camera, image)
+
+    def close(self) -> None:
+        """Finish writing the keyframes already handed over."""
+        self._keyframe_writer.shutdown(wait=True)
 
     def _frames(self, name: str, cam: CameraConfig) -> Iterable[Frame | CameraStatus]:
         if cam.source in ("folder", "video"):  # a recording plays once; its end is not a fault

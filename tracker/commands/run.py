@@ -96,5 +96,6 @@ def run(args: argparse.Namespace) -> int:
         runtime.stop.set()
     runtime.dog.stopping()
     server.shutdown()
+    runtime.close()
     runtime.table.record.close()
     return 0
