@@ -161,5 +161,15 @@ window.Kipukas = (function () {
     return { socket, record, send };
   }
 
-  return { svg, html, colour, Board, Record, entryItem, statusText, syncBanner, connect };
+  // A message in the page's #notice bar that goes away after 8 s (a newer one replaces it).
+  let noticeTimer = null;
+  function notice(text, kind) {
+    const el = document.getElementById("notice");
+    el.textContent = text;
+    el.className = `notice ${kind || ""}`;
+    clearTimeout(noticeTimer);
+    noticeTimer = setTimeout(() => { el.className = "notice hidden"; }, 8000);
+  }
+
+  return { svg, html, colour, Board, Record, entryItem, statusText, syncBanner, connect, notice };
 })();

@@ -4,15 +4,9 @@
   const K = window.Kipukas;
   const $ = (id) => document.getElementById(id);
   const board = K.Board($("overlay"));
-  let conn = null, key = null, keyframes = {}, noticeTimer = null;
+  let conn = null, key = null, keyframes = {};
 
-  function notice(text, kind) {
-    const el = $("notice");
-    el.textContent = text;
-    el.className = `notice ${kind || ""}`;
-    clearTimeout(noticeTimer);
-    noticeTimer = setTimeout(() => { el.className = "notice hidden"; }, 8000);
-  }
+  const notice = K.notice;
 
   function report(ack, what) {
     if (!ack.ok) notice(`${what}: ${ack.error}`, "bad");

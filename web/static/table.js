@@ -12,15 +12,7 @@
   }
   const board = K.Board($("overlay"));
   let me = { role: "spectator", seat: null };
-  let noticeTimer = null;
-
-  function notice(text, kind) {
-    const el = $("notice");
-    el.textContent = text;
-    el.className = `notice ${kind || ""}`;
-    clearTimeout(noticeTimer);
-    noticeTimer = setTimeout(() => { el.className = "notice hidden"; }, 8000);
-  }
+  const notice = K.notice;
 
   async function act(text) {
     const ack = await conn.send("act", { text });
