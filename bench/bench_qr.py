@@ -108,7 +108,7 @@ def main() -> int:
     rows = {name: measure(method, frames, args.reps) for name, method in ms.items()}
     report(f"dev photos ({DEV.name}, {len(frames)} real 1280x720 photos), one core", rows, "pyzbar-grey")
     if args.synth:
-        from vision.qr_synth import CONDITIONS, SynthSet
+        from vision.synth.qr import CONDITIONS, SynthSet
 
         synth = SynthSet(seed=2026)
         srows: dict[str, dict[str, float]] = {}

@@ -5,9 +5,9 @@ from __future__ import annotations
 from rules.context import Ctx, Illegal, other
 from rules.day import MAX_SOULS, start_action
 from rules.fists import affinity_bonus, brawl, final_blow_modifier, habitat_modifiers, keal_modifier
+from rules.lifecycle import waste
 from rules.notation import Attack, Challenge, Hold, Means, Retreat, Roll, Stop
 from rules.state import Bout, CardState, Pending
-from rules.turns import waste
 
 
 def _combat_pending(c: Ctx, player: str) -> Pending | None:

@@ -13,7 +13,6 @@ lists the actions the engine accepts now (dice rolls sampled, enough for random 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from rules import combat, day, night, setup_phase, turns
@@ -21,6 +20,7 @@ from rules.board_map import BoardMap
 from rules.catalog import Catalog
 from rules.context import Ctx, Illegal
 from rules.errors import RulesError
+from rules.legal import candidates
 from rules.notation import (
     PLAYERS,
     Action,
@@ -55,8 +55,9 @@ from rules.notation import (
     Trap,
     parse,
 )
+from rules.prompts import prompts
 from rules.state import CardState, GameState, PlayerState
-from rules.verdict import Verdict
+from rules.verdict import Prompt, Verdict
 
 
 class Rejected(RulesError):
@@ -66,16 +67,6 @@ class Rejected(RulesError):
         self.action = action
         self.verdict = verdict
         super().__init__(f"{action!r} rejected in the {phase} phase: {verdict.message} ({verdict.rule})")
-
-
-@dataclass(frozen=True, slots=True)
-class Prompt:
-    """What the rules demand now. `blocking` prompts need an answer before play goes on."""
-
-    player: str | None
-    rule: str
-    text: str
-    blocking: bool = True
 
 
 def _roll(c: Ctx, a: Roll) -> None:
@@ -190,9 +181,7 @@ class Game:
         return self.state.result
 
     def prompts(self) -> list[Prompt]:
-        from rules.prompts import prompts
-        return prompts(self)
+        return prompts(Ctx(self.state, self.board, self.catalog))
 
     def legal_actions(self) -> list[Action]:
-        from rules.legal import candidates
-        return [a for a in candidates(self) if self.is_legal(a)]
+        return [a for a in candidates(Ctx(self.state, self.board, self.catalog)) if self.is_legal(a)]

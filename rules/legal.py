@@ -8,7 +8,6 @@ every kind of result.
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING
 
 from rules.adaptations import ADAPTATIONS
 from rules.context import Ctx, other
@@ -45,9 +44,6 @@ from rules.notation import (
 )
 from rules.state import CardState
 
-if TYPE_CHECKING:
-    from rules.game import Game
-
 PLAYERS = ("red", "blue")
 
 
@@ -71,9 +67,8 @@ def _drawable(c: Ctx, player: str) -> list[str]:
     return unknown or list(bottom[:1]) + list(bottom[1:])
 
 
-def candidates(game: Game) -> list[Action]:
-    s = game.state
-    c = Ctx(s, game.board, game.catalog)
+def candidates(c: Ctx) -> list[Action]:
+    s = c.s
     out: list[Action] = []
     if s.phase == "affinity":
         out += [Affinity(p, a) for p in PLAYERS if s.players[p].affinity is None for a in ADAPTATIONS]

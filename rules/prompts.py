@@ -1,13 +1,10 @@
-"""`Game.prompts()`: what the rules demand now, addressed to a player, in words a player understands."""
+"""`prompts(ctx)`, behind `Game.prompts()`: what the rules demand now, in words a player understands."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rules.context import Ctx, other
-
-if TYPE_CHECKING:
-    from rules.game import Game, Prompt
+from rules.state import Pending
+from rules.verdict import Prompt
 
 _SETUP = {
     "affinity": ("#game_setup", "declare your affinity: 'The <adaptation> are my crux' ({p} affinity <adaptation>)"),
@@ -18,11 +15,8 @@ _SETUP = {
 }
 
 
-def prompts(game: Game) -> list[Prompt]:
-    from rules.game import Prompt
-
-    s = game.state
-    c = Ctx(s, game.board, game.catalog)
+def prompts(c: Ctx) -> list[Prompt]:
+    s = c.s
     out: list[Prompt] = []
     if s.phase == "over":
         return [Prompt(None, "#win", f"the game is over: {s.result}", False)]
@@ -77,7 +71,6 @@ def prompts(game: Game) -> list[Prompt]:
 
 
 def _pending_text(c: Ctx, pend: object) -> tuple[str, str]:
-    from rules.state import Pending
 
     assert isinstance(pend, Pending)
     p = pend.player

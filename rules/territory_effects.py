@@ -11,12 +11,9 @@ the owner chooses the KEAL means.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from rules.context import Ctx
+from rules.lifecycle import waste
 from rules.state import Pending
-
-if TYPE_CHECKING:
-    from rules.context import Ctx
 
 REST_TO_HEAL = 2
 
@@ -33,7 +30,6 @@ def between_turns(c: Ctx) -> None:
         geography = c.board.territories[territory].geography
         if geography == "volcanic" and c.info(cs).habitat != "Volcanic":
             if c.downed(cs):
-                from rules.turns import waste
                 waste(c, cs.id, "downed and burnt by volcanic ground (#habitat_effects)")
                 continue
             asks.append(Pending("damage", cs.owner, territory, (cs.id,), note="#habitat_effects"))

@@ -4,6 +4,7 @@ and the end of the game (#win, #discarding_runout forced peace)."""
 from __future__ import annotations
 
 from rules.context import Ctx, Illegal, other
+from rules.lifecycle import waste
 from rules.notation import End, Initiative, Peace, Roll
 from rules.state import Pending
 from rules.territory_effects import between_turns
@@ -63,18 +64,6 @@ def _storm(c: Ctx) -> None:
     c.s.active = None
     if not c.s.pending:
         c.s.phase = "diel"
-
-
-def waste(c: Ctx, card_id: str, why: str) -> None:
-    """A soul is wasted: discarded; equipped items are dropped in its territory (#items)."""
-    cs = c.card(card_id)
-    for item in list(c.s.cards.values()):
-        if item.equipped_to == card_id:
-            c.put(item.set(equipped_to=None))
-    c.put(cs.set(zone="discard", at=None, revealed=True, injuries=tuple(0 for _ in cs.injuries), rogue=False,
-                 controller=None, moved=0, swimming=False, exhausted=False, rested=0))
-    c.forget(card_id)
-    c.notice(f"{c.name(cs)} is wasted: {why}")
 
 
 def roll_diel(c: Ctx, a: Roll) -> None:

@@ -1,4 +1,5 @@
-"""The answer the rules give to an action: accepted, or rejected with the rule that forbids it."""
+"""What the rules say: the verdict on an action (accepted, or rejected with the rule that forbids it) and the
+prompts for what they demand now."""
 
 from __future__ import annotations
 
@@ -18,3 +19,13 @@ class Verdict:
     @classmethod
     def reject(cls, rule: str, message: str) -> Verdict:
         return cls(False, rule, message)
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """What the rules demand now. `blocking` prompts need an answer before play goes on."""
+
+    player: str | None
+    rule: str
+    text: str
+    blocking: bool = True

@@ -7,9 +7,9 @@ import pytest
 
 from tests.overhead_support import PALETTE, layout, pose, reference, renderer
 from vision.board import BoardReader
-from vision.cards import card_back, qr_modules
 from vision.slots import decode_qr
 from vision.synth import SlotCard, TableScene
+from vision.synth.cards import card_back, qr_modules
 
 
 def random_slots(rng: np.random.Generator, tag: int) -> dict[str, list[SlotCard]]:

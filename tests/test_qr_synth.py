@@ -8,7 +8,7 @@ import pytest
 from rules.identity import is_kipukas_payload, parse_payload
 from vision.card_reader import CardReader
 from vision.qr_decoders import decode_zbar
-from vision.qr_synth import CONDITIONS, SynthSet, qr_modules, random_payload
+from vision.synth.qr import CONDITIONS, SynthSet, qr_modules, random_payload
 
 
 @pytest.fixture(scope="module")

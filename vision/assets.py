@@ -13,6 +13,9 @@ from vision.errors import VisionError
 
 Image = NDArray[np.uint8]
 
+CARD_BACK = "hilbert_king_of_avian_frogs_back.jpeg"
+CARD_FRONT = "hilbert_king_of_avian_frogs.jpeg"
+
 
 @lru_cache(maxsize=16)
 def _load(name: str) -> Image:

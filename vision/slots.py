@@ -17,8 +17,7 @@ import zxingcpp
 from numpy.typing import NDArray
 from pyzbar import pyzbar
 
-from vision.assets import asset
-from vision.cards import BACK
+from vision.assets import CARD_BACK, asset
 from vision.colour import F32, MIN_SUM, chroma, chroma_dist, skin_fraction
 from vision.warp import Image, Mat3, extract, scale, translate
 
@@ -102,7 +101,7 @@ def _frac(mask: NDArray[np.bool_], box: tuple[int, int, int, int]) -> float | No
 
 @lru_cache(maxsize=1)
 def _back_hist() -> NDArray[np.float32]:
-    hsv = cv2.cvtColor(asset(BACK), cv2.COLOR_BGR2HSV)
+    hsv = cv2.cvtColor(asset(CARD_BACK), cv2.COLOR_BGR2HSV)
     hist = cv2.calcHist([hsv], [0, 1], None, [30, 16], [0, 180, 0, 256])
     return np.asarray(hist / max(float(hist.max()), 1.0), dtype=np.float32)
 

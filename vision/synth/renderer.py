@@ -9,7 +9,6 @@ JPEG). Everything random comes from ``seed``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -19,50 +18,16 @@ from calibration.camera import CameraPose
 from calibration.layout import StandSpec, TableLayout
 from calibration.stickers import STICKER_MM, sticker_centres, sticker_image
 from vision.assets import asset
-from vision.cards import draw_cards
-from vision.hands import draw_hand
-from vision.tokens import draw_piece, draw_shadow
+from vision.synth.cards import draw_cards
+from vision.synth.hands import draw_hand
+from vision.synth.scene import RenderTruth, TableScene
+from vision.synth.tokens import draw_piece, draw_shadow
 from vision.warp import Image, Mat3, apply, paste, rotate, scale, translate
 
 MAP_SURFACE_Z_MM = 4.0
 STARTER_TEXTURE: tuple[str, tuple[tuple[float, float], ...]] = (
     "map_top.jpeg", ((127.0, 29.0), (660.0, 29.0), (660.0, 563.0), (127.0, 563.0)))
 TABLE_BGR = (58, 84, 118)
-
-
-@dataclass(frozen=True)
-class Token:
-    """What stands on a stand: a piece kind, its owner (seat colour), how many (soul stacks), flipped."""
-
-    kind: str  # "capital" | "basecamp" | "soul"
-    owner: str
-    count: int = 1
-    flipped: bool = False
-
-
-@dataclass(frozen=True)
-class SlotCard:
-    """A card in a mat slot: face "down" (back with QR of ``payload``), "up" or "landscape"."""
-
-    face: str
-    payload: str | None = None
-
-
-@dataclass
-class TableScene:
-    """A table state: tokens by stand id, cards by slot id (the last card of a list is on top), hands."""
-
-    tokens: dict[str, Token]
-    slots: dict[str, list[SlotCard]] = field(default_factory=dict)
-    hands: int = 0
-
-
-@dataclass(frozen=True)
-class RenderTruth:
-    """Ground truth of one rendered frame: the fraction of each stand / slot region hidden by hands."""
-
-    occluded: dict[str, float]
-    hand_mask: NDArray[np.uint8]
 
 
 class Renderer:
@@ -192,7 +157,7 @@ class Renderer:
         frame = self.base()
         self._draw_tokens(frame, scene, rng)
         if scene.slots:
-            draw_cards(self, frame, scene.slots, rng)
+            draw_cards(self.layout, self.plane, frame, scene.slots, rng)
         hand_mask = np.zeros(frame.shape[:2], dtype=np.uint8)
         for _ in range(scene.hands):
             draw_hand(frame, hand_mask, rng, self._hand_target(rng), self.px_per_mm)

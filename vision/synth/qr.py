@@ -22,12 +22,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.assets import CARD_BACK
 from vision.qr_decoders import Corners, GreyImage, as_grey, order_corners
 
 BgrImage = npt.NDArray[np.uint8]
 FloatImage = npt.NDArray[np.float32]
 
-ART = Path(__file__).resolve().parent / "assets" / "hilbert_king_of_avian_frogs_back.jpeg"
+ART = Path(__file__).resolve().parent.parent / "assets" / CARD_BACK
 # Where the art's own code sits, as fractions of the card (measured by reading the art with the reader).
 ART_CODE_BOX = (0.318, 0.386, 0.686, 0.616)
 FRAME_SIZE = (1280, 720)

@@ -7,20 +7,17 @@ scene's payload so every rendered back encodes exactly what the scene says.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from vision.assets import asset
-from vision.warp import Image, paste, rotate, scale, translate
+from calibration.layout import TableLayout
+from vision.assets import CARD_BACK, CARD_FRONT, asset
+from vision.synth.scene import SlotCard
+from vision.warp import Image, Mat3, paste, rotate, scale, translate
 
-if TYPE_CHECKING:
-    from vision.synth import Renderer, SlotCard
-
-BACK = "hilbert_king_of_avian_frogs_back.jpeg"
-FRONT = "hilbert_king_of_avian_frogs.jpeg"
 CARD_PX = (380, 620)  # sprite size (w, h) for a 95 x 155 mm card: 4 px/mm
 QR_CENTRE = (0.502, 0.500)  # where the art's own QR sits, as fractions of the card (measured with zxing)
 QR_WIDTH = 0.40  # of the card width; the printed QR is 0.36
@@ -39,7 +36,7 @@ def qr_modules(payload: str) -> np.ndarray:
 @lru_cache(maxsize=64)
 def card_back(payload: str) -> Image:
     """The back of a card whose QR encodes ``payload`` (sprite, CARD_PX)."""
-    art = cv2.resize(asset(BACK), CARD_PX, interpolation=cv2.INTER_AREA).astype(np.float32)
+    art = cv2.resize(asset(CARD_BACK), CARD_PX, interpolation=cv2.INTER_AREA).astype(np.float32)
     w, h = CARD_PX
     mods = qr_modules(payload)
     n = mods.shape[0]
@@ -56,7 +53,7 @@ def card_back(payload: str) -> Image:
 
 @lru_cache(maxsize=2)
 def card_front(landscape: bool) -> Image:
-    front = cv2.resize(asset(FRONT), CARD_PX, interpolation=cv2.INTER_AREA)
+    front = cv2.resize(asset(CARD_FRONT), CARD_PX, interpolation=cv2.INTER_AREA)
     if landscape:
         front = cv2.rotate(front, cv2.ROTATE_90_COUNTERCLOCKWISE)
     return np.asarray(front, dtype=np.uint8)
@@ -76,11 +73,13 @@ def card_pose_mm(slot_rect: tuple[float, float, float, float], up_deg: float, la
     return cx + shift * float(np.sin(a)), cy - shift * float(np.cos(a)), up_deg
 
 
-def draw_cards(r: Renderer, frame: Image, slots: dict[str, list[SlotCard]], rng: np.random.Generator) -> None:
-    """Draw every slot's cards (bottom first) flat on the mat, each slightly off-centre and askew."""
-    cw, ch = r.layout.card_size_mm
+def draw_cards(layout: TableLayout, plane: Callable[[float], Mat3], frame: Image, slots: dict[str, list[SlotCard]],
+               rng: np.random.Generator) -> None:
+    """Draw every slot's cards (bottom first) flat on the mat, each slightly off-centre and askew; `plane(z)` maps
+    the mat frame at height z mm to the image."""
+    cw, ch = layout.card_size_mm
     for sid in sorted(slots):
-        spec = r.layout.slot(sid)
+        spec = layout.slot(sid)
         for i, card in enumerate(slots[sid]):
             if card.face == "down":
                 if not card.payload:
@@ -97,6 +96,6 @@ def draw_cards(r: Renderer, frame: Image, slots: dict[str, list[SlotCard]], rng:
             ang += rng.uniform(-3.0, 3.0)
             sh, sw = sprite.shape[:2]
             k = (ch if landscape else cw) / sw
-            H = r.plane(0.3 + 0.3 * i) @ translate(x, y) @ rotate(ang) @ scale(k) @ translate(-sw / 2, -sh / 2)
+            H = plane(0.3 + 0.3 * i) @ translate(x, y) @ rotate(ang) @ scale(k) @ translate(-sw / 2, -sh / 2)
             alpha = np.ones((sh, sw), np.float32)
             paste(frame, sprite, alpha, H)
