@@ -1,0 +1,100 @@
+"""Perft-like positions for the rules engine: golden-game prefixes and the exact legal-action counts below them.
+
+`position(name, n)` replays the first `n` actions of `tests/golden/NAME.game` (rejected ones leave the
+state as it is, as in the golden file); `perft(game, depth)` counts the leaves of the legal-action tree
+(`Game.legal_actions` + `push` / `undo`), like chess perft. The counts in `PERFT` were recorded on the
+engine before the speed work (trial-applying candidates) and must never change unless a rule changes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rules.game import Game
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def position(name: str, n: int) -> Game:
+    """The game after the first `n` action lines of golden file `name` (decks from its `deck` lines)."""
+    decks: dict[str, list[str]] = {}
+    actions: list[str] = []
+    for line in (GOLDEN / f"{name}.game").read_text(encoding="utf-8").splitlines():
+        if line.startswith("deck "):
+            _, player, cards = line.split(maxsplit=2)
+            decks[player] = cards.split(",")
+        elif line.startswith("> "):
+            actions.append(line[2:])
+    if n > len(actions):
+        raise ValueError(f"golden game {name} has {len(actions)} actions, not {n}")
+    game = Game.new(decks)
+    for text in actions[:n]:
+        game.apply(text)
+    return game
+
+
+def perft(game: Game, depth: int) -> int:
+    """Leaves of the legal-action tree `depth` plies deep (depth 1 = the number of legal actions)."""
+    actions = game.legal_actions()
+    if depth == 1:
+        return len(actions)
+    total = 0
+    for action in actions:
+        game.push(action)
+        total += perft(game, depth - 1)
+        game.undo()
+    return total
+
+
+# (golden file, actions replayed) -> counts at depth 1, 2, 3
+GOLDEN_PERFT: dict[tuple[str, int], tuple[int, int, int]] = {
+    ("flyer_conquers_the_kipuka", 0): (30, 450, 5400),      # affinity
+    ("flyer_conquers_the_kipuka", 15): (19, 206, 3149),     # day, first souls
+    ("flyer_conquers_the_kipuka", 18): (22, 360, 4172),     # day
+    ("flyer_conquers_the_kipuka", 33): (9, 30, 295),        # day after a storm
+    ("flyer_conquers_the_kipuka", 45): (18, 114, 346),      # day, flyer in enemy land
+    ("hilbert_vs_wolf_and_raven", 18): (6, 114, 2166),      # draw
+    ("hilbert_vs_wolf_and_raven", 21): (19, 164, 2335),     # day
+    ("hilbert_vs_wolf_and_raven", 24): (20, 292, 2646),     # day, taming
+    ("hilbert_vs_wolf_and_raven", 36): (42, 432, 1950),     # KEAL means bout
+    ("hilbert_vs_wolf_and_raven", 39): (2, 43, 439),        # counter-attack or retreat
+    ("hilbert_vs_wolf_and_raven", 57): (42, 432, 852),      # bout
+    ("hilbert_vs_wolf_and_raven", 60): (24, 81, 1176),      # reinforcement
+    ("hilbert_vs_wolf_and_raven", 69): (37, 72, 72),        # final blow
+    ("hilbert_vs_wolf_and_raven", 75): (13, 53, 472),       # day after a storm
+}
+
+# (seed, random actions played) -> counts at depth 1, 2, 3
+RANDOM_PERFT: dict[tuple[int, int], tuple[int, int, int]] = {
+    (1, 160): (3, 33, 160),       # night
+    (2, 80): (11, 171, 1776),     # day
+    (2, 320): (3, 6, 10),         # night
+    (3, 160): (38, 259, 1853),    # day
+    (4, 160): (12, 90, 498),      # day
+    (5, 80): (2, 10, 111),        # day, a prompt waits
+    (5, 160): (4, 40, 851),       # day, a prompt waits
+    (6, 80): (42, 432, 1404),     # day, bout
+    (6, 240): (6, 15, 66),        # day, bout
+}
+
+
+def random_position(seed: int, n: int) -> Game:
+    """The game after `n` uniformly random legal actions from two random valid decks (seeded)."""
+    import random
+
+    from rules.catalog import Catalog
+    from rules.decks import COPY_LIMITS
+
+    rng = random.Random(seed)
+    catalog = Catalog.packaged()
+    decks = {}
+    for serial, player in ((1, "red"), (2, "blue")):
+        pool = [c for c in catalog.cards.values() for _ in range(COPY_LIMITS[c.type])]
+        rng.shuffle(pool)
+        decks[player] = [f"{c.code}#{serial}{i:03d}" for i, c in enumerate(pool[:30])]
+    game = Game.new(decks)
+    for _ in range(n):
+        if game.result:
+            break
+        game.push(rng.choice(game.legal_actions()))
+    return game
