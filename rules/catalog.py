@@ -105,6 +105,10 @@ def _canon(fn: Any, value: str, field: str, notes: list[str]) -> str:
 @dataclass(frozen=True)
 class Catalog:
     cards: dict[str, Card]
+    soul_codes: frozenset[str] = frozenset()  # derived in __post_init__: the codes of Character/Species cards
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "soul_codes", frozenset(k for k, c in self.cards.items() if c.is_soul))
 
     @classmethod
     @cache

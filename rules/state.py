@@ -92,6 +92,41 @@ class Pending:
         return replace(self, **changes)
 
 
+class CardTable(dict[str, CardState]):
+    """The game's cards by id, keeping an index of the cards in play (`play`, in table order) on every write,
+    so rules that ask "which souls are on the map" look at a handful of cards instead of all sixty."""
+
+    __slots__ = ("play",)
+
+    def __init__(self, cards: dict[str, CardState] | None = None) -> None:
+        super().__init__(cards or {})
+        self.play: dict[str, CardState] = {k: c for k, c in self.items() if c.zone == "play"}
+
+    def clone(self) -> CardTable:
+        new = CardTable.__new__(CardTable)
+        dict.update(new, self)
+        new.play = dict(self.play)
+        return new
+
+    def __setitem__(self, key: str, cs: CardState) -> None:
+        dict.__setitem__(self, key, cs)
+        play = self.play
+        if cs.zone == "play":
+            if key in play:
+                play[key] = cs
+            else:  # entering play is rare: rebuild so the index keeps the table's order
+                self.play = {k: c for k, c in self.items() if c.zone == "play"}
+        elif key in play:
+            del play[key]
+
+    def __delitem__(self, key: str) -> None:
+        dict.__delitem__(self, key)
+        self.play.pop(key, None)
+
+    def update(self, *args: object, **kwargs: object) -> None:  # type: ignore[override]
+        raise TypeError("CardTable is changed one card at a time (cards[id] = record), so its index stays right")
+
+
 @dataclass(slots=True)
 class GameState:
     cards: dict[str, CardState]
@@ -113,11 +148,25 @@ class GameState:
     origin: str | None = None  # whose top-level action is being resolved (the turn passes from them)
     notices: tuple[str, ...] = ()  # printed-effect reminders raised by the last action
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.cards, CardTable):
+            self.cards = CardTable(self.cards)
+
+    @property
+    def play(self) -> dict[str, CardState]:
+        """The cards in zone ``play``, in the order of `cards` (an index the card table keeps)."""
+        assert isinstance(self.cards, CardTable)
+        return self.cards.play
+
     def copy(self) -> GameState:
-        return GameState(dict(self.cards), dict(self.players), dict(self.bottom), dict(self.claims), self.phase,
+        assert isinstance(self.cards, CardTable)
+        return GameState(self.cards.clone(), dict(self.players), dict(self.bottom), dict(self.claims), self.phase,
                          self.turn, self.first, self.active, self.initiative, self.passed, self.acted,
                          self.contention_due, self.pending, self.bout, dict(self.fixed_means), self.result,
                          self.origin, self.notices)
+
+    def put(self, cs: CardState) -> None:
+        self.cards[cs.id] = cs
 
     def in_zone(self, zone: str, owner: str | None = None) -> list[CardState]:
         return sorted((c for c in self.cards.values() if c.zone == zone and (owner is None or c.control == owner)),

@@ -152,7 +152,21 @@ def finish(c: Ctx) -> None:
 
 
 def settle_claims(c: Ctx) -> None:
-    for territory in c.holdable():
+    """Claims and control transfers, looked at only in territories where something could change: a soul on
+    a territory stand, or a terrain feature / item lying in play (every other territory is left as it is)."""
+    board, where = c.board, c.board.stand_territory
+    touched: set[str] = set()
+    for cs in c.s.play.values():
+        if cs.at is None:
+            continue
+        if c.is_soul(cs):
+            if board.stands[cs.at].kind == "territory":
+                touched.add(where[cs.at])
+        elif cs.equipped_to is None and c.info(cs).type in ("TerrainFeature", "Item"):
+            touched.add(where[cs.at])
+    for territory in sorted(touched):
+        if board.territories[territory].transit:
+            continue
         stand = c.territory_stand(territory)
         for player in ("red", "blue"):
             mine = [s for s in c.souls_at(stand, player)
@@ -173,8 +187,8 @@ def settle_claims(c: Ctx) -> None:
                     c.notice(f"{c.name(prisoner)} is liberated (#prison)")
         holder = c.s.claims.get(territory)
         if holder is not None and not c.souls_in(territory, other(holder[0])):
-            for cs in list(c.s.cards.values()):
-                if (cs.zone == "play" and cs.at and c.territory_of(cs.at) == territory and cs.control != holder[0]
+            for cs in list(c.s.play.values()):
+                if (cs.at and c.territory_of(cs.at) == territory and cs.control != holder[0]
                         and c.info(cs).type in ("TerrainFeature", "Item") and cs.equipped_to is None):
                     c.put(cs.set(controller=holder[0] if cs.owner != holder[0] else None, revealed=True))
                     c.notice(f"{holder[0]} takes control of {c.name(cs)} (#contention)")
