@@ -21,6 +21,7 @@ from rules.catalog import Catalog
 from rules.context import Ctx, Illegal
 from rules.errors import RulesError
 from rules.legal import candidates
+from rules.legal_checks import Checker
 from rules.notation import (
     PLAYERS,
     Action,
@@ -184,4 +185,19 @@ class Game:
         return prompts(Ctx(self.state, self.board, self.catalog))
 
     def legal_actions(self) -> list[Action]:
+        """The candidate actions (`rules.legal.candidates`) the rules accept now, in candidate order.
+        Common kinds are decided by direct checks (`rules.legal_checks`), the rest by trial application."""
+        ctx = Ctx(self.state, self.board, self.catalog)
+        checker = Checker(ctx)
+        out: list[Action] = []
+        for action in candidates(ctx):
+            ok = checker.decide(action)
+            if ok is None:
+                ok = self.is_legal(action)
+            if ok:
+                out.append(action)
+        return out
+
+    def legal_actions_by_trial(self) -> list[Action]:
+        """The reference definition of `legal_actions`: every candidate trial-applied (slow; for tests)."""
         return [a for a in candidates(Ctx(self.state, self.board, self.catalog)) if self.is_legal(a)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rules.context import Ctx, Illegal, other
 from rules.lifecycle import waste
 from rules.notation import End, Initiative, Peace, Roll
-from rules.state import Pending
+from rules.state import CardState, Pending
 from rules.territory_effects import between_turns
 
 PREDETERMINED = {1: "day", 2: "night", 3: "day"}
@@ -152,46 +152,60 @@ def finish(c: Ctx) -> None:
 
 
 def settle_claims(c: Ctx) -> None:
-    """Claims and control transfers, looked at only in territories where something could change: a soul on
-    a territory stand, or a terrain feature / item lying in play (every other territory is left as it is)."""
+    """Claims (#claiming_territories), liberation (#prison) and control of features and dropped items
+    (#contention), looked at only in territories where something could change: a soul on the territory
+    stand, or a terrain feature / unequipped item in play. One pass over the cards in play."""
     board, where = c.board, c.board.stand_territory
-    touched: set[str] = set()
+    on_stand: dict[str, list[CardState]] = {}   # territory -> souls on its territory stand
+    present: dict[str, set[str]] = {}           # territory -> owners of souls anywhere in it
+    loose: dict[str, list[CardState]] = {}      # territory -> terrain features and unequipped items in play
     for cs in c.s.play.values():
-        if cs.at is None:
+        at = cs.at
+        if at is None:
             continue
+        t = where[at]
         if c.is_soul(cs):
-            if board.stands[cs.at].kind == "territory":
-                touched.add(where[cs.at])
+            present.setdefault(t, set()).add(cs.owner)
+            home = board.territory_stand(t)
+            if home is not None and home.id == at:
+                on_stand.setdefault(t, []).append(cs)
         elif cs.equipped_to is None and c.info(cs).type in ("TerrainFeature", "Item"):
-            touched.add(where[cs.at])
-    for territory in sorted(touched):
+            loose.setdefault(t, []).append(cs)
+    for territory in sorted(on_stand.keys() | loose.keys()):
         if board.territories[territory].transit:
             continue
-        stand = c.territory_stand(territory)
-        for player in ("red", "blue"):
-            mine = [s for s in c.souls_at(stand, player)
-                    if c.info(s).habitat != "DigitalCloud" and not s.rogue]
-            theirs = c.souls_at(stand, other(player))
-            claim = c.s.claims.get(territory)
-            if not mine or theirs or (claim is not None and claim[0] == player):
-                continue
-            if claim is not None and claim[1] == "capital":
-                others = [t for t, (o, k) in c.s.claims.items() if o == claim[0] and k != "capital"]
-                if others:
-                    continue  # #movement: a capital cannot be taken before every other base camp
-            c.s.claims[territory] = (player, "camp")
-            c.notice(f"{player} claims territory {territory} (#claiming_territories)")
-            for prisoner in [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]:
-                if prisoner.owner == player:
-                    c.put(prisoner.set(zone="play", arrived_turn=c.s.turn))
-                    c.notice(f"{c.name(prisoner)} is liberated (#prison)")
+        here = on_stand.get(territory)
+        if here:
+            _claim(c, territory, here, present)
         holder = c.s.claims.get(territory)
-        if holder is not None and not c.souls_in(territory, other(holder[0])):
-            for cs in list(c.s.play.values()):
-                if (cs.at and c.territory_of(cs.at) == territory and cs.control != holder[0]
-                        and c.info(cs).type in ("TerrainFeature", "Item") and cs.equipped_to is None):
+        if holder is not None and other(holder[0]) not in present.get(territory, ()):
+            for cs in loose.get(territory, ()):
+                if cs.control != holder[0]:
                     c.put(cs.set(controller=holder[0] if cs.owner != holder[0] else None, revealed=True))
                     c.notice(f"{holder[0]} takes control of {c.name(cs)} (#contention)")
+
+
+def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set[str]]) -> None:
+    """A player with a soul on the territory stand and no enemy soul on it claims the territory."""
+    stand = c.territory_stand(territory)
+    for player in ("red", "blue"):
+        mine = [s for s in here if s.owner == player and c.info(s).habitat != "DigitalCloud" and not s.rogue]
+        if not mine or any(s.owner == other(player) for s in here):
+            continue
+        claim = c.s.claims.get(territory)
+        if claim is not None and claim[0] == player:
+            continue
+        if claim is not None and claim[1] == "capital":
+            others = [t for t, (o, k) in c.s.claims.items() if o == claim[0] and k != "capital"]
+            if others:
+                continue  # #movement: a capital cannot be taken before every other base camp
+        c.s.claims[territory] = (player, "camp")
+        c.notice(f"{player} claims territory {territory} (#claiming_territories)")
+        for prisoner in [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]:
+            if prisoner.owner == player:
+                c.put(prisoner.set(zone="play", arrived_turn=c.s.turn))
+                present.setdefault(territory, set()).add(player)
+                c.notice(f"{c.name(prisoner)} is liberated (#prison)")
 
 
 def _check_end(c: Ctx) -> bool:
