@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from rules.context import Ctx, other
 from rules.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
-from rules.notation import Action, End, Initiative, Move, Play, Reveal, Roll, Swim
+from rules.notation import Action, Bottom, Draw, End, Initiative, Move, Play, Reveal, Roll, Swim
+from rules.setup_phase import HAND_SIZE
 from rules.state import CardState
 
 
@@ -29,7 +30,11 @@ class Checker:
         kind = type(a)
         if kind is Roll:
             return self._roll(a)  # type: ignore[arg-type]
-        if s.phase != "day" or s.pending or s.bout is not None or s.contention_due:
+        if s.pending or s.bout is not None or s.contention_due:
+            return None
+        if s.phase == "night":
+            return self._night(a)
+        if s.phase != "day":
             return None
         if kind is Play:
             return self._play(a)  # type: ignore[arg-type]
@@ -44,6 +49,33 @@ class Checker:
         if kind is End:
             return self._my_turn(a.player) and s.passed == other(a.player)
         return None
+
+    def _night(self, a: Action) -> bool | None:
+        """`night.night_action` + the handler, for the night's once-each actions."""
+        s = self.c.s
+        kind = type(a)
+        if kind is End:
+            return self._my_turn(a.player) and s.passed == other(a.player)
+        verb = {Initiative: "initiative", Draw: "draw", Bottom: "bottom"}.get(kind)
+        if verb is None:
+            return None
+        if not self._my_turn(a.player) or verb in s.players[a.player].night_done:
+            return False
+        if kind is Initiative:
+            return s.passed is None
+        hand = s.in_zone("hand", a.player)
+        if kind is Bottom:
+            return bool(hand)
+        assert isinstance(a, Draw)
+        deck = s.in_zone("deck", a.player)
+        want = min(HAND_SIZE - len(hand), len(deck))
+        if want == 0 or len(a.cards) != want:
+            return False
+        bottom = s.bottom.get(a.player, ())
+        ids = {x.id for x in deck}
+        if len(set(a.cards)) != want or not all(x in ids and x not in bottom for x in a.cards):
+            return None  # duplicates, foreign cards and bottom-pile order: decided by trial
+        return True
 
     # --- shared ---------------------------------------------------------------------------------------------
     def _my_turn(self, player: str) -> bool:

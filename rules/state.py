@@ -92,36 +92,47 @@ class Pending:
         return replace(self, **changes)
 
 
-class CardTable(dict[str, CardState]):
-    """The game's cards by id, keeping an index of the cards in play (`play`, in table order) on every write,
-    so rules that ask "which souls are on the map" look at a handful of cards instead of all sixty."""
+def _by_id(c: CardState) -> str:
+    return c.id
 
-    __slots__ = ("play",)
+
+class CardTable(dict[str, CardState]):
+    """The game's cards by id, keeping on every write an index by zone (`zones`) and the cards in play in
+    table order (`play`), so rules that ask "which souls are on the map" or "what is in red's hand" look at
+    a handful of cards instead of all sixty."""
+
+    __slots__ = ("play", "zones")
 
     def __init__(self, cards: dict[str, CardState] | None = None) -> None:
         super().__init__(cards or {})
-        self.play: dict[str, CardState] = {k: c for k, c in self.items() if c.zone == "play"}
+        self.zones: dict[str, dict[str, CardState]] = {z: {} for z in ZONES}
+        for k, c in self.items():
+            self.zones.setdefault(c.zone, {})[k] = c
+        self.play: dict[str, CardState] = self.zones["play"]
 
     def clone(self) -> CardTable:
         new = CardTable.__new__(CardTable)
         dict.update(new, self)
-        new.play = dict(self.play)
+        new.zones = {z: dict(members) for z, members in self.zones.items()}
+        new.play = new.zones["play"]
         return new
 
     def __setitem__(self, key: str, cs: CardState) -> None:
+        old = dict.get(self, key)
         dict.__setitem__(self, key, cs)
-        play = self.play
-        if cs.zone == "play":
-            if key in play:
-                play[key] = cs
-            else:  # entering play is rare: rebuild so the index keeps the table's order
-                self.play = {k: c for k, c in self.items() if c.zone == "play"}
-        elif key in play:
-            del play[key]
+        zones = self.zones
+        if old is not None and old.zone != cs.zone:
+            del zones[old.zone][key]
+        members = zones.setdefault(cs.zone, {})
+        if cs.zone == "play" and key not in members:  # entering play is rare: rebuild in the table's order
+            self.play = zones["play"] = {k: c for k, c in self.items() if c.zone == "play"}
+        else:
+            members[key] = cs
 
     def __delitem__(self, key: str) -> None:
+        old = self[key]
         dict.__delitem__(self, key)
-        self.play.pop(key, None)
+        del self.zones[old.zone][key]
 
     def update(self, *args: object, **kwargs: object) -> None:  # type: ignore[override]
         raise TypeError("CardTable is changed one card at a time (cards[id] = record), so its index stays right")
@@ -169,8 +180,9 @@ class GameState:
         self.cards[cs.id] = cs
 
     def in_zone(self, zone: str, owner: str | None = None) -> list[CardState]:
-        return sorted((c for c in self.cards.values() if c.zone == zone and (owner is None or c.control == owner)),
-                      key=lambda c: c.id)
+        assert isinstance(self.cards, CardTable)
+        members = self.cards.zones.get(zone, {})
+        return sorted((c for c in members.values() if owner is None or c.control == owner), key=_by_id)
 
     def to_text(self) -> str:
         lines = [f"phase {self.phase} turn {self.turn} active {self.active or '-'} "
