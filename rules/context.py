@@ -11,6 +11,7 @@ from rules.catalog import Card, Catalog
 from rules.errors import RulesError
 from rules.movement import downed_range
 from rules.state import CardState, GameState, Pending
+from rules.styles import DOMINATION, Style
 
 WATER_HABITAT = "Water"
 
@@ -33,10 +34,11 @@ def other(player: str) -> str:
 
 
 class Ctx:
-    def __init__(self, state: GameState, board: BoardMap, catalog: Catalog) -> None:
+    def __init__(self, state: GameState, board: BoardMap, catalog: Catalog, style: Style = DOMINATION) -> None:
         self.s = state
         self.board = board
         self.catalog = catalog
+        self.style = style
         self.notices: list[str] = []
         self._souls = catalog.soul_codes
         self._territory = board.stand_territory

@@ -58,6 +58,8 @@ from rules.notation import (
 )
 from rules.prompts import prompts
 from rules.state import CardState, GameState, PlayerState
+from rules.styles import DOMINATION, Style
+from rules.styles import style as play_style
 from rules.verdict import Prompt, Verdict
 
 
@@ -103,17 +105,25 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
 
 
 class Game:
-    def __init__(self, state: GameState, board: BoardMap | None = None, catalog: Catalog | None = None) -> None:
+    def __init__(self, state: GameState, board: BoardMap | None = None, catalog: Catalog | None = None,
+                 style: Style | str = DOMINATION) -> None:
         self.state = state
         self.board = board or BoardMap.packaged()
         self.catalog = catalog or Catalog.packaged()
+        self.style = play_style(style)
         self.history: list[tuple[Action, GameState]] = []
+
+    def _ctx(self, state: GameState) -> Ctx:
+        return Ctx(state, self.board, self.catalog, self.style)
 
     @classmethod
     def new(cls, decks: Mapping[str, Sequence[str]], board: BoardMap | None = None,
-            catalog: Catalog | None = None) -> Game:
+            catalog: Catalog | None = None, style: Style | str = "domination", cycles: int | None = None) -> Game:
         """A game before setup. `decks[player]` lists card ids (``CODE#SERIAL``, or ``CODE`` when unique)
-        including the optional personal effect; validate decks with `rules.decks.check_deck` first."""
+        including the optional personal effect; validate decks with `rules.decks.check_deck` first.
+        `style` is a play style of #playstyleoptions (`rules.styles`); `cycles` overrides its fixed number of
+        diel cycles (for domination: hold convention and keep the peace after that many)."""
+        chosen = play_style(style, cycles=cycles)
         catalog = catalog or Catalog.packaged()
         cards: dict[str, CardState] = {}
         for player in PLAYERS:
@@ -126,11 +136,11 @@ class Game:
                 cards[card_id] = CardState(card_id, info.code, player, zone,
                                            injuries=tuple(0 for _ in info.keal_means))
         state = GameState(cards, {p: PlayerState() for p in PLAYERS}, {p: () for p in PLAYERS})
-        return cls(state, board, catalog)
+        return cls(state, board, catalog, chosen)
 
     # --- applying ------------------------------------------------------------------------------------------
     def _run(self, action: Action) -> tuple[GameState, list[str]]:
-        ctx = Ctx(self.state.copy(), self.board, self.catalog)
+        ctx = self._ctx(self.state.copy())
         ctx.s.notices = ()
         if ctx.s.phase == "over":
             raise Illegal("#win", f"the game is over: {ctx.s.result}")
@@ -182,12 +192,12 @@ class Game:
         return self.state.result
 
     def prompts(self) -> list[Prompt]:
-        return prompts(Ctx(self.state, self.board, self.catalog))
+        return prompts(self._ctx(self.state))
 
     def legal_actions(self) -> list[Action]:
         """The candidate actions (`rules.legal.candidates`) the rules accept now, in candidate order.
         Common kinds are decided by direct checks (`rules.legal_checks`), the rest by trial application."""
-        ctx = Ctx(self.state, self.board, self.catalog)
+        ctx = self._ctx(self.state)
         checker = Checker(ctx)
         out: list[Action] = []
         for action in candidates(ctx):
@@ -200,4 +210,4 @@ class Game:
 
     def legal_actions_by_trial(self) -> list[Action]:
         """The reference definition of `legal_actions`: every candidate trial-applied (slow; for tests)."""
-        return [a for a in candidates(Ctx(self.state, self.board, self.catalog)) if self.is_legal(a)]
+        return [a for a in candidates(self._ctx(self.state)) if self.is_legal(a)]

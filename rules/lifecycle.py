@@ -8,6 +8,8 @@ from rules.context import Ctx
 def waste(c: Ctx, card_id: str, why: str) -> None:
     """A soul is wasted: discarded; equipped items are dropped in its territory (#items)."""
     cs = c.card(card_id)
+    if c.is_soul(cs) and cs.owner in c.s.players:
+        c.s.players[cs.owner] = c.s.players[cs.owner].set(lost=c.s.players[cs.owner].lost + 1)
     for item in list(c.s.cards.values()):
         if item.equipped_to == card_id:
             c.put(item.set(equipped_to=None))

@@ -53,6 +53,7 @@ class PlayerState:
     played_this_roll: int = 0
     night_done: frozenset[str] = frozenset()
     peace: str | None = None
+    lost: int = 0                   # own souls wasted so far (play-style scoring: body count, ends and means)
 
     def set(self, **changes: Any) -> PlayerState:
         return replace(self, **changes)

@@ -7,6 +7,7 @@ from rules.context import Ctx, Illegal, other
 from rules.lifecycle import waste
 from rules.notation import End, Initiative, Peace, Roll
 from rules.state import CardState, Pending
+from rules.scoring import fixed_end
 from rules.territory_effects import between_turns
 
 PREDETERMINED = {1: "day", 2: "night", 3: "day"}
@@ -111,6 +112,10 @@ def require_turn(c: Ctx, player: str) -> None:
 def end_turn(c: Ctx) -> None:
     if c.s.phase == "day":
         _imprison_loiterers(c)
+    if c.style.cycles is not None and c.s.turn >= c.style.cycles:
+        c.s.phase = "diel"  # no further diel roll: `finish` scores the fixed end (rules.scoring)
+        c.s.active = None
+        return
     if c.s.turn in PREDETERMINED and c.s.turn + 1 in PREDETERMINED:
         start_turn(c, PREDETERMINED[c.s.turn + 1])
     else:
@@ -149,6 +154,8 @@ def finish(c: Ctx) -> None:
             c.s.active = other(mover)
     if c.s.phase == "storm" and not c.s.pending:
         c.s.phase = "diel"
+    if c.s.phase == "diel" and c.style.cycles is not None and c.s.turn >= c.style.cycles:
+        fixed_end(c)
 
 
 def settle_claims(c: Ctx) -> None:
