@@ -79,7 +79,7 @@ def means(c: Ctx, a: Means) -> None:
     c.s.bout = b.set(**{field: a.index})
 
 
-def _total(c: Ctx, cs: CardState, value: str) -> int:
+def total(c: Ctx, cs: CardState, value: str) -> int:
     spec = c.info(cs).die
     if spec is not None and spec.covered and not spec.dice:
         if value != f"={spec.base}":
@@ -114,7 +114,7 @@ def roll(c: Ctx, a: Roll) -> None:
     field = "attack_roll" if a.what == "attack" else "defence_roll"
     if getattr(b, field) is not None:
         raise Illegal("#ADRH", f"the {a.what} roll of this round is already in")
-    b = b.set(**{field: _total(c, cs, a.value)})
+    b = b.set(**{field: total(c, cs, a.value)})
     c.s.bout = b
     if b.attack_roll is not None and b.defence_roll is not None:
         _resolve(c, b)

@@ -10,9 +10,10 @@ mirrored here fails a test rather than silently changing what is legal.
 
 from __future__ import annotations
 
-from rules.context import Ctx, other
+from rules.combat import total
+from rules.context import Ctx, Illegal, other
 from rules.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
-from rules.notation import Action, Bottom, Draw, End, Initiative, Move, Play, Reveal, Roll, Swim
+from rules.notation import Action, Bottom, Draw, End, Initiative, Means, Move, Play, Reveal, Roll, Swim
 from rules.setup_phase import HAND_SIZE
 from rules.state import CardState
 
@@ -30,6 +31,8 @@ class Checker:
         kind = type(a)
         if kind is Roll:
             return self._roll(a)  # type: ignore[arg-type]
+        if kind is Means:
+            return self._means(a)  # type: ignore[arg-type]
         if s.pending or s.bout is not None or s.contention_due:
             return None
         if s.phase == "night":
@@ -103,8 +106,25 @@ class Checker:
             if side is None or side.owner != a.player:
                 return False
             done = b.attack_roll if a.what == "attack" else b.defence_roll
-            return None if done is None else False  # the total's grammar is checked by trial
+            if done is not None:
+                return False
+            try:
+                total(self.c, side, a.value)
+            except Illegal:
+                return False
+            return True
         return None
+
+    def _means(self, a: Means) -> bool | None:
+        """`combat.means`: a side of an open KEAL means bout picks an available means once."""
+        b = self.c.s.bout
+        if b is None or b.final or a.card not in (b.attacker, b.defender):
+            return False
+        cs = self.c.s.cards.get(a.card)
+        if cs is None or cs.owner != a.player:
+            return False
+        chosen = b.attack_means if a.card == b.attacker else b.defence_means
+        return chosen is None and a.index in self.c.available_means(cs)
 
     def _play(self, a: Play) -> bool | None:
         c, s = self.c, self.c.s
