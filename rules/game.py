@@ -22,6 +22,7 @@ from rules.context import Ctx, Illegal
 from rules.errors import RulesError
 from rules.legal import candidates
 from rules.legal_checks import Checker
+from rules.legal_direct import direct
 from rules.notation import (
     PLAYERS,
     Action,
@@ -198,6 +199,9 @@ class Game:
         """The candidate actions (`rules.legal.candidates`) the rules accept now, in candidate order.
         Common kinds are decided by direct checks (`rules.legal_checks`), the rest by trial application."""
         ctx = self._ctx(self.state)
+        generated = direct(ctx)
+        if generated is not None:
+            return generated
         checker = Checker(ctx)
         out: list[Action] = []
         for action in candidates(ctx):

@@ -111,7 +111,7 @@ class CardTable(dict[str, CardState]):
     table order (`play`), so rules that ask "which souls are on the map" or "what is in red's hand" look at
     a handful of cards instead of all sixty."""
 
-    __slots__ = ("play", "zones")
+    __slots__ = ("play", "zones", "touched", "settled")
 
     def __init__(self, cards: dict[str, CardState] | None = None) -> None:
         super().__init__(cards or {})
@@ -119,17 +119,29 @@ class CardTable(dict[str, CardState]):
         for k, c in self.items():
             self.zones.setdefault(c.zone, {})[k] = c
         self.play: dict[str, CardState] = self.zones["play"]
+        # Stands where a card arrived, left, or changed what it means for claims since claims were last
+        # settled (`turns.settle_claims` looks only there, and clears it).
+        self.touched: set[str] = {c.at for c in self.values() if c.at is not None}
+        self.settled: dict[str, tuple[str, str]] | None = None  # the claims as the last settlement left them
 
     def clone(self) -> CardTable:
         new = CardTable.__new__(CardTable)
         dict.update(new, self)
         new.zones = {z: dict(members) for z, members in self.zones.items()}
         new.play = new.zones["play"]
+        new.touched = set(self.touched)
+        new.settled = self.settled
         return new
 
     def __setitem__(self, key: str, cs: CardState) -> None:
         old = dict.get(self, key)
         dict.__setitem__(self, key, cs)
+        if old is None or old.at != cs.at or old.zone != cs.zone or old.rogue != cs.rogue \
+                or old.equipped_to != cs.equipped_to or old.controller != cs.controller or old.owner != cs.owner:
+            if old is not None and old.at is not None:
+                self.touched.add(old.at)
+            if cs.at is not None:
+                self.touched.add(cs.at)
         zones = self.zones
         if old is not None and old.zone != cs.zone:
             del zones[old.zone][key]

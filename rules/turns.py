@@ -6,7 +6,7 @@ from __future__ import annotations
 from rules.context import Ctx, Illegal, other
 from rules.lifecycle import waste
 from rules.notation import End, Initiative, Peace, Roll
-from rules.state import CardState, Pending
+from rules.state import CardState, CardTable, Pending
 from rules.scoring import fixed_end
 from rules.territory_effects import between_turns
 
@@ -160,17 +160,31 @@ def finish(c: Ctx) -> None:
 
 def settle_claims(c: Ctx) -> None:
     """Claims (#claiming_territories), liberation (#prison) and control of features and dropped items
-    (#contention), looked at only in territories where something could change: a soul on the territory
-    stand, or a terrain feature / unequipped item in play. One pass over the cards in play."""
+    (#contention), looked at only in territories where a card arrived, left or changed since the last
+    settlement (the card table's `touched` stands) — plus every capital once any claim has changed, since
+    the capital rule depends on claims elsewhere. Territories are visited in sorted order, as one pass."""
     board, where = c.board, c.board.stand_territory
+    table = c.s.cards
+    assert isinstance(table, CardTable)
+    touched = {where[st] for st in table.touched if st in where}
+    table.touched = set()
+    if table.settled != c.s.claims:  # claims changed outside a settlement (set-up, a judge): look everywhere
+        touched = set(board.holdable)
+    if not touched:
+        return
+    capitals = {t for t, (_, kind) in c.s.claims.items() if kind == "capital"}
+    before = dict(c.s.claims)
     on_stand: dict[str, list[CardState]] = {}   # territory -> souls on its territory stand
     present: dict[str, set[str]] = {}           # territory -> owners of souls anywhere in it
     loose: dict[str, list[CardState]] = {}      # territory -> terrain features and unequipped items in play
+    look = touched | capitals
     for cs in c.s.play.values():
         at = cs.at
         if at is None:
             continue
         t = where[at]
+        if t not in look:
+            continue
         if c.is_soul(cs):
             present.setdefault(t, set()).add(cs.owner)
             home = board.territory_stand(t)
@@ -178,8 +192,8 @@ def settle_claims(c: Ctx) -> None:
                 on_stand.setdefault(t, []).append(cs)
         elif cs.equipped_to is None and c.info(cs).type in ("TerrainFeature", "Item"):
             loose.setdefault(t, []).append(cs)
-    for territory in sorted(on_stand.keys() | loose.keys()):
-        if board.territories[territory].transit:
+    for territory in board.holdable:
+        if territory not in touched and not (territory in capitals and c.s.claims != before):
             continue
         here = on_stand.get(territory)
         if here:
@@ -190,11 +204,18 @@ def settle_claims(c: Ctx) -> None:
                 if cs.control != holder[0]:
                     c.put(cs.set(controller=holder[0] if cs.owner != holder[0] else None, revealed=True))
                     c.notice(f"{holder[0]} takes control of {c.name(cs)} (#contention)")
+    if c.s.claims != before:  # a capital may fall on the next settlement (#maps): look at capitals then
+        for t, (_, kind) in c.s.claims.items():
+            home = board.territory_stand(t)
+            if kind == "capital" and home is not None:
+                table.touched.add(home.id)
+    table.settled = dict(c.s.claims)
 
 
-def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set[str]]) -> None:
+def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set[str]]) -> bool:
     """A player with a soul on the territory stand and no enemy soul on it claims the territory."""
     stand = c.territory_stand(territory)
+    claimed = False
     for player in ("red", "blue"):
         mine = [s for s in here if s.owner == player and c.info(s).habitat != "DigitalCloud" and not s.rogue]
         if not mine or any(s.owner == other(player) for s in here):
@@ -207,12 +228,14 @@ def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set
             if others:
                 continue  # #movement: a capital cannot be taken before every other base camp
         c.s.claims[territory] = (player, "camp")
+        claimed = True
         c.notice(f"{player} claims territory {territory} (#claiming_territories)")
         for prisoner in [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]:
             if prisoner.owner == player:
                 c.put(prisoner.set(zone="play", arrived_turn=c.s.turn))
                 present.setdefault(territory, set()).add(player)
                 c.notice(f"{c.name(prisoner)} is liberated (#prison)")
+    return claimed
 
 
 def _check_end(c: Ctx) -> bool:

@@ -1,0 +1,140 @@
+"""Legal actions generated directly for the positions random and real play spend most time in: a day or
+night turn with nothing pending, and the dice of a bout.
+
+Each generator yields exactly the candidates of `rules.legal` that the handlers accept, in the same order,
+with the handlers' conditions evaluated once per card (not once per candidate) — like a chess move
+generator. `direct(c)` returns None for any other position; the game then filters candidates
+(`rules.legal_checks`, trial application). `tests/test_legal_direct.py` compares against trial application.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rules.combat import total
+from rules.context import Ctx, Illegal, other
+from rules.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
+from rules.legal import _faces, _water
+from rules.notation import Action, End, Initiative, Means, Move, Play, Reveal, Roll, Swim
+from rules.state import CardState
+
+
+def direct(c: Ctx) -> list[Action] | None:
+    s = c.s
+    if s.bout is not None:
+        return _bout(c)
+    if s.pending or s.phase != "day" or not s.active:
+        return None
+    p = s.active
+    if any(q == p for q, _ in s.contention_due):
+        return None
+    return _day(c, p)
+
+
+def _day(c: Ctx, p: str) -> list[Action]:
+    s = c.s
+    if s.passed == p:  # require_turn refuses every day action
+        return []
+    out: list[Action] = []
+    if s.passed is None:
+        out.append(Initiative(p))
+    elif s.passed == other(p):
+        out.append(End(p))
+    mine = [t for t in c.board.holdable if c.controls(p, t)]
+    occupied: dict[str, int] = {}
+
+    def occupying(t: str) -> int:
+        n = occupied.get(t)
+        if n is None:
+            n = occupied[t] = c.occupying(t, p)
+        return n
+
+    cards = s.in_zone("hand", p) + [x for x in s.in_zone("effect", p) if c.info(x).type != "PersonalEffect"]
+    room = s.players[p].played_this_roll < MAX_PLAYED
+    for card in cards:
+        if not room or not _playable(c, p, card):
+            continue
+        info = c.info(card)
+        limited = info.is_soul and info.habitat != "DigitalCloud"
+        for t in mine:
+            if limited and occupying(t) >= MAX_SOULS:
+                continue
+            out.append(Play(p, card.id, t, "revealed"))
+            out.append(Play(p, card.id, t, "unrevealed"))
+    for cs in c.souls_in_play(p):
+        if not cs.revealed and cs.control == p:
+            out.append(Reveal(p, cs.id))
+        if cs.at is None:
+            continue
+        info = c.info(cs)
+        if cs.revealed:
+            out += _moves(c, p, cs, occupying)
+        if not cs.swim_tried and any(_water(c, cs.at, n) for n in c.board.neighbours(cs.at)):
+            if cs.control == p and info.habitat not in ("Water", "Heavens"):
+                nomad = info.habitat == "Nomad"
+                out.append(Swim(p, cs.id, (2,) if nomad else (2, 2)))
+                out.append(Swim(p, cs.id, (5,) if nomad else (3, 5)))
+    return out
+
+
+def _moves(c: Ctx, p: str, cs: CardState, occupying: Callable[[str], int]) -> list[Action]:
+    """`day.move`'s conditions for a revealed soul, once per soul; then per goal the 3-soul limit and the
+    enemy that must be attacked there."""
+    s = c.s
+    assert cs.at is not None
+    info = c.info(cs)
+    left = (c.movement_range(cs) or 0) - cs.moved
+    if left <= 0 or cs.control != p or cs.rogue or (cs.played_turn == s.turn and not cs.played_revealed) \
+            or (info.movement == 1 and c.downed(cs)):
+        return []
+    here = c.territory_of(cs.at)
+    limited = info.habitat != "DigitalCloud"
+    blocked = set() if c.can_attack(cs) is None else {e.at for e in c.souls_in_play(other(p)) if e.at}
+    out: list[Action] = []
+    for goal in sorted(reach(c, cs, cs.at, left)):
+        if goal == cs.at or goal in blocked:
+            continue
+        target = c.territory_of(goal)
+        if target != here and limited and occupying(target) >= MAX_SOULS:
+            continue
+        out.append(Move(p, cs.id, (cs.at, goal)))
+    return out
+
+
+def _playable(c: Ctx, p: str, cs: CardState) -> bool:
+    """`day.playable` + the card-type check of `day.play`, for a card of `p`'s hand or effect zone."""
+    if cs.owner == p and cs.zone == "effect":
+        due = c.s.players[p].effect_due
+        if due is None or c.s.turn < due:
+            return False
+    elif cs.control != p or cs.zone != "hand":
+        return False
+    return c.info(cs).type in DAY_CARD_TYPES
+
+
+def _bout(c: Ctx) -> list[Action]:
+    b = c.s.bout
+    assert b is not None
+    att, dfn = c.card(b.attacker), c.card(b.defender)
+    out: list[Action] = []
+    if not b.final and (b.attack_means is None or b.defence_means is None):
+        if b.attack_means is None:
+            out += [Means(att.owner, att.id, i) for i in c.available_means(att)]
+        if b.defence_means is None:
+            out += [Means(dfn.owner, dfn.id, i) for i in c.available_means(dfn)]
+        return out
+    for cs, what, done in ((att, "attack", b.attack_roll), (dfn, "defence", b.defence_roll)):
+        if done is not None:
+            continue
+        die = c.info(cs).die
+        if die is not None and die.covered:
+            values = [*_faces(die.dice)] if die.dice else [f"={die.base}"]
+        else:
+            values = [f"={n}" for n in range(1, 13, 2)]
+        for value in values:
+            try:
+                total(c, cs, value)
+            except Illegal:
+                continue
+            out.append(Roll(cs.owner, what, value))
+    return out
