@@ -11,24 +11,62 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rules.combat import total
-from rules.context import Ctx, Illegal, other
+from rules.context import Ctx, other
 from rules.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
-from rules.legal import _faces, _water
-from rules.notation import Action, End, Initiative, Means, Move, Play, Reveal, Roll, Swim
+from rules.legal import _faces, _water, _windows
+from rules.legal import _night as legal_night
+from rules.notation import Action, Bottom, Craft, Draw, End, Initiative, Means, Move, Play, Reveal, Roll, Sabotage, Swim
+from rules.setup_phase import HAND_SIZE
 from rules.state import CardState
 
 
-def direct(c: Ctx) -> list[Action] | None:
+def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
+    """The legal actions now, or None where this module has no generator. `trial` decides a rare
+    candidate (crafts, sabotage) by applying it to a copy."""
     s = c.s
     if s.bout is not None:
         return _bout(c)
-    if s.pending or s.phase != "day" or not s.active:
+    if s.pending or not s.active:
         return None
     p = s.active
-    if any(q == p for q, _ in s.contention_due):
+    if s.phase == "night" and not s.contention_due:
+        return _night(c, p, trial)
+    if s.phase != "day" or any(q == p for q, _ in s.contention_due):
         return None
     return _day(c, p)
+
+
+def _night(c: Ctx, p: str, trial: Callable[[Action], bool]) -> list[Action] | None:
+    """`rules.legal._night`'s candidates that `night.night_action` and the handlers accept."""
+    s = c.s
+    if s.passed == p:
+        return []
+    done = s.players[p].night_done
+    hand = s.in_zone("hand", p)
+    out: list[Action] = []
+    if "initiative" not in done and s.passed is None:
+        out.append(Initiative(p))
+    if s.passed == other(p):
+        out.append(End(p))
+    if "bottom" not in done and hand:
+        out.append(Bottom(p))
+    deck = s.in_zone("deck", p)
+    bottom = s.bottom.get(p, ())
+    unknown = [x.id for x in deck if x.id not in bottom]
+    if not unknown and bottom:
+        return None  # only the bottom pile is left: its order is checked by trial
+    n = min(HAND_SIZE - len(hand), len(unknown))
+    want = min(HAND_SIZE - len(hand), len(deck))
+    if "draw" not in done and want > 0 and n == want:
+        out += [Draw(p, w) for w in _windows(unknown, n)]
+    if any(c.info(x).type in ("Item", "Sabotage") for x in hand):
+        out += [a for a in _night_candidates(c, p) if trial(a)]
+    return out
+
+
+def _night_candidates(c: Ctx, p: str) -> list[Action]:
+    """The crafts and sabotage of `rules.legal._night` (rare: only with items or sabotage in hand)."""
+    return [a for a in legal_night(c, p) if isinstance(a, (Craft, Sabotage))]
 
 
 def _day(c: Ctx, p: str) -> list[Action]:
@@ -126,15 +164,22 @@ def _bout(c: Ctx) -> list[Action]:
     for cs, what, done in ((att, "attack", b.attack_roll), (dfn, "defence", b.defence_roll)):
         if done is not None:
             continue
-        die = c.info(cs).die
-        if die is not None and die.covered:
-            values = [*_faces(die.dice)] if die.dice else [f"={die.base}"]
-        else:
-            values = [f"={n}" for n in range(1, 13, 2)]
-        for value in values:
-            try:
-                total(c, cs, value)
-            except Illegal:
-                continue
-            out.append(Roll(cs.owner, what, value))
+        out += [Roll(cs.owner, what, value) for value in _roll_values(c, cs.code)]
     return out
+
+
+_ROLLS: dict[str, tuple[str, ...]] = {}
+
+
+def _roll_values(c: Ctx, code: str) -> tuple[str, ...]:
+    """The sampled roll values `rules.legal._bout` offers for a card: a static per-card table. Every one is
+    a valid total for the card's die field (faces within each die), so `combat.total` accepts it."""
+    values = _ROLLS.get(code)
+    if values is None:
+        die = c.info(code).die
+        if die is not None and die.covered:
+            values = tuple(_faces(die.dice)) if die.dice else (f"={die.base}",)
+        else:
+            values = tuple(f"={n}" for n in range(1, 13, 2))
+        _ROLLS[code] = values
+    return values
