@@ -38,10 +38,13 @@ class Action:
 
     def to_text(self) -> str:
         words = [self.player, self.verb]
-        for f in dataclasses.fields(self)[1:]:
-            value = getattr(self, f.name)
+        names = _NAMES.get(type(self))
+        if names is None:
+            names = _NAMES[type(self)] = tuple(f.name for f in dataclasses.fields(self)[1:])
+        for name in names:
+            value = getattr(self, name)
             if isinstance(value, tuple):
-                words.append(("-" if f.name == "path" else ",").join(str(v) for v in value))
+                words.append(("-" if name == "path" else ",").join(str(v) for v in value))
             else:
                 words.append(str(value))
         return " ".join(words)
@@ -51,6 +54,7 @@ class Action:
 
 
 _REGISTRY: dict[str, type[Action]] = {}
+_NAMES: dict[type[Action], tuple[str, ...]] = {}  # argument field names per verb, in notation order
 A = TypeVar("A", bound=Action)
 
 

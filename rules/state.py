@@ -9,7 +9,7 @@ per line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from typing import Any
 
@@ -53,6 +53,23 @@ _CARD_VALUES = attrgetter(*_CARD_FIELDS)  # one C call instead of dataclasses.re
 _CARD_INDEX = {name: i for i, name in enumerate(_CARD_FIELDS)}
 
 
+_FIELD_NAMES: dict[type, tuple[tuple[str, ...], Any, dict[str, int]]] = {}
+
+
+def _fast_set(record: Any, changes: dict[str, Any]) -> Any:
+    """`dataclasses.replace` for the small frozen records, without its per-call field introspection."""
+    kind = type(record)
+    meta = _FIELD_NAMES.get(kind)
+    if meta is None:
+        names = tuple(f.name for f in fields(record))
+        meta = _FIELD_NAMES[kind] = (names, attrgetter(*names), {n: i for i, n in enumerate(names)})
+    _, get, index = meta
+    values = list(get(record))
+    for name, value in changes.items():
+        values[index[name]] = value
+    return kind(*values)
+
+
 @dataclass(frozen=True, slots=True)
 class PlayerState:
     affinity: str | None = None
@@ -65,7 +82,7 @@ class PlayerState:
     lost: int = 0                   # own souls wasted so far (play-style scoring: body count, ends and means)
 
     def set(self, **changes: Any) -> PlayerState:
-        return replace(self, **changes)
+        return _fast_set(self, changes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +99,7 @@ class Bout:
     rounds: tuple[int, ...] = ()    # final blow best-of-3: +1 attacker won a round, -1 defender
 
     def set(self, **changes: Any) -> Bout:
-        return replace(self, **changes)
+        return _fast_set(self, changes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +116,7 @@ class Pending:
     note: str = ""
 
     def set(self, **changes: Any) -> Pending:
-        return replace(self, **changes)
+        return _fast_set(self, changes)
 
 
 def _by_id(c: CardState) -> str:

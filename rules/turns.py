@@ -239,16 +239,16 @@ def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set
 
 
 def _check_end(c: Ctx) -> bool:
-    holdable = c.holdable()
+    holdable = c.board.holdable
+    holders = {c.s.claims[t][0] if t in c.s.claims else None for t in holdable}
     for player in ("red", "blue"):
-        if all(c.controls(player, t) for t in holdable):
+        if holders == {player}:
             c.s.result = f"{player} wins: holds every base camp and capital (#win)"
             c.s.phase = "over"
             c.s.active = None
             return True
     if c.s.turn and not c.souls_in_play():
-        supplies = [x for x in c.s.cards.values() if x.zone in ("deck", "hand")]
-        if not supplies:
+        if not c.s.in_zone("deck") and not c.s.in_zone("hand"):
             c.s.phase = "peace"
             c.s.active = None
             c.s.pending = tuple(Pending("peace", p) for p in ("red", "blue"))
