@@ -15,6 +15,7 @@ from rules.context import Ctx, other
 from rules.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
 from rules.legal import _faces, _water, _windows
 from rules.legal import _night as legal_night
+from rules.legal import _pending as legal_pending
 from rules.notation import Action, Bottom, Craft, Draw, End, Initiative, Means, Move, Play, Reveal, Roll, Sabotage, Swim
 from rules.setup_phase import HAND_SIZE
 from rules.state import CardState
@@ -26,7 +27,9 @@ def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
     s = c.s
     if s.bout is not None:
         return _bout(c)
-    if s.pending or not s.active:
+    if s.pending:
+        return _pending(c)
+    if not s.active:
         return None
     p = s.active
     if s.phase == "night" and not s.contention_due:
@@ -34,6 +37,14 @@ def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
     if s.phase != "day" or any(q == p for q, _ in s.contention_due):
         return None
     return _day(c, p)
+
+
+def _pending(c: Ctx) -> list[Action] | None:
+    """Prompts whose every candidate the handler accepts: the trap D20, a taming answer, retreat dice."""
+    pend = c.s.pending[0]
+    if pend.kind in ("trap-roll", "tame", "escape"):
+        return legal_pending(c)
+    return None
 
 
 def _night(c: Ctx, p: str, trial: Callable[[Action], bool]) -> list[Action] | None:

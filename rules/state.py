@@ -128,7 +128,7 @@ class CardTable(dict[str, CardState]):
     table order (`play`), so rules that ask "which souls are on the map" or "what is in red's hand" look at
     a handful of cards instead of all sixty."""
 
-    __slots__ = ("play", "zones", "touched", "settled")
+    __slots__ = ("play", "zones", "owned", "touched", "settled")
 
     def __init__(self, cards: dict[str, CardState] | None = None) -> None:
         super().__init__(cards or {})
@@ -136,6 +136,9 @@ class CardTable(dict[str, CardState]):
         for k, c in self.items():
             self.zones.setdefault(c.zone, {})[k] = c
         self.play: dict[str, CardState] = self.zones["play"]
+        self.owned: dict[tuple[str, str], dict[str, CardState]] = {}  # (zone, controlling player) -> cards
+        for k, c in self.items():
+            self.owned.setdefault((c.zone, c.control), {})[k] = c
         # Stands where a card arrived, left, or changed what it means for claims since claims were last
         # settled (`turns.settle_claims` looks only there, and clears it).
         self.touched: set[str] = {c.at for c in self.values() if c.at is not None}
@@ -146,6 +149,7 @@ class CardTable(dict[str, CardState]):
         dict.update(new, self)
         new.zones = {z: dict(members) for z, members in self.zones.items()}
         new.play = new.zones["play"]
+        new.owned = {key: dict(members) for key, members in self.owned.items()}
         new.touched = set(self.touched)
         new.settled = self.settled
         return new
@@ -159,7 +163,10 @@ class CardTable(dict[str, CardState]):
                 self.touched.add(old.at)
             if cs.at is not None:
                 self.touched.add(cs.at)
-        zones = self.zones
+        zones, owned = self.zones, self.owned
+        if old is not None:
+            del owned[(old.zone, old.control)][key]
+        owned.setdefault((cs.zone, cs.control), {})[key] = cs
         if old is not None and old.zone != cs.zone:
             del zones[old.zone][key]
         members = zones.setdefault(cs.zone, {})
@@ -172,6 +179,7 @@ class CardTable(dict[str, CardState]):
         old = self[key]
         dict.__delitem__(self, key)
         del self.zones[old.zone][key]
+        del self.owned[(old.zone, old.control)][key]
 
     def update(self, *args: object, **kwargs: object) -> None:  # type: ignore[override]
         raise TypeError("CardTable is changed one card at a time (cards[id] = record), so its index stays right")
@@ -220,8 +228,9 @@ class GameState:
 
     def in_zone(self, zone: str, owner: str | None = None) -> list[CardState]:
         assert isinstance(self.cards, CardTable)
-        members = self.cards.zones.get(zone, {})
-        return sorted((c for c in members.values() if owner is None or c.control == owner), key=_by_id)
+        if owner is None:
+            return sorted(self.cards.zones.get(zone, {}).values(), key=_by_id)
+        return sorted(self.cards.owned.get((zone, owner), {}).values(), key=_by_id)
 
     def to_text(self) -> str:
         lines = [f"phase {self.phase} turn {self.turn} active {self.active or '-'} "
