@@ -124,21 +124,24 @@ def _by_id(c: CardState) -> str:
 
 
 class CardTable(dict[str, CardState]):
-    """The game's cards by id, keeping on every write an index by zone (`zones`) and the cards in play in
-    table order (`play`), so rules that ask "which souls are on the map" or "what is in red's hand" look at
-    a handful of cards instead of all sixty."""
+    """The game's cards by id, keeping on every write an index by zone and controlling player (`owned`) and
+    the cards in play in table order (`play`), so rules that ask "which souls are on the map" or "what is
+    in red's hand" look at a handful of cards instead of all sixty.
 
-    __slots__ = ("play", "zones", "owned", "touched", "settled")
+    `clone()` shares the index dicts copy-on-write (both sides copy a dict before their first write to it),
+    so a snapshot per action costs one copy of the id table, not of every index.
+    """
+
+    __slots__ = ("play", "owned", "mine", "play_mine", "touched", "settled")
 
     def __init__(self, cards: dict[str, CardState] | None = None) -> None:
         super().__init__(cards or {})
-        self.zones: dict[str, dict[str, CardState]] = {z: {} for z in ZONES}
-        for k, c in self.items():
-            self.zones.setdefault(c.zone, {})[k] = c
-        self.play: dict[str, CardState] = self.zones["play"]
+        self.play: dict[str, CardState] = {k: c for k, c in self.items() if c.zone == "play"}
         self.owned: dict[tuple[str, str], dict[str, CardState]] = {}  # (zone, controlling player) -> cards
         for k, c in self.items():
             self.owned.setdefault((c.zone, c.control), {})[k] = c
+        self.mine: set[tuple[str, str]] = set(self.owned)  # index dicts this table may write without copying
+        self.play_mine = True
         # Stands where a card arrived, left, or changed what it means for claims since claims were last
         # settled (`turns.settle_claims` looks only there, and clears it).
         self.touched: set[str] = {c.at for c in self.values() if c.at is not None}
@@ -147,12 +150,23 @@ class CardTable(dict[str, CardState]):
     def clone(self) -> CardTable:
         new = CardTable.__new__(CardTable)
         dict.update(new, self)
-        new.zones = {z: dict(members) for z, members in self.zones.items()}
-        new.play = new.zones["play"]
-        new.owned = {key: dict(members) for key, members in self.owned.items()}
+        new.owned = dict(self.owned)
+        new.play = self.play
+        new.mine, self.mine = set(), set()
+        new.play_mine = self.play_mine = False
         new.touched = set(self.touched)
         new.settled = self.settled
         return new
+
+    def zone(self, zone: str) -> list[CardState]:
+        """Every card in `zone`, whoever controls it (unordered)."""
+        return [c for (z, _), members in self.owned.items() if z == zone for c in members.values()]
+
+    def _members(self, key: tuple[str, str]) -> dict[str, CardState]:
+        if key not in self.mine:
+            self.owned[key] = dict(self.owned.get(key, {}))
+            self.mine.add(key)
+        return self.owned[key]
 
     def __setitem__(self, key: str, cs: CardState) -> None:
         old = dict.get(self, key)
@@ -163,23 +177,29 @@ class CardTable(dict[str, CardState]):
                 self.touched.add(old.at)
             if cs.at is not None:
                 self.touched.add(cs.at)
-        zones, owned = self.zones, self.owned
         if old is not None:
-            del owned[(old.zone, old.control)][key]
-        owned.setdefault((cs.zone, cs.control), {})[key] = cs
-        if old is not None and old.zone != cs.zone:
-            del zones[old.zone][key]
-        members = zones.setdefault(cs.zone, {})
-        if cs.zone == "play" and key not in members:  # entering play is rare: rebuild in the table's order
-            self.play = zones["play"] = {k: c for k, c in self.items() if c.zone == "play"}
-        else:
-            members[key] = cs
+            del self._members((old.zone, old.control))[key]
+        self._members((cs.zone, cs.control))[key] = cs
+        if cs.zone == "play":
+            if key in self.play:
+                if not self.play_mine:
+                    self.play, self.play_mine = dict(self.play), True
+                self.play[key] = cs
+            else:  # entering play is rare: rebuild in the table's order
+                self.play, self.play_mine = {k: c for k, c in self.items() if c.zone == "play"}, True
+        elif key in self.play:
+            if not self.play_mine:
+                self.play, self.play_mine = dict(self.play), True
+            del self.play[key]
 
     def __delitem__(self, key: str) -> None:
         old = self[key]
         dict.__delitem__(self, key)
-        del self.zones[old.zone][key]
-        del self.owned[(old.zone, old.control)][key]
+        del self._members((old.zone, old.control))[key]
+        if key in self.play:
+            if not self.play_mine:
+                self.play, self.play_mine = dict(self.play), True
+            del self.play[key]
 
     def update(self, *args: object, **kwargs: object) -> None:  # type: ignore[override]
         raise TypeError("CardTable is changed one card at a time (cards[id] = record), so its index stays right")
@@ -229,7 +249,7 @@ class GameState:
     def in_zone(self, zone: str, owner: str | None = None) -> list[CardState]:
         assert isinstance(self.cards, CardTable)
         if owner is None:
-            return sorted(self.cards.zones.get(zone, {}).values(), key=_by_id)
+            return sorted(self.cards.zone(zone), key=_by_id)
         return sorted(self.cards.owned.get((zone, owner), {}).values(), key=_by_id)
 
     def to_text(self) -> str:
