@@ -16,9 +16,27 @@ from rules.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
 from rules.legal import _faces, _water, _windows
 from rules.legal import _night as legal_night
 from rules.legal import _pending as legal_pending
-from rules.notation import Action, Bottom, Craft, Draw, End, Initiative, Means, Move, Play, Reveal, Roll, Sabotage, Swim
+from rules.legal import _retreats as legal_retreats
+from rules.legal import candidates as legal_candidates
+from rules.notation import (
+    Action,
+    Attack,
+    Bottom,
+    Craft,
+    Draw,
+    End,
+    Initiative,
+    Means,
+    Move,
+    Play,
+    Reveal,
+    Roll,
+    Sabotage,
+    Stop,
+    Swim,
+)
 from rules.setup_phase import HAND_SIZE
-from rules.state import CardState
+from rules.state import CardState, Pending
 
 
 def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
@@ -28,7 +46,11 @@ def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
     if s.bout is not None:
         return _bout(c)
     if s.pending:
-        return _pending(c)
+        return _pending(c, trial)
+    if s.phase == "draw":
+        return _setup_draw(c)
+    if s.phase == "affinity":
+        return legal_candidates(c)  # every undeclared player may declare any adaptation
     if not s.active:
         return None
     p = s.active
@@ -39,12 +61,48 @@ def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
     return _day(c, p)
 
 
-def _pending(c: Ctx) -> list[Action] | None:
-    """Prompts whose every candidate the handler accepts: the trap D20, a taming answer, retreat dice."""
+def _pending(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
+    """Prompts whose every candidate the handler accepts (the trap D20, a taming answer, retreat dice,
+    storm and volcanic damage, plains healing), and the attacks of a waiting fight."""
     pend = c.s.pending[0]
-    if pend.kind in ("trap-roll", "tame", "escape"):
+    if c.s.phase == "peace":
+        return None
+    if pend.kind in ("trap-roll", "tame", "escape", "damage", "heal"):
         return legal_pending(c)
+    if pend.kind == "combat" and c.s.phase == "day":
+        return _combat(c, pend, trial)
     return None
+
+
+def _combat(c: Ctx, pend: Pending, trial: Callable[[Action], bool]) -> list[Action]:
+    """`combat.attack` / `combat.stop` with a fight waiting for `pend.player`; retreats by trial."""
+    p = pend.player
+    out: list[Action] = []
+    theirs = c.souls_in(pend.territory, other(p))
+    for a in c.souls_in(pend.territory, p):
+        if a.control != p or c.can_attack(a) is not None:
+            continue
+        if pend.note == "must-attack" and a.id not in pend.cards and a.at != pend.stand:
+            continue
+        out += [Attack(p, a.id, d.id) for d in theirs]
+    if pend.note != "must-attack":
+        out.append(Stop(p))
+    if pend.note == "respond":
+        out += [r for r in legal_retreats(c, p, pend.territory) if trial(r)]
+    return out
+
+
+def _setup_draw(c: Ctx) -> list[Action] | None:
+    """The opening hands: a player with an empty hand and no bottom pile draws any window of 3."""
+    out: list[Action] = []
+    for p in ("red", "blue"):
+        if c.s.bottom.get(p):
+            return None
+        if c.s.in_zone("hand", p):
+            continue
+        ids = [x.id for x in c.s.in_zone("deck", p)]
+        out += [Draw(p, w) for w in _windows(ids, min(HAND_SIZE, len(ids)))]
+    return out
 
 
 def _night(c: Ctx, p: str, trial: Callable[[Action], bool]) -> list[Action] | None:
