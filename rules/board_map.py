@@ -55,6 +55,9 @@ class BoardMap:
     _tstand: dict[str, Stand] = field(default_factory=dict, repr=False, compare=False)
     holdable: tuple[str, ...] = field(default=(), repr=False, compare=False)
     stand_territory: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    sorted_adj: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
+    water_edges: frozenset[tuple[str, str]] = field(default=frozenset(), repr=False, compare=False)
+    shore: frozenset[str] = field(default=frozenset(), repr=False, compare=False)  # stands with a water line
 
     def __post_init__(self) -> None:
         # Lookup tables built once: the engine asks these questions on every action.
@@ -75,6 +78,10 @@ class BoardMap:
         object.__setattr__(self, "holdable", tuple(sorted(t for t, terr in self.territories.items()
                                                           if not terr.transit)))
         object.__setattr__(self, "stand_territory", {k: st.territory for k, st in self.stands.items()})
+        object.__setattr__(self, "sorted_adj", {k: tuple(sorted(v)) for k, v in adj.items()})
+        water = frozenset(k for k, p in path.items() if p.water)
+        object.__setattr__(self, "water_edges", water)
+        object.__setattr__(self, "shore", frozenset(a for a, _ in water))
 
     @classmethod
     def packaged(cls, name: str = "starter") -> BoardMap:

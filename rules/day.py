@@ -101,27 +101,33 @@ def reach(c: Ctx, cs: CardState, start: str, limit: int, *, ignore_enemies: bool
     need an aquatic soul, a flyer, or a soul that has swum this day; underground dwellers may use tunnels.
     """
     info = c.info(cs)
+    board = c.board
     flyer = info.habitat == "Heavens"
     water_ok = flyer or info.habitat == "Water" or cs.swimming
-    enemies = {e.at for e in c.souls_in_play(other(cs.owner)) if e.revealed and e.at}
-    blocked = set() if flyer or ignore_enemies else {s for s in enemies if c.board.stands[s].kind == "movement"}
+    if flyer or ignore_enemies:
+        blocked: set[str] = set()
+    else:
+        stands = board.stands
+        blocked = {e.at for e in c.souls_in_play(other(cs.owner))
+                   if e.revealed and e.at and stands[e.at].kind == "movement"}
     tunnels: dict[str, set[str]] = {}
     if info.habitat == "Underground":
-        for t in c.board.extras.get("tunnels", []):
+        for t in board.extras.get("tunnels", []):
             if isinstance(t, dict) and "a" in t and "b" in t:
                 tunnels.setdefault(str(t["a"]), set()).add(str(t["b"]))
                 tunnels.setdefault(str(t["b"]), set()).add(str(t["a"]))
+    adj, water = board.sorted_adj, board.water_edges
     seen = {start: 0}
     queue = deque([start])
     while queue:
         here = queue.popleft()
         if seen[here] >= limit or (here in blocked and here != start):
             continue
-        for nxt in sorted(c.board.neighbours(here) | tunnels.get(here, set())):
+        nexts = tuple(sorted(set(adj[here]) | tunnels[here])) if here in tunnels else adj[here]
+        for nxt in nexts:
             if nxt in seen:
                 continue
-            path = c.board.path_between(here, nxt)
-            if path is not None and path.water and not water_ok:
+            if not water_ok and (here, nxt) in water:
                 continue
             seen[nxt] = seen[here] + 1
             queue.append(nxt)

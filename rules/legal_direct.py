@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from rules.context import Ctx, other
 from rules.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
-from rules.legal import _faces, _water, _windows
+from rules.legal import _faces, _windows
 from rules.legal import _night as legal_night
 from rules.legal import _pending as legal_pending
 from rules.legal import _retreats as legal_retreats
@@ -176,7 +176,7 @@ def _day(c: Ctx, p: str) -> list[Action]:
         info = c.info(cs)
         if cs.revealed:
             out += _moves(c, p, cs, occupying)
-        if not cs.swim_tried and any(_water(c, cs.at, n) for n in c.board.neighbours(cs.at)):
+        if not cs.swim_tried and cs.at in c.board.shore:
             if cs.control == p and info.habitat not in ("Water", "Heavens"):
                 nomad = info.habitat == "Nomad"
                 out.append(Swim(p, cs.id, (2,) if nomad else (2, 2)))
