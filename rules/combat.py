@@ -246,6 +246,7 @@ def retreat(c: Ctx, a: Retreat) -> None:
         raise Illegal("#retreat", f"{a.stand} is in territory {territory}: a retreat leaves the contested territory")
     if c.souls_at(a.stand, other(a.player)):
         raise Illegal("#retreat", f"{a.stand} holds enemy souls; retreat to a safe stand")
+    _retreat_destination(c, a.player, territory, a.stand, seen)
     for s in souls:
         if s.rogue:
             raise Illegal("#rouge", f"{c.name(s)} is rogue: its owner does not control it")
@@ -258,6 +259,23 @@ def retreat(c: Ctx, a: Retreat) -> None:
     else:
         c.s.contention_due = c.s.contention_due - {(a.player, territory)}
     c.push(Pending("challenge", other(a.player), territory, a.cards, a.stand), front=True)
+
+
+def _retreat_destination(c: Ctx, player: str, territory: str, stand: str, seen: dict[str, int]) -> None:
+    """#retreat: the party goes to the nearest base camp or movement stand in territory the player controls;
+    or, by a successful retreat, into another contested territory nearby (to join that fight)."""
+    dest = c.territory_of(stand)
+    if dest != territory and c.contested(dest):
+        return
+    if not c.controls(player, dest):
+        raise Illegal("#retreat", f"{stand} is in territory {dest}, which {player} does not control: a retreat "
+                                  f"ends on the nearest stand in territory {player} controls")
+    enemies = {e.at for e in c.souls_in_play(other(player))}
+    safe = [d for st, d in seen.items() if st not in enemies and c.territory_of(st) != territory
+            and c.controls(player, c.territory_of(st))]
+    if seen[stand] > min(safe):
+        raise Illegal("#retreat", f"{stand} is {seen[stand]} away, but a stand in territory {player} controls is "
+                                  f"{min(safe)} away: a retreat ends on the nearest one")
 
 
 def challenge(c: Ctx, a: Challenge) -> None:

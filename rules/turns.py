@@ -224,9 +224,9 @@ def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set
         if claim is not None and claim[0] == player:
             continue
         if claim is not None and claim[1] == "capital":
-            others = [t for t, (o, k) in c.s.claims.items() if o == claim[0] and k != "capital"]
-            if others:
-                continue  # #movement: a capital cannot be taken before every other base camp
+            missing = [t for t in c.board.holdable if t != territory and not c.controls(player, t)]
+            if missing:
+                continue  # #maps: a capital falls only once its taker holds every other territory
         c.s.claims[territory] = (player, "camp")
         claimed = True
         c.notice(f"{player} claims territory {territory} (#claiming_territories)")
