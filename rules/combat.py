@@ -59,6 +59,9 @@ def attack(c: Ctx, a: Attack) -> None:
         bout = bout.set(attack_means=am if am in c.available_means(cs) else None,
                         defence_means=dm if dm in c.available_means(target) else None)
     c.s.bout = bout
+    if not final and (c.effects(cs).bout_detection or c.effects(target).bout_detection):
+        c.notice(f"printed effect: {other(a.player) if c.effects(cs).bout_detection else a.player} rolls standard "
+                 "detection (D20: 1, 2, 3, 4) before this KEAL means bout (#traps)")
     c.notice(f"{c.name(cs)} attacks {c.name(target)}: {'final blow' if final else 'KEAL means bout'}; "
              "apply any printed game effects of both cards")
 
@@ -79,12 +82,32 @@ def means(c: Ctx, a: Means) -> None:
     c.s.bout = b.set(**{field: a.index})
 
 
+def _modified(c: Ctx, cs: CardState) -> bool:
+    """A printed roll modifier applies (#roll_modifiers): the soul's own text, an item it carries, or a
+    terrain feature staked in its territory. Then the players give the modified total as =N."""
+    if c.effects(cs).roll_totals:
+        return True
+    if cs.at is None:
+        return False
+    territory = c.territory_of(cs.at)
+    for x in c.s.play.values():
+        if x.equipped_to == cs.id:
+            return True
+        if x.at and c.info(x).type == "TerrainFeature" and x.revealed and c.territory_of(x.at) == territory:
+            return True
+    return False
+
+
 def total(c: Ctx, cs: CardState, value: str) -> int:
     spec = c.info(cs).die
     if spec is not None and spec.covered and not spec.dice:
         if value != f"={spec.base}":
             raise Illegal("#attack", f"{c.name(cs)} rolls a fixed {spec.raw}: give ={spec.base}")
         return spec.base
+    if value.startswith("=") and _modified(c, cs):
+        if not value[1:].isdigit():
+            raise Illegal("#roll_modifiers", f"a roll total is =N, not {value!r}")
+        return int(value[1:])
     if value.startswith("="):
         if spec is not None and spec.covered:
             raise Illegal("#attack", f"{c.name(cs)} rolls {spec.raw}: give the faces (e.g. 4,5), not a total")
@@ -162,6 +185,10 @@ def _resolve(c: Ctx, b: Bout) -> None:
     c.s.bout = None
     territory = c.territory_of(dfn.at or "")
     if not won:
+        if not b.final and c.effects(att).wasted_on_lost_bout:
+            waste(c, att.id, "lost a KEAL means bout: its printed effect wastes it (#card_variations)")
+            _after_waste(c, dfn.owner, territory)
+            return
         c.put(att.set(exhausted=True))
         c.push(Pending("combat", dfn.owner, territory, note="respond"), front=True)
         return
@@ -228,7 +255,7 @@ def retreat(c: Ctx, a: Retreat) -> None:
             raise Illegal("#retreat", f"the fight is in territory {pend.territory}")
     elif (a.player, territory) not in c.s.contention_due:
         raise Illegal("#retreat", f"there is no contention for {a.player} to retreat from in territory {territory}")
-    escorts = [s for s in souls if not c.downed(s)]
+    escorts = [s for s in souls if not c.downed(s) or c.effects(s).moves_downed]
     if not escorts:
         raise Illegal("#retreat", "downed souls retreat only under escort of a soul with KEAL means left")
     ranges = [c.info(s).movement or 0 for s in escorts]

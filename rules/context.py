@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rules.board_map import BoardMap
 from rules.catalog import Card, Catalog
+from rules.effects import NONE, Effects
 from rules.errors import RulesError
 from rules.movement import downed_range
 from rules.state import CardState, GameState, Pending
@@ -42,6 +43,7 @@ class Ctx:
         self.notices: list[str] = []
         self._souls = catalog.soul_codes
         self._territory = board.stand_territory
+        self._effects = catalog.effects
 
     # --- cards -------------------------------------------------------------------------------------------
     def card(self, card_id: str) -> CardState:
@@ -128,15 +130,28 @@ class Ctx:
             return False
         return sum(cs.injuries) >= info.tolerance or not self.available_means(cs)
 
+    def effects(self, cs: CardState) -> Effects:
+        """Printed overrides of the card (`rules.effects`), with a judge's overrides for this card."""
+        fx = self._effects.get(cs.code, NONE)
+        flags = self.s.overrides.get(cs.id)
+        if flags:
+            for flag, on in flags:
+                fx = fx.with_flag(flag, on)
+        return fx
+
     def movement_range(self, cs: CardState) -> int | None:
         base = self.info(cs).movement or 0
-        return downed_range(base) if self.downed(cs) else base
+        return downed_range(base) if self.downed(cs) and not self.effects(cs).moves_downed else base
+
+    def needs_escort(self, cs: CardState) -> bool:
+        """A downed soul with movement 1 moves only with an escort (#moving_downed_souls)."""
+        return self.info(cs).movement == 1 and self.downed(cs) and not self.effects(cs).moves_downed
 
     def can_attack(self, cs: CardState) -> str | None:
         """None when `cs` may attack now, else the reason it may not."""
         if cs.zone != "play" or not self.is_soul(cs):
             return f"{cs.id} is not a soul in play"
-        if self.downed(cs):
+        if self.downed(cs) and not self.effects(cs).attacks_downed:
             return f"{self.name(cs)} is downed and cannot attack (#keal_means_DHT)"
         if cs.exhausted:
             return (f"{self.name(cs)} already lost an attack or a retreat today and cannot attack again "

@@ -19,6 +19,7 @@ from rules import combat, day, night, setup_phase, turns
 from rules.board_map import BoardMap
 from rules.catalog import Catalog
 from rules.context import Ctx, Illegal
+from rules.effects import FLAGS
 from rules.errors import RulesError
 from rules.legal import candidates
 from rules.legal_checks import Checker
@@ -36,6 +37,7 @@ from rules.notation import (
     DefaultEffect,
     Discard,
     Draw,
+    Effect,
     End,
     Heal,
     Hold,
@@ -93,6 +95,16 @@ def _initiative(c: Ctx, a: Initiative) -> None:
     turns.initiative(c, a)
 
 
+def judge_effect(c: Ctx, a: Effect) -> None:
+    """The judge's override of a printed effect for one card (rules.effects); it never ends a turn."""
+    cs = c.card(a.card)
+    if a.flag not in FLAGS:
+        raise Illegal("#card_variations", f"unknown effect flag {a.flag!r} (flags: {', '.join(FLAGS)})")
+    flags = (*tuple((f, on) for f, on in c.s.overrides.get(cs.id, ()) if f != a.flag), (a.flag, a.state == "on"))
+    c.s.overrides[cs.id] = flags
+    c.notice(f"judge: {c.name(cs)} {a.flag} {a.state} (printed effect override)")
+
+
 HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
     Affinity: setup_phase.affinity, Roll: _roll, Capital: setup_phase.capital, Camp: setup_phase.camp,
     Personal: setup_phase.personal, DefaultEffect: setup_phase.default_effect, Draw: _draw,
@@ -101,8 +113,9 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
     Challenge: combat.challenge, Hold: combat.hold, Bottom: night.bottom, Craft: night.craft,
     Sabotage: night.sabotage, Injure: night.injure, Heal: night.heal, Discard: night.discard, Steal: night.steal,
     Tame: night.tame,
-    Peace: turns.peace,
+    Peace: turns.peace, Effect: judge_effect,
 }
+
 
 
 class Game:

@@ -159,7 +159,7 @@ def _pending(c: Ctx) -> list[Action]:
 def _retreats(c: Ctx, player: str, territory: str) -> list[Action]:
     out: list[Action] = []
     for cs in c.souls_in(territory, player):
-        if c.downed(cs) or not cs.at or not c.info(cs).movement:
+        if (c.downed(cs) and not c.effects(cs).moves_downed) or not cs.at or not c.info(cs).movement:
             continue
         for stand in sorted(reach(c, cs, cs.at, c.info(cs).movement or 0))[:4]:
             out.append(Retreat(player, (cs.id,), stand))

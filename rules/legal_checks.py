@@ -148,9 +148,8 @@ class Checker:
             return None
         if s.players[a.player].played_this_roll >= MAX_PLAYED:
             return False
-        if info.is_soul and info.habitat != "DigitalCloud" and self._occupying(a.territory, a.player) >= MAX_SOULS:
-            return False
-        return True
+        limited = info.is_soul and info.habitat != "DigitalCloud"
+        return not (limited and self._occupying(a.territory, a.player) >= MAX_SOULS)
 
     def _move(self, a: Move) -> bool | None:
         c, s = self.c, self.c.s
@@ -158,6 +157,8 @@ class Checker:
             return False
         cs = s.cards.get(a.card)
         start, goal = a.path
+        if a.via:
+            return None
         if cs is None or cs.control != a.player or cs.zone != "play" or not c.is_soul(cs) or cs.at != start \
                 or goal not in c.board.stands or goal == start:
             return None
@@ -169,7 +170,7 @@ class Checker:
         if not rng:
             return False
         info = c.info(cs)
-        if info.movement == 1 and c.downed(cs):
+        if c.needs_escort(cs):
             return False
         left = rng - cs.moved
         if left <= 0:

@@ -176,11 +176,11 @@ def _day(c: Ctx, p: str) -> list[Action]:
         info = c.info(cs)
         if cs.revealed:
             out += _moves(c, p, cs, occupying)
-        if not cs.swim_tried and cs.at in c.board.shore:
-            if cs.control == p and info.habitat not in ("Water", "Heavens"):
-                nomad = info.habitat == "Nomad"
-                out.append(Swim(p, cs.id, (2,) if nomad else (2, 2)))
-                out.append(Swim(p, cs.id, (5,) if nomad else (3, 5)))
+        if not cs.swim_tried and cs.at in c.board.shore and cs.control == p \
+                and info.habitat not in ("Water", "Heavens"):
+            nomad = info.habitat == "Nomad"
+            out.append(Swim(p, cs.id, (2,) if nomad else (2, 2)))
+            out.append(Swim(p, cs.id, (5,) if nomad else (3, 5)))
     return out
 
 
@@ -192,7 +192,7 @@ def _moves(c: Ctx, p: str, cs: CardState, occupying: Callable[[str], int]) -> li
     info = c.info(cs)
     left = (c.movement_range(cs) or 0) - cs.moved
     if left <= 0 or cs.control != p or cs.rogue or (cs.played_turn == s.turn and not cs.played_revealed) \
-            or (info.movement == 1 and c.downed(cs)):
+            or c.needs_escort(cs):
         return []
     here = c.territory_of(cs.at)
     limited = info.habitat != "DigitalCloud"

@@ -40,19 +40,36 @@ class Action:
         words = [self.player, self.verb]
         names = _NAMES.get(type(self))
         if names is None:
-            names = _NAMES[type(self)] = tuple(f.name for f in dataclasses.fields(self)[1:])
+            names = _NAMES[type(self)] = tuple(f.name for f in dataclasses.fields(self)[1:] if _required(f))
         for name in names:
             value = getattr(self, name)
             if isinstance(value, tuple):
                 words.append(("-" if name == "path" else ",").join(str(v) for v in value))
             else:
                 words.append(str(value))
+        for f in _optional(type(self)):
+            value = getattr(self, f.name)
+            if value != f.default:
+                words += [f.name, ",".join(map(str, value)) if isinstance(value, tuple) else str(value)]
         return " ".join(words)
 
     def __str__(self) -> str:
         return self.to_text()
 
 
+def _required(f: dataclasses.Field[object]) -> bool:
+    return f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+
+
+def _optional(cls: type[Action]) -> tuple[dataclasses.Field[object], ...]:
+    """Keyword arguments written ``NAME VALUE`` after the positional ones, only when not the default."""
+    found = _OPTIONAL.get(cls)
+    if found is None:
+        found = _OPTIONAL[cls] = tuple(f for f in dataclasses.fields(cls)[1:] if not _required(f))
+    return found
+
+
+_OPTIONAL: dict[type[Action], tuple[dataclasses.Field[object], ...]] = {}
 _REGISTRY: dict[str, type[Action]] = {}
 _NAMES: dict[type[Action], tuple[str, ...]] = {}  # argument field names per verb, in notation order
 A = TypeVar("A", bound=Action)
@@ -146,8 +163,12 @@ class Reveal(Action):
 @_verb("move")
 @dataclasses.dataclass(frozen=True, slots=True)
 class Move(Action):
+    """``red move HMPU#0004 T7-T6`` or, naming the stands passed on the way, ``... T7-T6 via M7b``: the
+    route decides which territories the soul passes through (trap rolls, #traps)."""
+
     card: str
     path: tuple[str, str]
+    via: tuple[str, ...] = ()
 
 
 @_verb("swim")
@@ -273,6 +294,19 @@ class Peace(Action):
     choice: str
 
 
+@_verb("effect", state=("on", "off"))
+@dataclasses.dataclass(frozen=True, slots=True)
+class Effect(Action):
+    """A judge sets a printed-effect flag (`rules.effects.FLAGS`) for one card: ``judge effect ZrrD#0001
+    attacks_downed on``. Only the judge says it."""
+
+    card: str
+    flag: str
+    state: str
+
+
+JUDGE = "judge"
+JUDGE_VERBS = ("effect",)
 VERBS: tuple[str, ...] = tuple(_REGISTRY)
 
 
@@ -282,20 +316,28 @@ def parse(text: str) -> Action:
     if len(words) < 2:
         raise NotationError(text, "expected '<player> <verb> ...' (e.g. 'red move HMPU#0004 T7-M6')")
     player, verb, rest = words[0], words[1], words[2:]
-    if player not in PLAYERS:
+    if player == JUDGE and verb not in JUDGE_VERBS:
+        raise NotationError(text, f"the judge says only {', '.join(JUDGE_VERBS)}")
+    if player not in PLAYERS and player != JUDGE:
         raise NotationError(text, f"unknown player {player!r} (players: {', '.join(PLAYERS)})")
+    if verb in JUDGE_VERBS and player != JUDGE:
+        raise NotationError(text, f"only the judge says {verb!r} (judge {verb} ...)")
     cls = _REGISTRY.get(verb)
     if cls is None:
         raise NotationError(text, f"unknown verb {verb!r} (verbs: {', '.join(VERBS)})")
-    fields = dataclasses.fields(cls)[1:]
-    if len(rest) != len(fields):
-        usage = " ".join(f"<{f.name}>" for f in fields)
+    fields = [f for f in dataclasses.fields(cls)[1:] if _required(f)]
+    optional = {f.name: f for f in _optional(cls)}
+    extra = rest[len(fields):]
+    if len(rest) < len(fields) or len(extra) % 2 or any(extra[i] not in optional for i in range(0, len(extra), 2)):
+        usage = " ".join(f"<{f.name}>" for f in fields) + "".join(f" [{n} <{n}>]" for n in optional)
         raise NotationError(text, f"{verb} takes {len(fields)} argument(s): {player} {verb} {usage}".rstrip())
     hints = get_type_hints(cls)
     values: list[object] = []
-    for f, word in zip(fields, rest, strict=True):
+    for f, word in zip(fields, rest, strict=False):
         values.append(_convert(text, f.name, hints[f.name], word, cls.choices.get(f.name)))
-    return cls(player, *values)
+    keywords = {extra[i]: _convert(text, extra[i], hints[extra[i]], extra[i + 1], cls.choices.get(extra[i]))
+                for i in range(0, len(extra), 2)}
+    return cls(player, *values, **keywords)
 
 
 def _convert(text: str, name: str, hint: object, word: str, choices: tuple[str, ...] | None) -> object:

@@ -82,7 +82,8 @@ class PlayerState:
     lost: int = 0                   # own souls wasted so far (play-style scoring: body count, ends and means)
 
     def set(self, **changes: Any) -> PlayerState:
-        return _fast_set(self, changes)
+        new: PlayerState = _fast_set(self, changes)
+        return new
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +100,8 @@ class Bout:
     rounds: tuple[int, ...] = ()    # final blow best-of-3: +1 attacker won a round, -1 defender
 
     def set(self, **changes: Any) -> Bout:
-        return _fast_set(self, changes)
+        new: Bout = _fast_set(self, changes)
+        return new
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +118,8 @@ class Pending:
     note: str = ""
 
     def set(self, **changes: Any) -> Pending:
-        return _fast_set(self, changes)
+        new: Pending = _fast_set(self, changes)
+        return new
 
 
 def _by_id(c: CardState) -> str:
@@ -132,7 +135,7 @@ class CardTable(dict[str, CardState]):
     so a snapshot per action costs one copy of the id table, not of every index.
     """
 
-    __slots__ = ("play", "owned", "mine", "play_mine", "touched", "settled")
+    __slots__ = ("mine", "owned", "play", "play_mine", "settled", "touched")
 
     def __init__(self, cards: dict[str, CardState] | None = None) -> None:
         super().__init__(cards or {})
@@ -201,7 +204,7 @@ class CardTable(dict[str, CardState]):
                 self.play, self.play_mine = dict(self.play), True
             del self.play[key]
 
-    def update(self, *args: object, **kwargs: object) -> None:  # type: ignore[override]
+    def update(self, *args: object, **kwargs: object) -> None:
         raise TypeError("CardTable is changed one card at a time (cards[id] = record), so its index stays right")
 
 
@@ -225,6 +228,7 @@ class GameState:
     result: str | None = None
     origin: str | None = None  # whose top-level action is being resolved (the turn passes from them)
     notices: tuple[str, ...] = ()  # printed-effect reminders raised by the last action
+    overrides: dict[str, tuple[tuple[str, bool], ...]] = field(default_factory=dict)  # judge: card -> flags
 
     def __post_init__(self) -> None:
         if not isinstance(self.cards, CardTable):
@@ -241,7 +245,7 @@ class GameState:
         return GameState(self.cards.clone(), dict(self.players), dict(self.bottom), dict(self.claims), self.phase,
                          self.turn, self.first, self.active, self.initiative, self.passed, self.acted,
                          self.contention_due, self.pending, self.bout, dict(self.fixed_means), self.result,
-                         self.origin, self.notices)
+                         self.origin, self.notices, dict(self.overrides))
 
     def put(self, cs: CardState) -> None:
         self.cards[cs.id] = cs
@@ -280,6 +284,8 @@ class GameState:
                      f"control {c.controller}" if c.controller else "",
                      f"on {c.equipped_to}" if c.equipped_to else ""]
             lines.append(f"card {c.id} {c.owner} {c.at} " + " ".join(f for f in flags if f))
+        for card in sorted(self.overrides):
+            lines.append(f"effect {card} " + " ".join(f"{f}={'on' if on else 'off'}" for f, on in self.overrides[card]))
         if self.contention_due:
             lines.append("contention " + " ".join(f"{p}:{t}" for p, t in sorted(self.contention_due)))
         for pend in self.pending:

@@ -34,7 +34,8 @@ class Style:
         known = {"camps", "cycles"}
         bad = sorted(set(params) - known)
         if bad:
-            raise StyleError(f"style {self.name!r} takes no parameter {', '.join(bad)} (known: {', '.join(sorted(known))})")
+            raise StyleError(f"style {self.name!r} takes no parameter {', '.join(bad)} "
+                             f"(known: {', '.join(sorted(known))})")
         return replace(self, **params)  # type: ignore[arg-type]
 
 
@@ -68,8 +69,9 @@ def style(name: str | Style, **params: object) -> Style:
     if isinstance(name, Style):
         found = name
     else:
-        found = STYLES.get(name.strip().lower())
-        if found is None:
+        looked_up = STYLES.get(name.strip().lower())
+        if looked_up is None:
             raise StyleError(f"unknown play style {name!r} (known: {', '.join(STYLES)})")
+        found = looked_up
     given = {k: v for k, v in params.items() if v is not None}
     return found.with_params(**given) if given else found

@@ -6,8 +6,8 @@ from __future__ import annotations
 from rules.context import Ctx, Illegal, other
 from rules.lifecycle import waste
 from rules.notation import End, Initiative, Peace, Roll
-from rules.state import CardState, CardTable, Pending
 from rules.scoring import fixed_end
+from rules.state import CardState, CardTable, Pending
 from rules.territory_effects import between_turns
 
 PREDETERMINED = {1: "day", 2: "night", 3: "day"}
@@ -247,12 +247,11 @@ def _check_end(c: Ctx) -> bool:
             c.s.phase = "over"
             c.s.active = None
             return True
-    if c.s.turn and not c.souls_in_play():
-        if not c.s.in_zone("deck") and not c.s.in_zone("hand"):
-            c.s.phase = "peace"
-            c.s.active = None
-            c.s.pending = tuple(Pending("peace", p) for p in ("red", "blue"))
-            return True
+    if c.s.turn and not c.souls_in_play() and not c.s.in_zone("deck") and not c.s.in_zone("hand"):
+        c.s.phase = "peace"
+        c.s.active = None
+        c.s.pending = tuple(Pending("peace", p) for p in ("red", "blue"))
+        return True
     return False
 
 

@@ -59,23 +59,23 @@ GOLDEN_PERFT: dict[tuple[str, int], tuple[int, int, int]] = {
     ("hilbert_vs_wolf_and_raven", 36): (42, 432, 864),      # KEAL means bout (#retreat: own territory only)
     ("hilbert_vs_wolf_and_raven", 39): (2, 43, 439),        # counter-attack or retreat
     ("hilbert_vs_wolf_and_raven", 57): (42, 432, 852),      # bout
-    ("hilbert_vs_wolf_and_raven", 60): (24, 81, 1176),      # reinforcement
-    ("hilbert_vs_wolf_and_raven", 69): (37, 72, 72),        # final blow
+    ("hilbert_vs_wolf_and_raven", 60): (24, 81, 1187),      # reinforcement (the Raven moves while downed)
+    ("hilbert_vs_wolf_and_raven", 69): (37, 72, 96),        # final blow (the Raven attacks while downed)
     ("hilbert_vs_wolf_and_raven", 75): (13, 53, 472),       # day after a storm
 }
 
 # (seed, random actions played) -> counts at depth 1, 2, 3
 RANDOM_PERFT: dict[tuple[int, int], tuple[int, int, int]] = {
-    # re-recorded when #retreat and the #maps capital rule changed what random play reaches
-    (1, 160): (3, 33, 160),       # night
+    # re-recorded when #retreat, the #maps capital rule and printed effects changed what random play reaches
+    (1, 160): (1, 3, 5),          # day
     (2, 80): (11, 171, 1776),     # day
     (2, 320): (5, 7, 17),         # day
-    (3, 160): (1, 5, 15),         # day
-    (4, 160): (5, 17, 54),        # day
+    (3, 160): (2, 8, 19),         # day
+    (4, 160): (11, 176, 417),     # night
     (5, 80): (1, 3, 5),           # day, a prompt waits
     (5, 160): (20, 40, 520),      # day
     (6, 80): (42, 432, 1404),     # day, bout
-    (6, 240): (6, 15, 66),        # day, bout
+    (6, 240): (5, 15, 26),        # day, bout
 }
 
 

@@ -15,7 +15,8 @@ EXAMPLES = [
     "red stop", "red retreat HMPU#0001,WCA9#0001 T8", "blue challenge release", "red roll escape 5,6",
     "blue roll chase 10", "red hold 7", "red bottom", "red craft zwZA#0001,PhAU#0001 HMPU#0001",
     "blue sabotage fFvj#0001", "red injure HMPU#0001 1", "red heal FOFE#0001 1", "blue discard fFvj#0001",
-    "red steal K_vJ#0001", "blue tame SWyA#0001 rogue", "red peace keep",
+    "red steal K_vJ#0001", "blue tame SWyA#0001 rogue", "red peace keep", "red move HMPU#0001 T7-T6 via M7b",
+    "red move HMPU#0001 M8-T7 via T8,M7a", "judge effect ZrrD#0001 attacks_downed on",
 ]
 
 

@@ -5,7 +5,10 @@ Each test quotes the sentence it checks; positions are built with the real set-u
 
 from __future__ import annotations
 
+import pytest
+
 from rules.game import Game
+from rules.notation import NotationError, parse
 from tests.game_helpers import new_game, place, play_until
 
 RED = ["HMPU#0001", "WCA9#0001", "FOFE#0001", "K-LE#0001", "zwZA#0001", "PhAU#0001", "jSYU#0001"]
@@ -51,3 +54,98 @@ def test_retreat_ends_on_the_nearest_stand_in_territory_the_player_controls() ->
     g.push("blue challenge release")
     assert g.state.cards["HMPU#0001"].at == "T8"
     assert g.state.claims["6"] == ("blue", "camp")
+
+
+def test_raven_is_constantly_downed_yet_moves_and_attacks_normally() -> None:
+    # #contention_ex, the Raven's printed effects: "Constantly downed. Able to move and attack normally when
+    # downed." (injury tolerance 0; entered in rules/data/effects.json)
+    g = new_game(RED, BLUE)
+    place(g, "ZrrD#0001", "T6")
+    place(g, "HMPU#0001", "T7")
+    g.push("red initiative")
+    g.push("blue move ZrrD#0001 T6-M7a")  # two lines: its full movement range of 2, not a downed range
+    assert g.state.cards["ZrrD#0001"].moved == 2
+    g.undo()
+    g.push("blue move ZrrD#0001 T6-T7")
+    g.push("blue attack ZrrD#0001 HMPU#0001")
+    assert g.state.bout is not None and not g.state.bout.final
+
+
+def test_raven_that_loses_a_keal_means_bout_is_wasted() -> None:
+    # #contention_ex: "If Myrthvither Raven looses a keal means bout, waste the Myrthvither Raven."
+    g = new_game(RED, BLUE)
+    place(g, "ZrrD#0001", "T6")
+    place(g, "HMPU#0001", "T7")
+    g.push("red initiative")
+    g.push("blue move ZrrD#0001 T6-T7")
+    g.push("blue attack ZrrD#0001 HMPU#0001")
+    for text in ("blue means ZrrD#0001 1", "red means HMPU#0001 1", "blue roll attack =3", "red roll defence 6,6"):
+        g.push(text)
+    assert g.state.cards["ZrrD#0001"].zone == "discard"
+    assert g.state.cards["HMPU#0001"].zone == "play"
+
+
+def test_judge_override_lets_an_unmodelled_printed_effect_apply_and_undo_removes_it() -> None:
+    # Anything still unmodelled: the judge sets the flag for one physical card (docs/rules-engine.md).
+    g = new_game(RED, BLUE)
+    place(g, "HMPU#0001", "T6", injuries=(1,))  # Hilbert downed in blue's camp 6 with the wolf
+    place(g, "SWyA#0001", "T6")
+    play_until(g, "night")
+    play_until(g, "day")
+    rejected(g, "red attack HMPU#0001 SWyA#0001", "#combat_lifecycle", "downed")
+    g.push("judge effect HMPU#0001 attacks_downed on")
+    assert "effect HMPU#0001 attacks_downed=on" in g.to_text()
+    g.push("red attack HMPU#0001 SWyA#0001")
+    g.undo()
+    g.undo()
+    assert "effect HMPU#0001" not in g.to_text()
+    with pytest.raises(NotationError, match="only the judge"):
+        parse("blue effect HMPU#0001 attacks_downed on")
+
+
+def test_printed_roll_modifiers_are_given_as_totals() -> None:
+    # #roll_modifiers: terrain features, items and card text modify rolls "at direction of card"; the engine
+    # cannot compute them, so the players give the modified total (=N) even on dice the grammar knows.
+    g = new_game(RED, BLUE)
+    place(g, "HMPU#0001", "T6")
+    place(g, "SWyA#0001", "T6")
+    play_until(g, "night")
+    play_until(g, "day")
+    g.push("red attack HMPU#0001 SWyA#0001")
+    g.push("red means HMPU#0001 1")
+    g.push("blue means SWyA#0001 1")
+    rejected(g, "red roll attack =14", "#attack", "give the faces")
+    g.state.cards["ioqs#0009"] = g.state.cards["K_vJ#0001"].set(id="ioqs#0009", code="ioqs", zone="play",
+                                                                  at="T6", revealed=True)
+    g.push("red roll attack =14")  # a terrain feature is staked in territory 6
+    assert g.state.bout is not None and g.state.bout.attack_roll == 14
+
+
+def test_trap_roll_for_every_territory_passed_through_on_a_named_route() -> None:
+    # #traps: traps activate "as entities move between and through territories"; `via` names the route.
+    g = new_game(RED, BLUE)
+    place(g, "HMPU#0001", "M7b")
+    g.state.cards["K_vJ#0001"] = g.state.cards["K_vJ#0001"].set(zone="play", at="T6")  # blue's trap, unrevealed
+    g.push("red move HMPU#0001 M7b-M5")  # route unknown: only territory 5 is rolled against
+    assert not g.state.pending
+    g.undo()
+    rejected(g, "red move HMPU#0001 M7b-M5 via T8", "#movement", "no movement line joins T8 and M5")
+    g.push("red move HMPU#0001 M7b-M5 via T6")
+    assert [(p.kind, p.territory) for p in g.state.pending] == [("trap-roll", "6")]
+    g.push("red roll d20 2")  # detection on 1-4
+    g.push("blue trap K_vJ#0001 idle")
+    assert g.state.cards["K_vJ#0001"].zone == "discard"
+
+
+def test_detected_trap_passes_to_the_player_who_now_holds_the_territory() -> None:
+    # #contention: "Traps still roll activation/detection for their original player; however, if detected the
+    # new territory owner can take control of the trap instead of disabling it."
+    g = new_game(RED, BLUE)
+    g.state.claims["6"] = ("red", "camp")  # red took blue's camp 6; blue's trap is still there
+    g.state.cards["K_vJ#0001"] = g.state.cards["K_vJ#0001"].set(zone="play", at="M6")
+    place(g, "HMPU#0001", "M7b")
+    g.push("red move HMPU#0001 M7b-T6")
+    g.push("red roll d20 3")
+    g.push("blue trap K_vJ#0001 idle")
+    trap = g.state.cards["K_vJ#0001"]
+    assert trap.zone == "play" and trap.control == "red" and trap.owner == "blue"
