@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from rules import combat, day, night, setup_phase, turns
+from rules import combat, day, equipment, night, setup_phase, turns
 from rules.board_map import BoardMap
 from rules.catalog import Catalog
 from rules.context import Ctx, Illegal
@@ -39,15 +39,19 @@ from rules.notation import (
     Draw,
     Effect,
     End,
+    Equip,
     Heal,
     Hold,
     Initiative,
     Injure,
     Means,
     Move,
+    Pass,
     Peace,
     Personal,
+    Pickup,
     Play,
+    Resolve,
     Retreat,
     Reveal,
     Roll,
@@ -57,6 +61,7 @@ from rules.notation import (
     Swim,
     Tame,
     Trap,
+    Unequip,
     parse,
 )
 from rules.prompts import prompts
@@ -78,7 +83,8 @@ class Rejected(RulesError):
 def _roll(c: Ctx, a: Roll) -> None:
     handlers: dict[str, Callable[[Ctx, Roll], None]] = {
         "d6": setup_phase.rolloff, "diel": turns.roll_diel, "d20": day.trap_roll, "attack": combat.roll,
-        "defence": combat.roll, "escape": combat.escape_roll, "chase": combat.escape_roll}
+        "defence": combat.roll, "escape": combat.escape_roll, "chase": combat.escape_roll,
+        "territory": equipment.territory_roll}
     handlers[a.what](c, a)
 
 
@@ -113,7 +119,8 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
     Challenge: combat.challenge, Hold: combat.hold, Bottom: night.bottom, Craft: night.craft,
     Sabotage: night.sabotage, Injure: night.injure, Heal: night.heal, Discard: night.discard, Steal: night.steal,
     Tame: night.tame,
-    Peace: turns.peace, Effect: judge_effect,
+    Peace: turns.peace, Effect: judge_effect, Equip: equipment.equip, Unequip: equipment.unequip,
+    Pass: equipment.pass_item, Pickup: equipment.pickup, Resolve: equipment.resolve,
 }
 
 

@@ -90,7 +90,7 @@ class Affinity(Action):
     adaptation: str
 
 
-@_verb("roll", what=("d6", "diel", "d20", "attack", "defence", "escape", "chase"))
+@_verb("roll", what=("d6", "diel", "d20", "attack", "defence", "escape", "chase", "territory"))
 @dataclasses.dataclass(frozen=True, slots=True)
 class Roll(Action):
     """Dice results: faces in die order, or ``=N`` (a total) for die fields outside the grammar.
@@ -303,6 +303,50 @@ class Effect(Action):
     card: str
     flag: str
     state: str
+
+
+@_verb("equip")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Equip(Action):
+    """Equip an item from hand to one of your souls in play, during the day's movement (#equiping)."""
+
+    card: str
+    target: str
+
+
+@_verb("unequip")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Unequip(Action):
+    """Unequip an item: it is dropped in the territory where the soul stands (#equiping)."""
+
+    card: str
+
+
+@_verb("pass")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Pass(Action):
+    """Pass an equipped item to another of your souls on the same stand (#equiping)."""
+
+    card: str
+    target: str
+
+
+@_verb("pickup")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Pickup(Action):
+    """A soul picks up and equips a dropped item in its territory, from an uncontested stand (#equiping)."""
+
+    card: str
+    target: str
+
+
+@_verb("resolve", outcome=("success", "failure"))
+@dataclasses.dataclass(frozen=True, slots=True)
+class Resolve(Action):
+    """A sabotage card's result by its printed criteria; the card is then discarded (#sabotage)."""
+
+    card: str
+    outcome: str
 
 
 JUDGE = "judge"

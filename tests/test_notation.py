@@ -17,6 +17,8 @@ EXAMPLES = [
     "blue sabotage fFvj#0001", "red injure HMPU#0001 1", "red heal FOFE#0001 1", "blue discard fFvj#0001",
     "red steal K_vJ#0001", "blue tame SWyA#0001 rogue", "red peace keep", "red move HMPU#0001 T7-T6 via M7b",
     "red move HMPU#0001 M8-T7 via T8,M7a", "judge effect ZrrD#0001 attacks_downed on",
+    "red equip zwZA#0001 HMPU#0001", "red unequip zwZA#0001", "red pass zwZA#0001 WCA9#0001",
+    "blue pickup zwZA#0001 SWyA#0001", "blue resolve fFvj#0001 success", "red roll territory 7",
 ]
 
 

@@ -149,3 +149,58 @@ def test_detected_trap_passes_to_the_player_who_now_holds_the_territory() -> Non
     g.push("blue trap K_vJ#0001 idle")
     trap = g.state.cards["K_vJ#0001"]
     assert trap.zone == "play" and trap.control == "red" and trap.owner == "blue"
+
+
+def test_items_equip_pass_unequip_and_pick_up() -> None:
+    # #equiping: "Items are ... equipped ... during the day as a part of the movement phase. Equipped items may
+    # transfer between souls if they occupy the same territory/movement stand. ... If a player decides to [unequip],
+    # the item ... is dropped in the territory ... A reasonable soul under the control of either player may pick
+    # up and equip these items provided they are in the same territory on an uncontested stand."
+    g = new_game(["HMPU#0001", "zwZA#0001", "WCA9#0001", "FOFE#0001"], BLUE)
+    place(g, "HMPU#0001", "T7")
+    place(g, "WCA9#0001", "T7")
+    g.push("red equip zwZA#0001 HMPU#0001")
+    assert g.state.cards["zwZA#0001"].equipped_to == "HMPU#0001"
+    g.push("blue initiative")
+    g.push("red pass zwZA#0001 WCA9#0001")
+    assert g.state.cards["zwZA#0001"].equipped_to == "WCA9#0001"
+    g.push("red end")
+    play_until(g, "day")
+    if g.state.active == "blue":
+        g.push("blue initiative")
+    rejected(g, "red pass zwZA#0001 FOFE#0001", "#card_variations", "not in their play")
+    g.push("red unequip zwZA#0001")
+    assert g.state.cards["zwZA#0001"].equipped_to is None and g.state.cards["zwZA#0001"].at == "T7"
+    place(g, "HMPU#0001", "T8")
+    place(g, "WCA9#0001", "T8")  # the red souls leave the item behind in territory 7
+    place(g, "SWyA#0001", "M7a")
+    g.push("red end")
+    play_until(g, "day")
+    if g.state.active == "red":
+        g.push("red initiative")
+    g.push("blue pickup zwZA#0001 SWyA#0001")  # either player, same territory, uncontested stand
+    item = g.state.cards["zwZA#0001"]
+    assert item.equipped_to == "SWyA#0001" and item.control == "blue" and item.at == "M7a"
+
+
+def test_sabotage_result_discards_the_card() -> None:
+    # #sabotage: "these cards have three aspects ...: Success Criteria, Successful Sabotage Result, and Failure
+    # Consequence."
+    g = new_game(RED, ["fFvj#0001", *BLUE])
+    play_until(g, "night")
+    if g.state.active == "red":
+        g.push("red initiative")
+    g.push("blue sabotage fFvj#0001")
+    assert g.state.cards["fFvj#0001"].zone == "effect"
+    rejected(g, "red resolve fFvj#0001 success", "#card_variations", "blue's card")
+    g.push("blue resolve fFvj#0001 failure")
+    assert g.state.cards["fFvj#0001"].zone == "discard"
+
+
+def test_random_territory_selection_rerolls_above_the_highest_number() -> None:
+    # #random_territory: "If the number rolled is within the highest number on the board, then apply the effect
+    # to that territory. Otherwise, re-roll"
+    g = new_game(RED, BLUE)
+    assert "territory 4 is selected" in g.apply("red roll territory 4").message
+    assert "roll again" in g.apply("red roll territory 17").message
+    rejected(g, "red roll territory 21", "#random_territory", "1 to 20")

@@ -1,0 +1,116 @@
+"""Items on souls (#equiping, #items) and the other printed-effect actions the rules name: sabotage results
+(#sabotage) and random territory selection (#random_territory).
+
+- ``equip ITEM SOUL``: an item from hand goes onto one of your souls in play (a day action, counted as a
+  card played this diel roll). Items equipped travel with the soul as one stack (`Ctx.relocate`).
+- ``unequip ITEM``: the item is dropped where the soul stands; dropped items belong to the territory.
+- ``pass ITEM SOUL``: to another of your souls on the same stand.
+- ``pickup ITEM SOUL``: a soul of either player picks up a dropped item in its territory, standing on an
+  uncontested stand; the item comes under its controller.
+- ``resolve SABOTAGE success|failure``: the printed criteria decided; the card leaves the effect zone.
+- ``roll territory N``: a D20 (or D12) for a card that picks a territory at random: N selects the territory
+  numbered N when the board has one; otherwise the roll is repeated (#random_territory).
+"""
+
+from __future__ import annotations
+
+from rules.context import Ctx, Illegal, other
+from rules.day import MAX_PLAYED, start_action
+from rules.notation import Equip, Pass, Pickup, Resolve, Roll, Unequip
+from rules.state import CardState
+
+
+def _item(c: Ctx, card: str) -> CardState:
+    cs = c.card(card)
+    if c.info(cs).type != "Item":
+        raise Illegal("#items", f"{c.name(cs)} is not an item card")
+    return cs
+
+
+def _soul(c: Ctx, player: str, card: str) -> CardState:
+    soul = c.own(player, card, "play")
+    if not c.is_soul(soul):
+        raise Illegal("#equiping", f"{c.name(soul)} is not a soul; items equip to souls")
+    return soul
+
+
+def _day(c: Ctx, player: str, what: str) -> None:
+    if c.s.phase != "day":
+        raise Illegal("#equiping", f"items are {what} during the day, as part of the movement phase")
+    start_action(c, player)
+
+
+def equip(c: Ctx, a: Equip) -> None:
+    _day(c, a.player, "equipped")
+    item = _item(c, a.card)
+    c.own(a.player, item.id, "hand")
+    soul = _soul(c, a.player, a.target)
+    p = c.s.players[a.player]
+    if p.played_this_roll >= MAX_PLAYED:
+        raise Illegal("#game_setup", f"{a.player} already played {MAX_PLAYED} cards this diel roll")
+    c.s.players[a.player] = p.set(played_this_roll=p.played_this_roll + 1)
+    c.put(item.set(zone="play", at=soul.at, equipped_to=soul.id, played_turn=c.s.turn))
+    c.notice(f"{c.name(item)} is equipped to {c.name(soul)}: apply its printed effect (#equiping)")
+
+
+def unequip(c: Ctx, a: Unequip) -> None:
+    _day(c, a.player, "unequipped")
+    item = _item(c, a.card)
+    if item.equipped_to is None or c.card(item.equipped_to).control != a.player:
+        raise Illegal("#equiping", f"{c.name(item)} is not equipped to one of {a.player}'s souls")
+    c.put(item.set(equipped_to=None))
+    assert item.at is not None
+    c.notice(f"{c.name(item)} is dropped in territory {c.territory_of(item.at)} (#equiping)")
+
+
+def pass_item(c: Ctx, a: Pass) -> None:
+    _day(c, a.player, "passed")
+    item = _item(c, a.card)
+    holder = c.card(item.equipped_to) if item.equipped_to else None
+    if holder is None or holder.control != a.player:
+        raise Illegal("#equiping", f"{c.name(item)} is not equipped to one of {a.player}'s souls")
+    soul = _soul(c, a.player, a.target)
+    if soul.id == holder.id:
+        raise Illegal("#equiping", f"{c.name(item)} is already on {c.name(soul)}")
+    if soul.at != holder.at:
+        raise Illegal("#equiping", f"{c.name(soul)} is on {soul.at}, not on {holder.at} with {c.name(holder)}: "
+                                   "equipped items pass between souls on the same stand")
+    c.put(item.set(equipped_to=soul.id))
+
+
+def pickup(c: Ctx, a: Pickup) -> None:
+    _day(c, a.player, "picked up")
+    item = _item(c, a.card)
+    if item.zone != "play" or item.equipped_to is not None or item.at is None:
+        raise Illegal("#equiping", f"{c.name(item)} is not a dropped item")
+    soul = _soul(c, a.player, a.target)
+    assert soul.at is not None
+    if c.territory_of(item.at) != c.territory_of(soul.at):
+        raise Illegal("#equiping", f"{c.name(item)} lies in territory {c.territory_of(item.at)}, not where "
+                                   f"{c.name(soul)} stands")
+    if c.souls_at(soul.at, other(a.player)):
+        raise Illegal("#equiping", f"{soul.at} is contested: dropped items are picked up from an uncontested stand")
+    c.put(item.set(at=soul.at, equipped_to=soul.id, controller=a.player if item.owner != a.player else None))
+    c.notice(f"{c.name(soul)} picks up {c.name(item)} (#equiping)")
+
+
+def resolve(c: Ctx, a: Resolve) -> None:
+    cs = c.own(a.player, a.card, "effect")
+    if c.info(cs).type != "Sabotage":
+        raise Illegal("#sabotage", f"{c.name(cs)} is not a sabotage card")
+    if c.s.phase not in ("day", "night", "storm"):
+        raise Illegal("#sabotage", f"not now: the game is in its {c.s.phase} phase")
+    c.put(cs.set(zone="discard", at=None))
+    part = "successful sabotage result" if a.outcome == "success" else "failure consequence"
+    c.notice(f"{c.name(cs)}: apply its printed {part}; the card is discarded (#sabotage)")
+
+
+def territory_roll(c: Ctx, a: Roll) -> None:
+    if not a.value.isdigit() or not 1 <= int(a.value) <= 20:
+        raise Illegal("#random_territory", f"roll a D20 (or a D12) for a random territory: 1 to 20, not {a.value!r}")
+    n = int(a.value)
+    numbered = {t.number: t.id for t in c.board.territories.values() if t.number is not None}
+    if n in numbered:
+        c.notice(f"D20 {n}: territory {numbered[n]} is selected (#random_territory)")
+    else:
+        c.notice(f"D20 {n} is above the highest territory number {max(numbered)}: roll again (#random_territory)")
