@@ -109,6 +109,11 @@ class BoardMap:
     def territory_stand(self, territory: str) -> Stand | None:
         return self._tstand.get(territory)
 
+    def adjacent_territories(self, a: str, b: str) -> bool:
+        """A movement line joins a stand of territory `a` to a stand of territory `b`."""
+        where = self.stand_territory
+        return any((where[p.a] == a and where[p.b] == b) or (where[p.a] == b and where[p.b] == a) for p in self.paths)
+
     def path_between(self, a: str, b: str) -> Path | None:
         return self._path.get((a, b))
 

@@ -139,12 +139,14 @@ class Game:
 
     @classmethod
     def new(cls, decks: Mapping[str, Sequence[str]], board: BoardMap | None = None,
-            catalog: Catalog | None = None, style: Style | str = "domination", cycles: int | None = None) -> Game:
+            catalog: Catalog | None = None, style: Style | str = "domination", cycles: int | None = None,
+            **params: object) -> Game:
         """A game before setup. `decks[player]` lists card ids (``CODE#SERIAL``, or ``CODE`` when unique)
         including the optional personal effect; validate decks with `rules.decks.check_deck` first.
         `style` is a play style of #playstyleoptions (`rules.styles`); `cycles` overrides its fixed number of
-        diel cycles (for domination: hold convention and keep the peace after that many)."""
-        chosen = play_style(style, cycles=cycles)
+        diel cycles (for domination: hold convention and keep the peace after that many); `params` set the
+        style's other parameters (``limit``, ``hill``, ``hold``, ``marked``, ``camps``)."""
+        chosen = play_style(style, cycles=cycles, **params)
         catalog = catalog or Catalog.packaged()
         cards: dict[str, CardState] = {}
         for player in PLAYERS:

@@ -29,9 +29,14 @@ class Style:
     referee: bool = False           # a referee / third-party seat takes part
     seats: tuple[int, int] = (2, 2)  # fewest and most players
     implemented: bool = True        # False: named and parameterised, its special end is not refereed yet
+    claims_matter: bool = True      # False (Highest body count): capitals cannot be taken, no #win
+    limit: int | None = None        # souls a player may lose before leaving the game (The cost is too great)
+    hill: str | None = None         # King of the hill: the territory to hold (chosen by a ref or at random)
+    hold: int = 3                   # King of the hill: diel cycles the hill must be held
+    marked: str | None = None       # specials: the territory a ref marked (Find the treasure, ...)
 
     def with_params(self, **params: object) -> Style:
-        known = {"camps", "cycles"}
+        known = {"camps", "cycles", "limit", "hill", "hold", "marked"}
         bad = sorted(set(params) - known)
         if bad:
             raise StyleError(f"style {self.name!r} takes no parameter {', '.join(bad)} "
@@ -45,15 +50,15 @@ STYLES: dict[str, Style] = {s.name: s for s in (
     Style("domination", "Domination", score=CONVENTION),
     Style("mass-conflict", "Mass conflict", seats=(2, 4), implemented=False),
     Style("band-together", "Band together", referee=True, score="territories", implemented=False),
-    Style("king-of-the-hill", "King of the hill", camps=0, adjacent_capitals=True, implemented=False),
+    Style("king-of-the-hill", "King of the hill", camps=0, adjacent_capitals=True, score="hill"),
     Style("captive", "Captive", implemented=False),
-    Style("highest-body-count", "Highest body count", score="body-count", implemented=False),
+    Style("highest-body-count", "Highest body count", score="body-count", claims_matter=False),
     Style("ends-justify-means", "The ends must justify the means", cycles=20, score="ends-means"),
-    Style("cost-too-great", "The cost is too great", implemented=False),
+    Style("cost-too-great", "The cost is too great", limit=5),
     Style("coastal-war", "Coastal war", cycles=20, score="coastline"),
     Style("the-hunt", "The hunt", cycles=20, score="hunt", implemented=False),
     Style("find-the-treasure", "Find the treasure", camps=0, adjacent_capitals=True, referee=True,
-          implemented=False),
+          score="marked"),
     Style("explorer", "Explorer", camps=0, adjacent_capitals=True, referee=True, implemented=False),
     Style("trap-springer", "Trap Springer", camps=0, adjacent_capitals=True, referee=True, implemented=False),
     Style("off-to-the-rescue", "Off to the rescue", camps=0, adjacent_capitals=True, referee=True,

@@ -16,6 +16,8 @@ MAX_PRISONERS = 3
 
 def start_turn(c: Ctx, kind: str) -> None:
     s = c.s
+    if c.style.score == "hill" and _hill_held(c):
+        return
     between_turns(c)
     s.turn += 1
     s.phase = kind
@@ -46,6 +48,28 @@ def start_turn(c: Ctx, kind: str) -> None:
     s.active = s.initiative
     if kind == "storm":
         _storm(c)
+
+
+def _hill_held(c: Ctx) -> bool:
+    """King of the hill: at the end of each diel cycle, who holds the hill and since when; the holder wins
+    once it has held the hill for `style.hold` cycles (#playstyleoptions)."""
+    hill = c.style.hill
+    if hill is None or c.s.turn < 1:
+        return False
+    claim = c.s.claims.get(hill)
+    holder = claim[0] if claim else None
+    if holder is None:
+        c.s.hill = None
+        return False
+    if c.s.hill is None or c.s.hill[0] != holder:
+        c.s.hill = (holder, c.s.turn)
+    held = c.s.turn - c.s.hill[1] + 1
+    if held >= c.style.hold:
+        c.s.result = f"{holder} wins: held the hill, territory {hill}, for {held} diel cycles (King of the hill)"
+        c.s.phase = "over"
+        c.s.active = None
+        return True
+    return False
 
 
 def _storm(c: Ctx) -> None:
@@ -223,6 +247,8 @@ def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set
         claim = c.s.claims.get(territory)
         if claim is not None and claim[0] == player:
             continue
+        if claim is not None and claim[1] == "capital" and not c.style.claims_matter:
+            continue  # Highest body count: capitals cannot be taken
         if claim is not None and claim[1] == "capital":
             missing = [t for t in c.board.holdable if t != territory and not c.controls(player, t)]
             if missing:
@@ -238,15 +264,37 @@ def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set
     return claimed
 
 
+def _over(c: Ctx, result: str) -> bool:
+    c.s.result = result
+    c.s.phase = "over"
+    c.s.active = None
+    return True
+
+
 def _check_end(c: Ctx) -> bool:
+    style = c.style
     holdable = c.board.holdable
     holders = {c.s.claims[t][0] if t in c.s.claims else None for t in holdable}
     for player in ("red", "blue"):
-        if holders == {player}:
-            c.s.result = f"{player} wins: holds every base camp and capital (#win)"
-            c.s.phase = "over"
-            c.s.active = None
-            return True
+        if style.claims_matter and holders == {player}:
+            return _over(c, f"{player} wins: holds every base camp and capital (#win)")
+        if style.limit is not None and c.s.players[player].lost >= style.limit:
+            return _over(c, f"{other(player)} wins: {player} lost {c.s.players[player].lost} souls, the limit of "
+                            f"{style.limit} ({style.title})")
+    if style.score == "marked" and style.marked and style.marked in c.s.claims and c.s.turn:
+        winner = c.s.claims[style.marked][0]
+        if c.s.claims[style.marked][1] == "camp":
+            return _over(c, f"{winner} wins: claimed the marked territory {style.marked} first ({style.title})")
+    if style.score == "body-count" and c.s.turn:
+        out = [p for p in ("red", "blue") if not c.s.in_zone("deck", p) and not c.s.in_zone("hand", p)]
+        if out:
+            defeated = {p: c.s.players[other(p)].lost for p in ("red", "blue")}
+            if defeated["red"] == defeated["blue"]:
+                return _over(c, f"tie: {defeated['red']} souls defeated each when {out[0]} ran out of cards "
+                                f"({style.title})")
+            best = max(defeated, key=lambda p: defeated[p])
+            return _over(c, f"{best} wins: defeated {defeated[best]} souls to {defeated[other(best)]} when "
+                            f"{out[0]} ran out of cards ({style.title})")
     if c.s.turn and not c.souls_in_play() and not c.s.in_zone("deck") and not c.s.in_zone("hand"):
         c.s.phase = "peace"
         c.s.active = None
