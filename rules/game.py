@@ -66,7 +66,7 @@ from rules.notation import (
 )
 from rules.prompts import prompts
 from rules.state import CardState, GameState, PlayerState
-from rules.styles import DOMINATION, Style
+from rules.styles import DOMINATION, Style, StyleError
 from rules.styles import style as play_style
 from rules.verdict import Prompt, Verdict
 
@@ -149,6 +149,10 @@ class Game:
         chosen = play_style(style, cycles=cycles, **params)
         catalog = catalog or Catalog.packaged()
         cards: dict[str, CardState] = {}
+        seats = sorted(set(decks) - set(PLAYERS))
+        if seats or set(PLAYERS) - set(decks):
+            raise StyleError(f"{chosen.title} is played by {' and '.join(PLAYERS)}, each with a deck; got decks for "
+                             f"{', '.join(sorted(decks))} (more seats, for Mass conflict, are not refereed yet)")
         for player in PLAYERS:
             for card_id in decks[player]:
                 if card_id in cards:

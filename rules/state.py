@@ -36,6 +36,7 @@ class CardState:
     rested: int = 0                 # diel cycles rested uninjured-by-combat on uncontested plains (healing)
     controller: str | None = None   # who controls it in play when not its owner (captured terrain, items)
     equipped_to: str | None = None  # items: the soul carrying them
+    healed_turn: int = 0            # healers: the diel cycle they last healed (#keal_means_DHT)
 
     @property
     def control(self) -> str:

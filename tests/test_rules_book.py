@@ -204,3 +204,39 @@ def test_random_territory_selection_rerolls_above_the_highest_number() -> None:
     assert "territory 4 is selected" in g.apply("red roll territory 4").message
     assert "roll again" in g.apply("red roll territory 17").message
     rejected(g, "red roll territory 21", "#random_territory", "1 to 20")
+
+
+def test_taming_a_rogue_later_in_the_game() -> None:
+    # #taming: "Either player can attempt to tame a rouge soul ... at the begining of the day before contention
+    # is resolved. It is first avaliable to the player with initiative. The player who attempts taming must have
+    # a fully controlled soul already in the same territory as the rouge soul."
+    g = new_game(RED, BLUE)
+    place(g, "SWyA#0001", "M8")
+    g.state.cards["SWyA#0001"] = g.state.cards["SWyA#0001"].set(rogue=True)
+    rejected(g, "red tame SWyA#0001 tamed", "#taming", "fully controlled soul")
+    place(g, "HMPU#0001", "T8")
+    rejected(g, "blue tame SWyA#0001 tamed", "#taming", "not blue's turn")
+    g.push("red tame SWyA#0001 rogue")
+    rejected(g, "red tame SWyA#0001 tamed", "#taming", "already tried")
+    play_until(g, "night")
+    play_until(g, "day")
+    if g.state.active == "blue":
+        g.push("blue initiative")
+    g.push("red tame SWyA#0001 tamed")
+    wolf = g.state.cards["SWyA#0001"]
+    assert not wolf.rogue and wolf.owner == "red"
+
+
+def test_healer_heals_a_soul_in_its_territory_once_per_its_cycles() -> None:
+    # #keal_means_DHT: "The soul must be within the same territory as the healing entity ... Healers can only
+    # heal a certain number of KEAL means with in a certain number of diel cycles."
+    g = new_game(RED, BLUE)
+    place(g, "WCA9#0001", "T8", injuries=(1, 0, 0))
+    place(g, "FOFE#0001", "T9")
+    rejected(g, "red heal WCA9#0001 1", "#keal_means_DHT", "no healer")
+    g.push("judge effect FOFE#0001 heals on")  # a healer's printed text, set by the judge
+    rejected(g, "red heal WCA9#0001 1", "#keal_means_DHT", "no healer")  # Brox is in territory 9
+    place(g, "FOFE#0001", "M8")
+    g.push("red heal WCA9#0001 1")
+    assert g.state.cards["WCA9#0001"].injuries == (0, 0, 0)
+    assert g.state.cards["FOFE#0001"].healed_turn == 1
