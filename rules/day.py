@@ -95,6 +95,13 @@ def reveal(c: Ctx, a: Reveal) -> None:
     c.put(cs.set(revealed=True))
 
 
+def tunnel_pairs(c: Ctx) -> list[tuple[str, str]]:
+    """Tunnels of the map file and those dug in this game: underground dwellers travel them (#habitat_effects)."""
+    pairs = [(str(t["a"]), str(t["b"])) for t in c.board.extras.get("tunnels", [])
+             if isinstance(t, dict) and "a" in t and "b" in t]
+    return pairs + list(c.s.tunnels)
+
+
 def reach(c: Ctx, cs: CardState, start: str, limit: int, *, ignore_enemies: bool = False) -> dict[str, int]:
     """Stands reachable from `start` in at most `limit` lines, with their distance, for soul `cs`.
 
@@ -113,10 +120,9 @@ def reach(c: Ctx, cs: CardState, start: str, limit: int, *, ignore_enemies: bool
                    if e.revealed and e.at and stands[e.at].kind == "movement"}
     tunnels: dict[str, set[str]] = {}
     if info.habitat == "Underground":
-        for t in board.extras.get("tunnels", []):
-            if isinstance(t, dict) and "a" in t and "b" in t:
-                tunnels.setdefault(str(t["a"]), set()).add(str(t["b"]))
-                tunnels.setdefault(str(t["b"]), set()).add(str(t["a"]))
+        for ta, tb in tunnel_pairs(c):
+            tunnels.setdefault(ta, set()).add(tb)
+            tunnels.setdefault(tb, set()).add(ta)
     adj, water = board.sorted_adj, board.water_edges
     seen = {start: 0}
     queue = deque([start])

@@ -15,8 +15,8 @@
 from __future__ import annotations
 
 from rules.context import Ctx, Illegal, other
-from rules.day import MAX_PLAYED, start_action
-from rules.notation import Equip, Pass, Pickup, Resolve, Roll, Unequip
+from rules.day import MAX_PLAYED, reach, start_action
+from rules.notation import Dig, Equip, Pass, Pickup, Resolve, Roll, Unequip
 from rules.state import CardState
 
 
@@ -92,6 +92,30 @@ def pickup(c: Ctx, a: Pickup) -> None:
         raise Illegal("#equiping", f"{soul.at} is contested: dropped items are picked up from an uncontested stand")
     c.put(item.set(at=soul.at, equipped_to=soul.id, controller=a.player if item.owner != a.player else None))
     c.notice(f"{c.name(soul)} picks up {c.name(item)} (#equiping)")
+
+
+def dig(c: Ctx, a: Dig) -> None:
+    """A tunnel between the soul's stand and `a.stand` (another territory, within the movement it has left
+    today); digging uses the rest of its movement. The tunnel stays for every underground dweller."""
+    if c.s.phase != "day":
+        raise Illegal("#habitat_effects", "tunnels are dug during the day")
+    start_action(c, a.player)
+    soul = _soul(c, a.player, a.card)
+    if c.info(soul).habitat != "Underground":
+        raise Illegal("#habitat_effects", f"{c.name(soul)} is not an underground dweller: only they dig tunnels")
+    assert soul.at is not None
+    if a.stand not in c.board.stands or c.territory_of(a.stand) == c.territory_of(soul.at):
+        raise Illegal("#habitat_effects", f"a tunnel connects territories: {a.stand} is not a stand in another "
+                                          "territory")
+    left = (c.movement_range(soul) or 0) - soul.moved
+    if left <= 0 or a.stand not in reach(c, soul, soul.at, left, ignore_enemies=True):
+        raise Illegal("#habitat_effects", f"{a.stand} is beyond what {c.name(soul)} can travel today ({left} left)")
+    pair = (soul.at, a.stand)
+    if pair in c.s.tunnels or pair[::-1] in c.s.tunnels:
+        raise Illegal("#habitat_effects", f"a tunnel {soul.at}-{a.stand} is already dug")
+    c.s.tunnels = (*c.s.tunnels, pair)
+    c.put(soul.set(moved=soul.moved + left))
+    c.notice(f"{c.name(soul)} digs a tunnel {soul.at}-{a.stand} for underground dwellers (#habitat_effects)")
 
 
 def resolve(c: Ctx, a: Resolve) -> None:

@@ -35,6 +35,7 @@ from rules.notation import (
     Challenge,
     Craft,
     DefaultEffect,
+    Dig,
     Discard,
     Draw,
     Effect,
@@ -120,7 +121,7 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
     Sabotage: night.sabotage, Injure: night.injure, Heal: night.heal, Discard: night.discard, Steal: night.steal,
     Tame: night.tame,
     Peace: turns.peace, Effect: judge_effect, Equip: equipment.equip, Unequip: equipment.unequip,
-    Pass: equipment.pass_item, Pickup: equipment.pickup, Resolve: equipment.resolve,
+    Pass: equipment.pass_item, Pickup: equipment.pickup, Resolve: equipment.resolve, Dig: equipment.dig,
 }
 
 

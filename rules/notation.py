@@ -349,6 +349,16 @@ class Resolve(Action):
     outcome: str
 
 
+@_verb("dig")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Dig(Action):
+    """An underground dweller digs a tunnel from its stand to a stand it can reach today in another territory
+    (#habitat_effects: "Undergroud dwellers can make underground tunnels")."""
+
+    card: str
+    stand: str
+
+
 JUDGE = "judge"
 JUDGE_VERBS = ("effect",)
 VERBS: tuple[str, ...] = tuple(_REGISTRY)

@@ -11,6 +11,11 @@ from rules.context import Ctx, Illegal, other
 from rules.state import CardState
 
 
+def tunnel_pairs(c: Ctx) -> list[tuple[str, str]]:
+    from rules.day import tunnel_pairs as pairs  # day imports routes: look it up when called
+    return pairs(c)
+
+
 def route_cost(c: Ctx, cs: CardState, route: list[str], left: int) -> int:
     """Lines walked along `route` (start, via..., goal) by soul `cs` with `left` movement; `Illegal` naming the
     step when a stand is unknown, not joined to the previous one, crosses water it may not, or passes an
@@ -20,8 +25,7 @@ def route_cost(c: Ctx, cs: CardState, route: list[str], left: int) -> int:
     flyer = info.habitat == "Heavens"
     water_ok = flyer or info.habitat == "Water" or cs.swimming
     passing_ok = flyer or c.effects(cs).through_enemies
-    tunnels = {(str(t["a"]), str(t["b"])) for t in board.extras.get("tunnels", [])
-               if isinstance(t, dict) and "a" in t and "b" in t} if info.habitat == "Underground" else set()
+    tunnels = set(tunnel_pairs(c)) if info.habitat == "Underground" else set()
     enemies = {e.at for e in c.souls_in_play(other(cs.owner)) if e.revealed and e.at}
     if len(set(route)) != len(route):
         raise Illegal("#movement", f"the route {'-'.join(route)} visits a stand twice")

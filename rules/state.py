@@ -231,6 +231,7 @@ class GameState:
     notices: tuple[str, ...] = ()  # printed-effect reminders raised by the last action
     overrides: dict[str, tuple[tuple[str, bool], ...]] = field(default_factory=dict)  # judge: card -> flags
     hill: tuple[str, int] | None = None  # King of the hill: (holder, diel cycle from which it held the hill)
+    tunnels: tuple[tuple[str, str], ...] = ()  # dug during the game by underground dwellers (#habitat_effects)
 
     def __post_init__(self) -> None:
         if not isinstance(self.cards, CardTable):
@@ -247,7 +248,7 @@ class GameState:
         return GameState(self.cards.clone(), dict(self.players), dict(self.bottom), dict(self.claims), self.phase,
                          self.turn, self.first, self.active, self.initiative, self.passed, self.acted,
                          self.contention_due, self.pending, self.bout, dict(self.fixed_means), self.result,
-                         self.origin, self.notices, dict(self.overrides), self.hill)
+                         self.origin, self.notices, dict(self.overrides), self.hill, self.tunnels)
 
     def put(self, cs: CardState) -> None:
         self.cards[cs.id] = cs
@@ -288,6 +289,8 @@ class GameState:
             lines.append(f"card {c.id} {c.owner} {c.at} " + " ".join(f for f in flags if f))
         for card in sorted(self.overrides):
             lines.append(f"effect {card} " + " ".join(f"{f}={'on' if on else 'off'}" for f, on in self.overrides[card]))
+        for a, b in self.tunnels:
+            lines.append(f"tunnel {a}-{b}")
         if self.hill:
             lines.append(f"hill {self.hill[0]} since {self.hill[1]}")
         if self.contention_due:

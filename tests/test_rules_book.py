@@ -240,3 +240,14 @@ def test_healer_heals_a_soul_in_its_territory_once_per_its_cycles() -> None:
     g.push("red heal WCA9#0001 1")
     assert g.state.cards["WCA9#0001"].injuries == (0, 0, 0)
     assert g.state.cards["FOFE#0001"].healed_turn == 1
+
+
+def test_underground_dwellers_dig_tunnels_that_other_underground_dwellers_use() -> None:
+    # #habitat_effects Underground: "Secondary Effect: Undergroud dwellers can make underground tunnels";
+    # #geo_markers: "Underground Tunnel: Connect territories and shorten travel for underground dwellers"
+    g = new_game(RED, BLUE)
+    place(g, "WCA9#0001", "T8")  # Illia and Dorsay: underground, movement 1
+    rejected(g, "red dig WCA9#0001 T1", "#habitat_effects", "beyond")
+    rejected(g, "red dig HMPU#0001 M8", "#card_variations", "not in their play")
+    g.push("red dig WCA9#0001 M7a")
+    assert "tunnel T8-M7a" in g.to_text() and g.state.cards["WCA9#0001"].moved == 1
