@@ -25,7 +25,7 @@ def attack(c: Ctx, a: Attack) -> None:
         start_action(c, a.player, contention_ok=True)
     cs = c.own(a.player, a.card, "play")
     target = c.card(a.target)
-    if target.owner == a.player or target.zone != "play" or not c.is_soul(target):
+    if (target.owner == a.player and not target.rogue) or target.zone != "play" or not c.is_soul(target):
         raise Illegal("#ADRH", f"{a.target} is not an enemy soul in play")
     why = c.can_attack(cs)
     if why:

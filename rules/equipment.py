@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from rules.context import Ctx, Illegal, other
 from rules.day import MAX_PLAYED, reach, start_action
-from rules.notation import Dig, Equip, Pass, Pickup, Resolve, Roll, Unequip
-from rules.state import CardState
+from rules.notation import Dig, Equip, Pass, Pickup, Resolve, Roam, Roll, Unequip
+from rules.state import CardState, Pending
 
 
 def _item(c: Ctx, card: str) -> CardState:
@@ -116,6 +116,33 @@ def dig(c: Ctx, a: Dig) -> None:
     c.s.tunnels = (*c.s.tunnels, pair)
     c.put(soul.set(moved=soul.moved + left))
     c.notice(f"{c.name(soul)} digs a tunnel {soul.at}-{a.stand} for underground dwellers (#habitat_effects)")
+
+
+def roam(c: Ctx, a: Roam) -> None:
+    """#rouge: "Each day, before either player's turn, you must roll for the rouge species' movement. Assign the
+    paths connected to its current movement/territory stand, numbers 1-6. Roll a D6, then move the species
+    along the appropriate path. Repeat until it has moved its entire Movement Range. Movement is the
+    responsibility of the of the person whom originally played the rouge." One line per `roam`."""
+    cs = c.own(a.player, a.card, "play")
+    if not cs.rogue:
+        raise Illegal("#rouge", f"{c.name(cs)} is not rogue; {a.player} moves it with 'move'")
+    if c.s.phase != "day" or c.s.acted or c.s.passed is not None or c.s.pending or c.s.bout:
+        raise Illegal("#rouge", "rogue souls roam at the start of the day, before either player's turn")
+    assert cs.at is not None
+    if a.stand not in c.board.neighbours(cs.at):
+        raise Illegal("#rouge", f"{a.stand} is not at the end of a path from {cs.at}")
+    rng = c.movement_range(cs) or 0
+    if cs.moved >= rng:
+        raise Illegal("#rouge", f"{c.name(cs)} has moved its whole movement range ({rng}) today")
+    here = c.territory_of(cs.at)
+    c.relocate(cs, a.stand, moved=cs.moved + 1, arrived_turn=c.s.turn)
+    there = c.territory_of(a.stand)
+    if there != here and c.unrevealed_of(other(a.player), there):
+        c.push(Pending("trap-roll", a.player, there, (cs.id,), a.stand))
+    others = [x for x in c.souls_in(there) if x.id != cs.id]
+    if there != here and others:
+        c.notice(f"rogue {c.name(cs)} enters occupied territory {there}: it must attack every soul there, of both "
+                 "players, until it loses once (#rouge)")
 
 
 def resolve(c: Ctx, a: Resolve) -> None:

@@ -55,6 +55,7 @@ from rules.notation import (
     Resolve,
     Retreat,
     Reveal,
+    Roam,
     Roll,
     Sabotage,
     Steal,
@@ -122,6 +123,7 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
     Tame: night.tame,
     Peace: turns.peace, Effect: judge_effect, Equip: equipment.equip, Unequip: equipment.unequip,
     Pass: equipment.pass_item, Pickup: equipment.pickup, Resolve: equipment.resolve, Dig: equipment.dig,
+    Roam: equipment.roam,
 }
 
 

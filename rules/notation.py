@@ -359,6 +359,15 @@ class Dig(Action):
     stand: str
 
 
+@_verb("roam")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Roam(Action):
+    """A rogue soul's D6 step (#rouge): its original player moves it one line, to the stand the D6 picked."""
+
+    card: str
+    stand: str
+
+
 JUDGE = "judge"
 JUDGE_VERBS = ("effect",)
 VERBS: tuple[str, ...] = tuple(_REGISTRY)

@@ -251,3 +251,17 @@ def test_underground_dwellers_dig_tunnels_that_other_underground_dwellers_use() 
     rejected(g, "red dig HMPU#0001 M8", "#card_variations", "not in their play")
     g.push("red dig WCA9#0001 M7a")
     assert "tunnel T8-M7a" in g.to_text() and g.state.cards["WCA9#0001"].moved == 1
+
+
+def test_rogue_roams_one_path_per_d6_step_before_either_turn() -> None:
+    # #rouge: "Each day, before either player's turn, you must roll for the rouge species' movement ... Repeat
+    # until it has moved its entire Movement Range. Movement is the responsibility of the ... person whom
+    # originally played the rouge."
+    g = new_game(RED, BLUE)
+    place(g, "SWyA#0001", "T6")
+    g.state.cards["SWyA#0001"] = g.state.cards["SWyA#0001"].set(rogue=True)  # the wolf went rogue
+    rejected(g, "red roam SWyA#0001 M6", "#card_variations", "blue's card")
+    rejected(g, "blue roam SWyA#0001 T8", "#rouge", "not at the end of a path")
+    g.push("blue roam SWyA#0001 M7b")
+    rejected(g, "blue roam SWyA#0001 T7", "#rouge", "whole movement range")
+    assert g.state.cards["SWyA#0001"].at == "M7b"
