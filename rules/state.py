@@ -289,8 +289,8 @@ class GameState:
             lines.append(f"card {c.id} {c.owner} {c.at} " + " ".join(f for f in flags if f))
         for card in sorted(self.overrides):
             lines.append(f"effect {card} " + " ".join(f"{f}={'on' if on else 'off'}" for f, on in self.overrides[card]))
-        for a, b in self.tunnels:
-            lines.append(f"tunnel {a}-{b}")
+        for end_a, end_b in self.tunnels:
+            lines.append(f"tunnel {end_a}-{end_b}")
         if self.hill:
             lines.append(f"hill {self.hill[0]} since {self.hill[1]}")
         if self.contention_due:
