@@ -44,6 +44,7 @@ class Ctx:
         self._souls = catalog.soul_codes
         self._territory = board.stand_territory
         self._effects = catalog.effects
+        self._cards = catalog.cards
 
     # --- cards -------------------------------------------------------------------------------------------
     def card(self, card_id: str) -> CardState:
@@ -53,7 +54,9 @@ class Ctx:
         return cs
 
     def info(self, cs: CardState | str) -> Card:
-        return self.catalog.card(cs if isinstance(cs, str) else cs.code)
+        code = cs if isinstance(cs, str) else cs.code
+        card = self._cards.get(code)
+        return card if card is not None else self.catalog.card(code)  # the catalog names an unknown code
 
     def put(self, cs: CardState) -> None:
         self.s.put(cs)

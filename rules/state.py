@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
 ZONES = ("aside", "deck", "hand", "play", "effect", "prison", "discard")
 
@@ -240,8 +240,7 @@ class GameState:
     @property
     def play(self) -> dict[str, CardState]:
         """The cards in zone ``play``, in the order of `cards` (an index the card table keeps)."""
-        assert isinstance(self.cards, CardTable)
-        return self.cards.play
+        return cast(CardTable, self.cards).play  # __post_init__ made it a CardTable
 
     def copy(self) -> GameState:
         assert isinstance(self.cards, CardTable)
@@ -254,10 +253,10 @@ class GameState:
         self.cards[cs.id] = cs
 
     def in_zone(self, zone: str, owner: str | None = None) -> list[CardState]:
-        assert isinstance(self.cards, CardTable)
+        table = cast(CardTable, self.cards)
         if owner is None:
-            return sorted(self.cards.zone(zone), key=_by_id)
-        return sorted(self.cards.owned.get((zone, owner), {}).values(), key=_by_id)
+            return sorted(table.zone(zone), key=_by_id)
+        return sorted(table.owned.get((zone, owner), {}).values(), key=_by_id)
 
     def to_text(self) -> str:
         lines = [f"phase {self.phase} turn {self.turn} active {self.active or '-'} "

@@ -3,6 +3,8 @@ and the end of the game (#win, #discarding_runout forced peace)."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from rules.context import Ctx, Illegal, other
 from rules.lifecycle import waste
 from rules.notation import End, Initiative, Peace, Roll
@@ -295,7 +297,8 @@ def _check_end(c: Ctx) -> bool:
             best = max(defeated, key=lambda p: defeated[p])
             return _over(c, f"{best} wins: defeated {defeated[best]} souls to {defeated[other(best)]} when "
                             f"{out[0]} ran out of cards ({style.title})")
-    if c.s.turn and not c.souls_in_play() and not c.s.in_zone("deck") and not c.s.in_zone("hand"):
+    table = cast(CardTable, c.s.cards)
+    if c.s.turn and not table.zone("deck") and not table.zone("hand") and not c.souls_in_play():
         c.s.phase = "peace"
         c.s.active = None
         c.s.pending = tuple(Pending("peace", p) for p in ("red", "blue"))
