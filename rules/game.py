@@ -18,7 +18,7 @@ from typing import Any
 from rules import combat, day, equipment, night, setup_phase, turns
 from rules.board_map import BoardMap
 from rules.catalog import Catalog
-from rules.context import Ctx, Illegal
+from rules.context import Ctx, Illegal, other
 from rules.effects import FLAGS
 from rules.errors import RulesError
 from rules.legal import candidates
@@ -30,9 +30,11 @@ from rules.notation import (
     Affinity,
     Attack,
     Bottom,
+    Bs,
     Camp,
     Capital,
     Challenge,
+    Concede,
     Craft,
     DefaultEffect,
     Dig,
@@ -67,7 +69,7 @@ from rules.notation import (
     parse,
 )
 from rules.prompts import prompts
-from rules.state import CardState, GameState, PlayerState
+from rules.state import CardState, GameState, Pending, PlayerState
 from rules.styles import DOMINATION, Style, StyleError
 from rules.styles import style as play_style
 from rules.verdict import Prompt, Verdict
@@ -182,6 +184,8 @@ class Game:
     def apply(self, action: Action | str) -> Verdict:
         """Apply `action` if the rules allow it. A rejection leaves the state untouched."""
         act = parse(action) if isinstance(action, str) else action
+        if isinstance(act, (Bs, Concede)):
+            return self._bs(act)
         try:
             new, notices = self._run(act)
         except Illegal as exc:
@@ -189,6 +193,46 @@ class Game:
         self.history.append((act, self.state))
         self.state = new
         return Verdict.ok("", "; ".join(notices) or act.to_text())
+
+    def _bs(self, act: Bs | Concede) -> Verdict:
+        """#BS: "Call them out before the effect is used in game play. Pause the battle and hold convention.
+        One player must concede reasonability (either for or against). If required, enlist a tie breaking
+        third individual to make the final call." Conceded against, the called-out action is taken back."""
+        s = self.state
+        waiting = s.pending[0] if s.pending and s.pending[0].kind == "bs" else None
+        if isinstance(act, Bs):
+            last = self.history[-1][0] if self.history else None
+            if waiting is not None or last is None or last.player != other(act.player) or s.phase == "over":
+                return Verdict.reject("#BS", f"{act.to_text()}: call out the opponent's last action, before its "
+                                             "effect is used")
+            new = s.copy()
+            new.notices = ()
+            new.pending = (Pending("bs", last.player, note=last.to_text()), *s.pending)
+            self.history.append((act, s))
+            self.state = new
+            return Verdict.ok("#BS", f"{act.player} calls BS on '{last.to_text()}': hold convention")
+        if waiting is None:
+            return Verdict.reject("#BS", f"{act.to_text()}: no BS call is waiting for convention")
+        challenged = waiting.player
+        stands = act.reasonability == "for"
+        if act.player not in (challenged, other(challenged), "judge"):
+            return Verdict.reject("#BS", f"{act.to_text()}: not a player of this game")
+        if act.player != "judge" and (act.player == challenged) == stands:
+            return Verdict.reject("#BS", f"{act.to_text()}: a player concedes the other side's point: "
+                                         f"{challenged} concedes against, {other(challenged)} concedes for")
+        self.history.append((act, s))
+        if stands:
+            new = s.copy()
+            new.pending = tuple(p for p in s.pending if p is not waiting)
+            new.notices = ()
+            self.state = new
+            return Verdict.ok("#BS", f"'{waiting.note}' stands (#BS)")
+        calls = [i for i, (a, _) in enumerate(self.history) if isinstance(a, Bs)]
+        before_call = self.history[calls[-1] - 1][1]  # the state before the called-out action
+        new = before_call.copy()
+        new.notices = (f"'{waiting.note}' is taken back: conceded against reasonability (#BS)",)
+        self.state = new
+        return Verdict.ok("#BS", new.notices[0])
 
     def push(self, action: Action | str) -> Verdict:
         """Like `apply`, but raise `Rejected` (naming action, phase and rule) instead of returning it."""

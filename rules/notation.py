@@ -368,8 +368,23 @@ class Roam(Action):
     stand: str
 
 
+@_verb("bs")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Bs(Action):
+    """Call out the opponent's last action as making no sense, before its effect is used (#BS)."""
+
+
+@_verb("concede", reasonability=("for", "against"))
+@dataclasses.dataclass(frozen=True, slots=True)
+class Concede(Action):
+    """#BS: one player concedes reasonability: ``for`` (the action stands) or ``against`` (it is taken back).
+    ``judge concede ...`` is the tie-breaking third individual's call."""
+
+    reasonability: str
+
+
 JUDGE = "judge"
-JUDGE_VERBS = ("effect",)
+JUDGE_VERBS = ("effect", "concede")
 VERBS: tuple[str, ...] = tuple(_REGISTRY)
 
 
@@ -383,7 +398,7 @@ def parse(text: str) -> Action:
         raise NotationError(text, f"the judge says only {', '.join(JUDGE_VERBS)}")
     if player not in PLAYERS and player != JUDGE:
         raise NotationError(text, f"unknown player {player!r} (players: {', '.join(PLAYERS)})")
-    if verb in JUDGE_VERBS and player != JUDGE:
+    if verb == "effect" and player != JUDGE:
         raise NotationError(text, f"only the judge says {verb!r} (judge {verb} ...)")
     cls = _REGISTRY.get(verb)
     if cls is None:

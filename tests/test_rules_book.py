@@ -265,3 +265,23 @@ def test_rogue_roams_one_path_per_d6_step_before_either_turn() -> None:
     g.push("blue roam SWyA#0001 M7b")
     rejected(g, "blue roam SWyA#0001 T7", "#rouge", "whole movement range")
     assert g.state.cards["SWyA#0001"].at == "M7b"
+
+
+def test_bs_challenge_conceded_against_takes_the_action_back() -> None:
+    # #BS: "1. Call them out before the effect is used in game play 2. Pause the battle and hold convention
+    # 3. One player must concede reasonability (either for or against) 4. if required, enlist a tie breaking
+    # third individual to make the final call"
+    g = new_game(RED, BLUE)
+    before = g.to_text()
+    g.push("red play HMPU#0001 7 revealed")
+    rejected(g, "red bs", "#BS", "opponent's last action")
+    g.push("blue bs")
+    assert g.state.pending[0].kind == "bs" and any(p.rule == "#BS" for p in g.prompts())
+    rejected(g, "blue play SWyA#0001 6 revealed", "#diel_cycle", "answer")
+    rejected(g, "blue concede against", "#BS", "concedes the other side's point")
+    g.push("red concede against")
+    assert g.to_text() == before
+    g.push("red play HMPU#0001 7 revealed")
+    g.push("blue bs")
+    g.push("judge concede for")  # the tie-breaking third individual
+    assert g.state.cards["HMPU#0001"].zone == "play" and not g.state.pending
