@@ -10,6 +10,7 @@ generator. `direct(c)` returns None for any other position; the game then filter
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from rules.context import Ctx, other
 from rules.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
@@ -37,6 +38,24 @@ from rules.notation import (
 )
 from rules.setup_phase import HAND_SIZE
 from rules.state import CardState, Pending
+
+A = TypeVar("A", bound=Action)
+
+
+_MADE: dict[tuple[object, ...], Action] = {}
+_MADE_LIMIT = 1 << 17
+
+
+def make(cls: type[A], *args: object) -> A:
+    """An action, built once and then shared: actions are immutable, and building a frozen dataclass costs
+    ten times a dictionary lookup, which matters when a position has dozens of legal actions."""
+    key = (cls, *args)
+    found = _MADE.get(key)
+    if found is None:
+        if len(_MADE) >= _MADE_LIMIT:
+            _MADE.clear()
+        found = _MADE[key] = cls(*args)  # type: ignore[arg-type]
+    return found  # type: ignore[return-value]
 
 
 def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
@@ -84,9 +103,9 @@ def _combat(c: Ctx, pend: Pending, trial: Callable[[Action], bool]) -> list[Acti
             continue
         if pend.note == "must-attack" and a.id not in pend.cards and a.at != pend.stand:
             continue
-        out += [Attack(p, a.id, d.id) for d in theirs]
+        out += [make(Attack, p, a.id, d.id) for d in theirs]
     if pend.note != "must-attack":
-        out.append(Stop(p))
+        out.append(make(Stop, p))
     if pend.note == "respond":
         out += [r for r in legal_retreats(c, p, pend.territory) if trial(r)]
     return out
@@ -101,7 +120,7 @@ def _setup_draw(c: Ctx) -> list[Action] | None:
         if c.s.in_zone("hand", p):
             continue
         ids = [x.id for x in c.s.in_zone("deck", p)]
-        out += [Draw(p, w) for w in _windows(ids, min(HAND_SIZE, len(ids)))]
+        out += [make(Draw, p, w) for w in _windows(ids, min(HAND_SIZE, len(ids)))]
     return out
 
 
@@ -114,11 +133,11 @@ def _night(c: Ctx, p: str, trial: Callable[[Action], bool]) -> list[Action] | No
     hand = s.in_zone("hand", p)
     out: list[Action] = []
     if "initiative" not in done and s.passed is None:
-        out.append(Initiative(p))
+        out.append(make(Initiative, p))
     if s.passed == other(p):
-        out.append(End(p))
+        out.append(make(End, p))
     if "bottom" not in done and hand:
-        out.append(Bottom(p))
+        out.append(make(Bottom, p))
     deck = s.in_zone("deck", p)
     bottom = s.bottom.get(p, ())
     unknown = [x.id for x in deck if x.id not in bottom]
@@ -127,7 +146,7 @@ def _night(c: Ctx, p: str, trial: Callable[[Action], bool]) -> list[Action] | No
     n = min(HAND_SIZE - len(hand), len(unknown))
     want = min(HAND_SIZE - len(hand), len(deck))
     if "draw" not in done and want > 0 and n == want:
-        out += [Draw(p, w) for w in _windows(unknown, n)]
+        out += [make(Draw, p, w) for w in _windows(unknown, n)]
     if any(c.info(x).type in ("Item", "Sabotage") for x in hand):
         out += [a for a in _night_candidates(c, p) if trial(a)]
     return out
@@ -144,9 +163,9 @@ def _day(c: Ctx, p: str) -> list[Action]:
         return []
     out: list[Action] = []
     if s.passed is None:
-        out.append(Initiative(p))
+        out.append(make(Initiative, p))
     elif s.passed == other(p):
-        out.append(End(p))
+        out.append(make(End, p))
     mine = [t for t in c.board.holdable if c.controls(p, t)]
     occupied: dict[str, int] = {}
 
@@ -166,11 +185,11 @@ def _day(c: Ctx, p: str) -> list[Action]:
         for t in mine:
             if limited and occupying(t) >= MAX_SOULS:
                 continue
-            out.append(Play(p, card.id, t, "revealed"))
-            out.append(Play(p, card.id, t, "unrevealed"))
+            out.append(make(Play, p, card.id, t, "revealed"))
+            out.append(make(Play, p, card.id, t, "unrevealed"))
     for cs in c.souls_in_play(p):
         if not cs.revealed and cs.control == p:
-            out.append(Reveal(p, cs.id))
+            out.append(make(Reveal, p, cs.id))
         if cs.at is None:
             continue
         info = c.info(cs)
@@ -179,8 +198,8 @@ def _day(c: Ctx, p: str) -> list[Action]:
         if not cs.swim_tried and cs.at in c.board.shore and cs.control == p \
                 and info.habitat not in ("Water", "Heavens"):
             nomad = info.habitat == "Nomad"
-            out.append(Swim(p, cs.id, (2,) if nomad else (2, 2)))
-            out.append(Swim(p, cs.id, (5,) if nomad else (3, 5)))
+            out.append(make(Swim, p, cs.id, (2,) if nomad else (2, 2)))
+            out.append(make(Swim, p, cs.id, (5,) if nomad else (3, 5)))
     return out
 
 
@@ -204,7 +223,7 @@ def _moves(c: Ctx, p: str, cs: CardState, occupying: Callable[[str], int]) -> li
         target = c.territory_of(goal)
         if target != here and limited and occupying(target) >= MAX_SOULS:
             continue
-        out.append(Move(p, cs.id, (cs.at, goal)))
+        out.append(make(Move, p, cs.id, (cs.at, goal)))
     return out
 
 
@@ -226,14 +245,14 @@ def _bout(c: Ctx) -> list[Action]:
     out: list[Action] = []
     if not b.final and (b.attack_means is None or b.defence_means is None):
         if b.attack_means is None:
-            out += [Means(att.owner, att.id, i) for i in c.available_means(att)]
+            out += [make(Means, att.owner, att.id, i) for i in c.available_means(att)]
         if b.defence_means is None:
-            out += [Means(dfn.owner, dfn.id, i) for i in c.available_means(dfn)]
+            out += [make(Means, dfn.owner, dfn.id, i) for i in c.available_means(dfn)]
         return out
     for cs, what, done in ((att, "attack", b.attack_roll), (dfn, "defence", b.defence_roll)):
         if done is not None:
             continue
-        out += [Roll(cs.owner, what, value) for value in _roll_values(c, cs.code)]
+        out += [make(Roll, cs.owner, what, value) for value in _roll_values(c, cs.code)]
     return out
 
 
