@@ -30,15 +30,18 @@ def start_turn(c: Ctx, kind: str) -> None:
         s.players[name] = p.set(played_this_roll=0, night_done=frozenset())
     if kind == "day":
         s.fixed_means = {}
-        for cs in list(s.cards.values()):
+        table = cast(CardTable, s.cards)
+        for cs in table.zone("play") + table.zone("prison") + table.zone("discard"):  # where day marks can be
             if cs.moved or cs.swim_tried or cs.exhausted or cs.swimming:
                 in_water = cs.at is not None and c.board.territories[c.territory_of(cs.at)].geography == "water"
                 c.put(cs.set(moved=0, swim_tried=False, exhausted=False, swimming=cs.swimming and in_water))
-        due = set()
-        for t in c.holdable() + [t for t, terr in c.board.territories.items() if terr.transit]:
-            if c.contested(t):
-                due |= {("red", t), ("blue", t)}
-        s.contention_due = frozenset(due)
+        sides: dict[str, set[str]] = {}
+        where = c.board.stand_territory
+        for cs in c.souls_in_play():
+            if cs.at:
+                sides.setdefault(where[cs.at], set()).add(cs.owner)
+        s.contention_due = frozenset((p, t) for t, owners in sides.items() if {"red", "blue"} <= owners
+                                     for p in ("red", "blue"))
         for cs in c.souls_in_play():
             if cs.rogue:
                 c.notice(f"{cs.owner}: roll a D6 per step for rogue {c.name(cs)} before the turn (#rouge)")
