@@ -152,6 +152,12 @@ class Game:
         diel cycles (for domination: hold convention and keep the peace after that many); `params` set the
         style's other parameters (``limit``, ``hill``, ``hold``, ``marked``, ``camps``)."""
         chosen = play_style(style, cycles=cycles, **params)
+        board = board or BoardMap.packaged()
+        for name in ("hill", "marked"):
+            where = getattr(chosen, name)
+            if where is not None and (not isinstance(where, str) or where not in board.holdable):
+                raise StyleError(f"{chosen.title}: {name} must be a territory id of map {board.name!r} that can be "
+                                 f"held ({', '.join(board.holdable)}), got {where!r}")
         catalog = catalog or Catalog.packaged()
         cards: dict[str, CardState] = {}
         seats = sorted(set(decks) - set(PLAYERS))

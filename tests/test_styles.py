@@ -121,3 +121,10 @@ def test_find_the_treasure_first_to_claim_the_marked_space_wins() -> None:
     place(g, "HMPU#0001", "M4")
     g.push("red move HMPU#0001 M4-T5")
     assert g.result == "red wins: claimed the marked territory 5 first (Find the treasure)"
+
+
+def test_a_hill_or_marked_space_must_be_a_territory_of_the_map() -> None:
+    with pytest.raises(StyleError, match="hill must be a territory id"):
+        Game.new({"red": RED, "blue": BLUE}, style="king-of-the-hill", hill="T3")
+    with pytest.raises(StyleError, match="marked must be a territory id"):
+        Game.new({"red": RED, "blue": BLUE}, style="find-the-treasure", marked=5)
