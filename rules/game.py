@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from rules import combat, day, equipment, night, setup_phase, turns
+from rules import card_actions, combat, day, night, setup_phase, turns
 from rules.board_map import BoardMap
 from rules.catalog import Catalog
 from rules.context import Ctx, Illegal, other
@@ -88,7 +88,7 @@ def _roll(c: Ctx, a: Roll) -> None:
     handlers: dict[str, Callable[[Ctx, Roll], None]] = {
         "d6": setup_phase.rolloff, "diel": turns.roll_diel, "d20": day.trap_roll, "attack": combat.roll,
         "defence": combat.roll, "escape": combat.escape_roll, "chase": combat.escape_roll,
-        "territory": equipment.territory_roll}
+        "territory": card_actions.territory_roll}
     handlers[a.what](c, a)
 
 
@@ -123,9 +123,9 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
     Challenge: combat.challenge, Hold: combat.hold, Bottom: night.bottom, Craft: night.craft,
     Sabotage: night.sabotage, Injure: night.injure, Heal: night.heal, Discard: night.discard, Steal: night.steal,
     Tame: night.tame,
-    Peace: turns.peace, Effect: judge_effect, Equip: equipment.equip, Unequip: equipment.unequip,
-    Pass: equipment.pass_item, Pickup: equipment.pickup, Resolve: equipment.resolve, Dig: equipment.dig,
-    Roam: equipment.roam,
+    Peace: turns.peace, Effect: judge_effect, Equip: card_actions.equip, Unequip: card_actions.unequip,
+    Pass: card_actions.pass_item, Pickup: card_actions.pickup, Resolve: card_actions.resolve, Dig: card_actions.dig,
+    Roam: card_actions.roam,
 }
 
 

@@ -1,5 +1,6 @@
-"""Items on souls (#equiping, #items) and the other printed-effect actions the rules name: sabotage results
-(#sabotage) and random territory selection (#random_territory).
+"""Actions the book names beyond moving and fighting: items on souls (#equiping, #items), tunnels dug by
+underground dwellers, rogue souls roaming (#rouge), sabotage results (#sabotage) and random territory
+selection (#random_territory).
 
 - ``equip ITEM SOUL``: an item from hand goes onto one of your souls in play (a day action, counted as a
   card played this diel roll). Items equipped travel with the soul as one stack (`Ctx.relocate`).
