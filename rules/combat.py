@@ -6,7 +6,7 @@ from rules.context import Ctx, Illegal, other
 from rules.day import MAX_SOULS, start_action
 from rules.fists import affinity_bonus, brawl, final_blow_modifier, habitat_modifiers, keal_modifier
 from rules.lifecycle import waste
-from rules.notation import Attack, Challenge, Hold, Means, Retreat, Roll, Stop
+from rules.notation import Attack, Challenge, Grab, Hold, Means, Retreat, Roll, Stop
 from rules.state import Bout, CardState, Pending
 
 
@@ -173,8 +173,11 @@ def _resolve(c: Ctx, b: Bout) -> None:
                  f"{'attacker' if won else 'defender'} wins (#brawl)")
     c.notice(f"{'final blow' if b.final else 'bout'}: attack {b.attack_roll}{am:+d}={a_total} vs defence "
              f"{b.defence_roll}{dm:+d}={d_total}: {'attacker' if won else 'defender'} wins")
-    if not b.final:
+    if not b.final and not b.grab:
         c.s.fixed_means[(att.id, dfn.id)] = (b.attack_means or 0, b.defence_means or 0)
+    if b.grab:
+        _grab_over(c, b, won)
+        return
     if b.final and best_of == 3:
         rounds = (*b.rounds, 1 if won else -1)
         if rounds.count(1) < 2 and rounds.count(-1) < 2:
@@ -204,9 +207,47 @@ def _resolve(c: Ctx, b: Bout) -> None:
     c.push(Pending("combat", att.owner, territory, note="press"), front=True)
 
 
+def grab(c: Ctx, a: Grab) -> None:
+    """#items: each player with a soul able to fight names one in the territory to grab the dropped item; a
+    KEAL means bout between the two follows (the first named attacks); the victor equips the item, the loser
+    takes KEAL means damage. With only one side able, its soul takes the item."""
+    first = c.s.pending[0] if c.s.pending else None
+    if first is None or first.kind != "grab" or first.player != a.player or first.cards != (a.card,):
+        raise Illegal("#items", f"no grab for {a.card} is due from {a.player}")
+    soul = c.own(a.player, a.target, "play")
+    if not c.is_soul(soul) or soul.at is None or c.territory_of(soul.at) != first.territory:
+        raise Illegal("#items", f"{a.target} is not a soul of {a.player}'s in territory {first.territory}")
+    if c.downed(soul):
+        raise Illegal("#items", f"{c.name(soul)} is downed: send a soul with KEAL means left")
+    c.pop()
+    nxt = c.s.pending[0] if c.s.pending else None
+    if nxt is not None and nxt.kind == "grab" and nxt.cards == first.cards and not first.note:
+        c.s.pending = (nxt.set(note=soul.id), *c.s.pending[1:])  # the other player names theirs next
+        return
+    if first.note:
+        c.s.bout = Bout(first.note, soul.id, False, grab=a.card)
+        c.notice(f"grab bout for {a.card}: {c.name(c.card(first.note))} against {c.name(soul)} (#items)")
+        return
+    item = c.card(a.card)
+    c.put(item.set(at=soul.at, equipped_to=soul.id, controller=a.player if item.owner != a.player else None))
+    c.notice(f"{c.name(soul)} grabs {c.name(item)}: no enemy soul able to fight contests it (#items)")
+
+
+def _grab_over(c: Ctx, b: Bout, won: bool) -> None:
+    winner, loser = (b.attacker, b.defender) if won else (b.defender, b.attacker)
+    w, lo = c.card(winner), c.card(loser)
+    item = c.card(b.grab)
+    c.put(item.set(at=w.at, equipped_to=w.id, controller=w.owner if item.owner != w.owner else None))
+    c.s.bout = None
+    c.push(Pending("damage", lo.owner, c.territory_of(lo.at or ""), (lo.id,), note="#items"), front=True)
+    c.notice(f"{c.name(w)} grabs {c.name(item)}; {c.name(lo)} takes KEAL means damage (#items)")
+
+
 def _after_waste(c: Ctx, winner: str, territory: str) -> None:
     if c.souls_in(territory, other(winner)):
-        c.push(Pending("combat", other(winner), territory, note="respond"), front=True)
+        grabs = tuple(p for p in c.s.pending if p.kind == "grab")  # a dropped item is grabbed first (#items)
+        rest = tuple(p for p in c.s.pending if p.kind != "grab")
+        c.s.pending = (*grabs, Pending("combat", other(winner), territory, note="respond"), *rest)
     else:
         _combat_over(c, territory)
 

@@ -24,6 +24,7 @@ from rules.notation import (
     DefaultEffect,
     Draw,
     End,
+    Grab,
     Heal,
     Hold,
     Initiative,
@@ -151,6 +152,8 @@ def _pending(c: Ctx) -> list[Action]:
             elif q.kind == "heal":
                 cs = c.card(q.cards[0])
                 out += [Heal(q.player, cs.id, i + 1) for i, n in enumerate(cs.injuries) if n]
+    elif pend.kind == "grab":
+        out += [Grab(p, pend.cards[0], x.id) for x in c.souls_in(pend.territory, p) if not c.downed(x)]
     elif pend.kind == "tame":
         out += [Tame(p, pend.cards[0], o) for o in ("tamed", "rogue")]
     return out

@@ -383,6 +383,15 @@ class Concede(Action):
     reasonability: str
 
 
+@_verb("grab")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Grab(Action):
+    """The soul a player sends to grab an item dropped in a contested territory (#items)."""
+
+    card: str
+    target: str
+
+
 JUDGE = "judge"
 JUDGE_VERBS = ("effect", "concede")
 VERBS: tuple[str, ...] = tuple(_REGISTRY)

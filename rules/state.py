@@ -99,6 +99,7 @@ class Bout:
     attack_roll: int | None = None
     defence_roll: int | None = None
     rounds: tuple[int, ...] = ()    # final blow best-of-3: +1 attacker won a round, -1 defender
+    grab: str = ""                  # a grab bout for this dropped item (#items)
 
     def set(self, **changes: Any) -> Bout:
         new: Bout = _fast_set(self, changes)
@@ -304,5 +305,6 @@ class GameState:
                          f"means {b.attack_means or '-'}/{b.defence_means or '-'} "
                          f"rolls {b.attack_roll if b.attack_roll is not None else '-'}/"
                          f"{b.defence_roll if b.defence_roll is not None else '-'}"
-                         + (f" rounds {','.join(map(str, b.rounds))}" if b.rounds else ""))
+                         + (f" rounds {','.join(map(str, b.rounds))}" if b.rounds else "")
+                         + (f" grab {b.grab}" if b.grab else ""))
         return "\n".join(line.rstrip() for line in lines)

@@ -285,3 +285,32 @@ def test_bs_challenge_conceded_against_takes_the_action_back() -> None:
     g.push("blue bs")
     g.push("judge concede for")  # the tie-breaking third individual
     assert g.state.cards["HMPU#0001"].zone == "play" and not g.state.pending
+
+
+def test_item_dropped_in_a_contested_territory_goes_to_the_winner_of_a_grab_bout() -> None:
+    # #items: "Items and crafted items are generally not destroyed, but rather dropped when a soul equipped with
+    # them is wasted. If a territory is under contention when this happens, each player chooses a suitable card
+    # to attempt to grab the item. A KEAL means bout will ensue where the victor equips the item and the loser
+    # takes KEAL means damage."
+    g = new_game(RED, BLUE)
+    place(g, "HMPU#0001", "T6", injuries=(1,))  # downed Hilbert carries the cloth
+    place(g, "WCA9#0001", "M6")
+    place(g, "SWyA#0001", "M5")
+    g.state.cards["zwZA#0001"] = g.state.cards["zwZA#0001"].set(zone="play", at="T6", equipped_to="HMPU#0001",
+                                                                  revealed=True)
+    g.push("red initiative")
+    g.push("blue move SWyA#0001 M5-T6")
+    g.push("blue attack SWyA#0001 HMPU#0001")  # a final blow on the downed soul
+    while g.state.bout is not None:
+        g.push("blue roll attack 6")
+        g.push("red roll defence 1,1")
+    assert g.state.cards["HMPU#0001"].zone == "discard"
+    assert [(p.kind, p.player) for p in g.state.pending[:2]] == [("grab", "blue"), ("grab", "red")]
+    rejected(g, "red grab zwZA#0001 WCA9#0001", "#items", "no grab")
+    g.push("blue grab zwZA#0001 SWyA#0001")
+    g.push("red grab zwZA#0001 WCA9#0001")
+    assert g.state.bout is not None and g.state.bout.grab == "zwZA#0001"
+    for text in ("blue means SWyA#0001 1", "red means WCA9#0001 1", "blue roll attack 1", "red roll defence 6,6"):
+        g.push(text)
+    assert g.state.cards["zwZA#0001"].equipped_to == "WCA9#0001"
+    assert (g.state.pending[0].kind, g.state.pending[0].cards) == ("damage", ("SWyA#0001",))
