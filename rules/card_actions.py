@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from rules.context import Ctx, Illegal, other
 from rules.day import MAX_PLAYED, reach, start_action
-from rules.notation import Dig, Equip, Pass, Pickup, Resolve, Roam, Roll, Unequip
+from rules.notation import Dig, Equip, Imprison, Pass, Pickup, Release, Resolve, Roam, Roll, Unequip
 from rules.state import CardState, Pending
 
 
@@ -144,6 +144,33 @@ def roam(c: Ctx, a: Roam) -> None:
     if there != here and others:
         c.notice(f"rogue {c.name(cs)} enters occupied territory {there}: it must attack every soul there, of both "
                  "players, until it loses once (#rouge)")
+
+
+def imprison(c: Ctx, a: Imprison) -> None:
+    """#prison: "under the effect of certain cards, souls can be taken prisoner. In this state the souls
+    resides in the basecamp/capital in the territory where the prison is located ... Territories can support a
+    max of 3 prisoners." The player whose card imprisons names the soul and one of their base camps/capitals."""
+    cs = c.card(a.card)
+    if cs.zone != "play" or not c.is_soul(cs) or cs.owner == a.player:
+        raise Illegal("#prison", f"{a.card} is not an enemy soul in play")
+    if not c.controls(a.player, a.territory):
+        raise Illegal("#prison", f"prisoners are held in a base camp or capital: {a.player} does not hold "
+                                 f"territory {a.territory}")
+    stand = c.territory_stand(a.territory)
+    if sum(1 for x in c.s.cards.values() if x.zone == "prison" and x.at == stand) >= 3:
+        raise Illegal("#prison", f"territory {a.territory} already holds 3 prisoners")
+    for item in [x for x in c.s.play.values() if x.equipped_to == cs.id]:
+        c.put(item.set(equipped_to=None))
+    c.put(cs.set(zone="prison", at=stand, moved=0, swimming=False))
+    c.forget(cs.id)
+    c.notice(f"{c.name(cs)} is taken prisoner in territory {a.territory} by a card effect (#prison)")
+
+
+def release(c: Ctx, a: Release) -> None:
+    """The printed release conditions are met: the prisoner returns to play on its prison's stand (#prison)."""
+    cs = c.own(a.player, a.card, "prison")
+    c.put(cs.set(zone="play", arrived_turn=c.s.turn))
+    c.notice(f"{c.name(cs)} is released from prison (#prison)")
 
 
 def resolve(c: Ctx, a: Resolve) -> None:

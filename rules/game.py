@@ -46,6 +46,7 @@ from rules.notation import (
     Grab,
     Heal,
     Hold,
+    Imprison,
     Initiative,
     Injure,
     Means,
@@ -55,6 +56,7 @@ from rules.notation import (
     Personal,
     Pickup,
     Play,
+    Release,
     Resolve,
     Retreat,
     Reveal,
@@ -127,7 +129,7 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
     Tame: night.tame,
     Peace: turns.peace, Effect: judge_effect, Equip: card_actions.equip, Unequip: card_actions.unequip,
     Pass: card_actions.pass_item, Pickup: card_actions.pickup, Resolve: card_actions.resolve, Dig: card_actions.dig,
-    Roam: card_actions.roam,
+    Roam: card_actions.roam, Imprison: card_actions.imprison, Release: card_actions.release,
 }
 
 

@@ -392,6 +392,23 @@ class Grab(Action):
     target: str
 
 
+@_verb("imprison")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Imprison(Action):
+    """A card effect takes an enemy soul prisoner in a base camp or capital the player holds (#prison)."""
+
+    card: str
+    territory: str
+
+
+@_verb("release")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Release(Action):
+    """The conditions of a card-effect prison are met: the prisoner's player takes it back (#prison)."""
+
+    card: str
+
+
 JUDGE = "judge"
 JUDGE_VERBS = ("effect", "concede")
 VERBS: tuple[str, ...] = tuple(_REGISTRY)

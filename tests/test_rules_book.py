@@ -314,3 +314,23 @@ def test_item_dropped_in_a_contested_territory_goes_to_the_winner_of_a_grab_bout
         g.push(text)
     assert g.state.cards["zwZA#0001"].equipped_to == "WCA9#0001"
     assert (g.state.pending[0].kind, g.state.pending[0].cards) == ("damage", ("SWyA#0001",))
+
+
+def test_card_effect_prison_holds_up_to_three_until_released() -> None:
+    # #prison: "under the effect of certain cards, souls can be taken prisoner ... the souls resides in the
+    # basecamp/capital in the territory where the prison is located ... Territories can support a max of 3
+    # prisoners ... until it is liberated by meeting the conditions listed on the prison play effect"
+    g = new_game(RED, BLUE)
+    place(g, "SWyA#0001", "M7a")
+    rejected(g, "red imprison SWyA#0001 6", "#prison", "does not hold territory 6")
+    rejected(g, "red imprison HMPU#0001 7", "#prison", "not an enemy soul in play")
+    g.push("red imprison SWyA#0001 7")
+    wolf = g.state.cards["SWyA#0001"]
+    assert wolf.zone == "prison" and wolf.at == "T7"
+    for card in ("hLwQ#0001", "G8OO#0001"):
+        place(g, card, "M7a")
+        g.push(f"red imprison {card} 7")
+    place(g, "Eppu#0001", "M7a")
+    rejected(g, "red imprison Eppu#0001 7", "#prison", "already holds 3 prisoners")
+    g.push("blue release SWyA#0001")
+    assert g.state.cards["SWyA#0001"].zone == "play"
