@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rules.context import Ctx, Illegal, other
 from rules.day import MAX_SOULS, start_action
-from rules.fists import affinity_bonus, brawl, final_blow_modifier, habitat_modifiers, keal_modifier
+from rules.fists import Typing, affinity_bonus, brawl, final_blow_modifier, habitat_modifiers, keal_modifier
 from rules.lifecycle import waste
 from rules.notation import Attack, Challenge, Grab, Hold, Means, Retreat, Roll, Stop
 from rules.state import Bout, CardState, Pending
@@ -148,15 +150,26 @@ def _modifiers(c: Ctx, b: Bout) -> tuple[int, int, int]:
     ai, di = c.info(att), c.info(dfn)
     assert dfn.at is not None and ai.habitat and di.habitat and ai.gene and di.gene
     geography = c.board.territories[c.territory_of(dfn.at)].geography
-    ha, hd, _ = habitat_modifiers(ai.habitat, di.habitat, geography)
-    am = affinity_bonus(ai.gene, c.s.players[att.owner].affinity) + ha
-    dm = affinity_bonus(di.gene, c.s.players[dfn.owner].affinity) + hd
+    ha, hd, _ = _habitat(ai.habitat, di.habitat, geography)
+    am = _affinity(ai.gene, c.s.players[att.owner].affinity) + ha
+    dm = _affinity(di.gene, c.s.players[dfn.owner].affinity) + hd
     if b.final:
-        t = final_blow_modifier(ai.gene, di.gene, ai.motive, di.motive)
+        t = _final(ai.gene, di.gene, ai.motive, di.motive)
         return am + t.attack, dm + t.defence, t.best_of
     assert b.attack_means is not None and b.defence_means is not None
-    t = keal_modifier(ai.keal_means[b.attack_means - 1].adaptations, di.keal_means[b.defence_means - 1].adaptations)
+    t = _keal(ai.keal_means[b.attack_means - 1].adaptations, di.keal_means[b.defence_means - 1].adaptations)
     return am + t.attack, dm, 1
+
+
+# The typing chart, motives and habitats are static: each pairing is worked out once per process.
+_habitat = lru_cache(maxsize=4096)(habitat_modifiers)
+_affinity = lru_cache(maxsize=4096)(affinity_bonus)
+_final = lru_cache(maxsize=4096)(final_blow_modifier)
+
+
+@lru_cache(maxsize=8192)
+def _keal(attacker: tuple[str, ...], defender: tuple[str, ...]) -> Typing:
+    return keal_modifier(attacker, defender)
 
 
 def _resolve(c: Ctx, b: Bout) -> None:
