@@ -6,7 +6,7 @@ from collections import deque
 
 from rules.context import Ctx, Illegal, other
 from rules.notation import Move, Play, Reveal, Roll, Swim, Trap
-from rules.routes import entered, route_cost
+from rules.routes import entered, route_cost, tunnel_pairs
 from rules.state import CardState, Pending
 from rules.turns import require_turn
 
@@ -93,13 +93,6 @@ def reveal(c: Ctx, a: Reveal) -> None:
     if cs.revealed:
         raise Illegal("#day", f"{c.name(cs)} is already revealed")
     c.put(cs.set(revealed=True))
-
-
-def tunnel_pairs(c: Ctx) -> list[tuple[str, str]]:
-    """Tunnels of the map file and those dug in this game: underground dwellers travel them (#habitat_effects)."""
-    pairs = [(str(t["a"]), str(t["b"])) for t in c.board.extras.get("tunnels", [])
-             if isinstance(t, dict) and "a" in t and "b" in t]
-    return pairs + list(c.s.tunnels)
 
 
 def reach(c: Ctx, cs: CardState, start: str, limit: int, *, ignore_enemies: bool = False) -> dict[str, int]:

@@ -12,8 +12,10 @@ from rules.state import CardState
 
 
 def tunnel_pairs(c: Ctx) -> list[tuple[str, str]]:
-    from rules.day import tunnel_pairs as pairs  # day imports routes: look it up when called
-    return pairs(c)
+    """Tunnels of the map file and those dug in this game: underground dwellers travel them (#habitat_effects)."""
+    pairs = [(str(t["a"]), str(t["b"])) for t in c.board.extras.get("tunnels", [])
+             if isinstance(t, dict) and "a" in t and "b" in t]
+    return pairs + list(c.s.tunnels)
 
 
 def route_cost(c: Ctx, cs: CardState, route: list[str], left: int) -> int:
