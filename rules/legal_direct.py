@@ -23,9 +23,11 @@ from rules.notation import (
     Action,
     Attack,
     Bottom,
+    Camp,
     Craft,
     Draw,
     End,
+    Hold,
     Initiative,
     Means,
     Move,
@@ -75,9 +77,28 @@ def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
     p = s.active
     if s.phase == "night" and not s.contention_due:
         return _night(c, p, trial)
-    if s.phase != "day" or any(q == p for q, _ in s.contention_due):
+    if s.phase == "camps":
+        held = sum(1 for owner, _ in s.claims.values() if owner == p)
+        return [make(Camp, p, t) for t in c.board.holdable if t not in s.claims] if held < 1 + c.style.camps else []
+    if s.phase != "day":
         return None
+    due = sorted(t for q, t in s.contention_due if q == p)
+    if due:
+        return _contention(c, p, due[0], trial)
     return _day(c, p)
+
+
+def _contention(c: Ctx, p: str, t: str, trial: Callable[[Action], bool]) -> list[Action]:
+    """A carried-over fight the player must deal with first: attack, retreat (by trial) or hold (#day)."""
+    if c.s.passed == p:
+        return []
+    able = [x for x in c.souls_in(t, p) if c.can_attack(x) is None]
+    theirs = c.souls_in(t, other(p))
+    out: list[Action] = [make(Attack, p, a.id, d.id) for a in able if a.control == p for d in theirs]
+    out += [r for r in legal_retreats(c, p, t) if trial(r)]
+    if not able:
+        out.append(make(Hold, p, t))
+    return out
 
 
 def _pending(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
