@@ -2,9 +2,10 @@
 
 A Kipukas *step* is `Game.legal_actions()` + `Game.apply()` of one of them; a python-chess *ply* is
 `list(board.legal_moves)` + `board.push()` of one of them. Both sides play random games (Kipukas with the
-progress player of `rules.selfplay`, chess uniformly), interleaved game by game so machine load hits both
-alike. Prints the mean step and ply, their ratio (target: step / ply <= 1), random self-play games per
-second, and the share of Kipukas games that reach a result, split by how they ended.
+progress player of `rules.selfplay`, chess uniformly) alternating in runs of 50 steps and 50 plies (as many
+plies as steps), so machine load hits both alike while each keeps its caches warm. Prints the mean step
+and ply, their ratio (target: step / ply <= 1), random self-play games per second, and the share of
+Kipukas games that reach a result, split by how they ended.
 
     python bench/bench_rules.py [--games N] [--actions N] [--cycles N] [--seed N]
 
@@ -19,6 +20,7 @@ import random
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -38,10 +40,11 @@ def deck(rng: random.Random, serial: int) -> list[str]:
     return [f"{c.code}#{serial}{i:03d}" for i, c in enumerate(pool[:30])]
 
 
-def kipukas_game(rng: random.Random, max_actions: int, cycles: int | None) -> tuple[int, float, str]:
-    """One random game; returns (steps, seconds spent in legal_actions + apply, how it ended)."""
+def kipukas_game(rng: random.Random, max_actions: int, cycles: int | None) -> Iterator[float]:
+    """One random game, one step at a time: yields the seconds each step spent in legal_actions + apply;
+    returns how the game ended."""
     g = Game.new({"red": deck(rng, 1), "blue": deck(rng, 2)}, style="domination", cycles=cycles)
-    steps, spent = 0, 0.0
+    steps = 0
     while steps < max_actions and not g.result:
         t0 = time.perf_counter()
         actions = g.legal_actions()
@@ -49,9 +52,12 @@ def kipukas_game(rng: random.Random, max_actions: int, cycles: int | None) -> tu
         action = choose(Ctx(g.state, g.board, g.catalog), actions, rng)  # the player, not the engine
         t2 = time.perf_counter()
         g.apply(action)
-        spent += (t1 - t0) + (time.perf_counter() - t2)
+        yield (t1 - t0) + (time.perf_counter() - t2)
         steps += 1
-    return steps, spent, ending(g.result)
+    return ending(g.result)
+
+
+CHUNK = 50  # steps (and plies) per run: long enough to keep each engine's caches warm
 
 
 def ending(result: str | None) -> str:
@@ -63,15 +69,16 @@ def ending(result: str | None) -> str:
     return "other"
 
 
-def chess_game(rng: random.Random, max_plies: int) -> tuple[int, float]:
-    board = chess.Board()
-    plies, spent = 0, 0.0
-    while plies < max_plies and not board.is_game_over(claim_draw=False):
-        t0 = time.perf_counter()
-        board.push(rng.choice(list(board.legal_moves)))
-        spent += time.perf_counter() - t0
-        plies += 1
-    return plies, spent
+def chess_plies(rng: random.Random, max_plies: int = 300) -> Iterator[float]:
+    """Random chess games back to back, one ply at a time: yields the seconds of legal moves + push."""
+    while True:
+        board = chess.Board()
+        plies = 0
+        while plies < max_plies and not board.is_game_over(claim_draw=False):
+            t0 = time.perf_counter()
+            board.push(rng.choice(list(board.legal_moves)))
+            yield time.perf_counter() - t0
+            plies += 1
 
 
 def main() -> int:
@@ -82,20 +89,32 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     rng_k, rng_c = random.Random(args.seed), random.Random(args.seed + 1)
+    plies_of = chess_plies(rng_c)
     steps = plies = 0
     k_time = c_time = 0.0
     lengths: list[int] = []
     ends: Counter[str] = Counter()
     wall = 0.0
     for _ in range(args.games):
-        t0 = time.perf_counter()
-        n, spent, how = kipukas_game(rng_k, args.actions, args.cycles or None)
-        wall += time.perf_counter() - t0
-        steps, k_time = steps + n, k_time + spent
+        game = kipukas_game(rng_k, args.actions, args.cycles or None)
+        n = 0
+        while True:  # alternate runs of CHUNK steps and CHUNK plies, so load hits both alike
+            t0 = time.perf_counter()
+            try:
+                spent = next(game)
+            except StopIteration as done:
+                wall += time.perf_counter() - t0
+                ends[done.value] += 1
+                break
+            wall += time.perf_counter() - t0
+            k_time, n = k_time + spent, n + 1
+            if n % CHUNK == 0:
+                for _ in range(CHUNK):
+                    c_time, plies = c_time + next(plies_of), plies + 1
+        for _ in range(n % CHUNK):
+            c_time, plies = c_time + next(plies_of), plies + 1
+        steps += n
         lengths.append(n)
-        ends[how] += 1
-        n, spent = chess_game(rng_c, 300)
-        plies, c_time = plies + n, c_time + spent
     step_us, ply_us = k_time / steps * 1e6, c_time / plies * 1e6
     reached = args.games - ends["no result"]
     print(f"kipukas: {args.games} games, {steps} steps (mean {steps / args.games:.0f}, max {max(lengths)}), "
