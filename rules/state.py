@@ -152,6 +152,10 @@ class CardTable(dict[str, CardState]):
         self.touched: set[str] = {c.at for c in self.values() if c.at is not None}
         self.settled: dict[str, tuple[str, str]] | None = None  # the claims as the last settlement left them
 
+    def __reduce__(self) -> tuple[type[CardTable], tuple[dict[str, CardState]]]:
+        """copy, deepcopy and pickle rebuild the indices from the cards (claims are then looked at everywhere)."""
+        return CardTable, (dict(self),)
+
     def clone(self) -> CardTable:
         new = CardTable.__new__(CardTable)
         dict.update(new, self)

@@ -24,3 +24,16 @@ def test_direct_legal_actions_equal_trial_applied_candidates(seed: int) -> None:
         assert direct == game.legal_actions_by_trial(), f"step {step}:\n{game.to_text()}"
         ctx = Ctx(game.state, game.board, game.catalog)
         game.push(choose(ctx, direct, rng) if progress else rng.choice(direct))
+
+
+def test_copied_and_pickled_states_rebuild_their_indices() -> None:
+    import copy
+    import pickle
+
+    game = random_position(3, 160)
+    expected = game.legal_actions()
+    for state in (copy.deepcopy(game.state), pickle.loads(pickle.dumps(game.state)), game.state.copy()):
+        assert state == game.state and state.to_text() == game.to_text()
+        assert list(state.play) == list(game.state.play)
+        game.state = state
+        assert game.legal_actions() == expected
