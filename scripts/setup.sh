@@ -33,5 +33,5 @@ fi
 echo "setup: creating .venv and installing kipukas-tracker"
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[dev]'
+.venv/bin/python -m pip install -q -e '.[dev,bench]'
 echo "$stamp_want" > .venv/.setup-stamp

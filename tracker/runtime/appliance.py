@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +73,8 @@ def current_game(state_dir: Path) -> Path | None:
     return state_dir / "records" / pointer.read_text(encoding="utf-8").strip()
 
 
-def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap) -> Table:
+def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap,
+             style: Mapping[str, Any] | None = None) -> Table:
     """Start a new game record and make it the game in progress (a running tracker switches to it)."""
     records = state_dir / "records"
     records.mkdir(parents=True, exist_ok=True)
@@ -81,7 +83,7 @@ def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap) -
     while (records / name).exists():
         n += 1
         name = time.strftime(f"game-%Y%m%d-%H%M%S-{n}.sqlite")
-    table = Table(board, GameRecord(str(records / name), load_or_create_key(state_dir)), decks)
+    table = Table(board, GameRecord(str(records / name), load_or_create_key(state_dir)), decks, style=style)
     pointer = records / CURRENT
     tmp = pointer.with_suffix(".tmp")
     tmp.write_text(name + "\n", encoding="utf-8")
