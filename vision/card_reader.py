@@ -166,8 +166,8 @@ class CardReader:
             unread += self.try_pairs(frame, finders, candidates, found, deadline)
         if not candidates and not found:
             found.extend(self._fallback(frame, grey, deadline))
-        reads = _results(found, self.accept)
-        return FrameReading(reads, [c for c in unread if not _covered(c, found)], finders)
+        reads = distinct_reads(found, self.accept)
+        return FrameReading(reads, [c for c in unread if not covered(c, found)], finders)
 
     def try_candidates(
         self, frame: BgrImage, candidates: list[Candidate], found: list[Decoded], deadline: float
@@ -179,7 +179,7 @@ class CardReader:
             if now > deadline:
                 unread.append(cand)
                 continue
-            if _covered(cand, found):
+            if covered(cand, found):
                 continue
             got = self._climb(frame, cand, min(deadline, now + self._candidate_s))
             found.extend(got)
@@ -198,7 +198,7 @@ class CardReader:
         for cand in pair_candidates(spare)[: self.config.max_pair_hypotheses]:
             if _clock() > deadline:
                 break
-            if _covered(cand, found):
+            if covered(cand, found):
                 continue
             got = read_grid(frame, cand, lambda: _clock() < deadline, deblur=False, windows=(7, 0))
             found.extend(got)
@@ -313,7 +313,7 @@ def _any_accepted(found: list[Decoded], accept: Callable[[str], bool]) -> bool:
     return any(accept(d.text) for d in found)
 
 
-def _covered(cand: Candidate, found: list[Decoded]) -> bool:
+def covered(cand: Candidate, found: list[Decoded]) -> bool:
     """True when the candidate's centre lies inside (or within a module of) a decoded code."""
     cx, cy = cand.centre
     for d in found:
@@ -323,7 +323,8 @@ def _covered(cand: Candidate, found: list[Decoded]) -> bool:
     return False
 
 
-def _results(found: list[Decoded], accept: Callable[[str], bool]) -> list[CardRead]:
+def distinct_reads(found: list[Decoded], accept: Callable[[str], bool]) -> list[CardRead]:
+    """The accepted payloads of `found`, each once (first outline kept)."""
     seen: set[str] = set()
     out: list[CardRead] = []
     for d in found:

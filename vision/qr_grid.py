@@ -156,6 +156,34 @@ def _views(colour: BgrImage, deblur: bool) -> Iterator[GreyImage]:
                     yield deconvolve(view, angle, max(2.0, length * factor))
 
 
+def grid_colour(frame: BgrImage, cand: Candidate, version: int) -> tuple[BgrImage, Matrix3]:
+    """The candidate's modules as an upright colour image (alignment-refined when found) and its map."""
+    n = 17 + 4 * version
+    to_frame = module_homography(cand, n)
+    colour = _warp(frame, to_frame, n)
+    refined = refine_with_alignment(CHANNELS["grey"](colour), to_frame, n, version)
+    if refined is None:
+        return colour, to_frame
+    return _warp(frame, refined, n), refined
+
+
+def decode_view(
+    view: GreyImage, version: int, alive: Callable[[], bool], windows: tuple[int, ...] = (7, 5, 9, 0)
+) -> list[Decoded]:
+    """Decode one module-grid view (`_PPM` pixels per module); corners in module units times `_RENDER_PPM`."""
+    n = 17 + 4 * version
+    means = module_means(view, n)
+    for window in windows:
+        if not alive():
+            return []
+        grid = render(repair_function_patterns(classify(means, window), version))
+        # zxing-cpp alone: on a clean render it reads what zbar reads, at a twentieth of the cost
+        found = decode_zxing(grid)
+        if found:
+            return found
+    return []
+
+
 def read_grid(
     frame: BgrImage, cand: Candidate, alive: Callable[[], bool], deblur: bool = True,
     windows: tuple[int, ...] = (7, 5, 9, 0),
@@ -171,20 +199,28 @@ def read_grid(
             if mapping is not to_frame:
                 colour = _warp(frame, mapping, n)
             for view in _views(colour, deblur):
-                means = module_means(view, n)
-                for window in windows:
-                    if not alive():
-                        return []
-                    grid = render(repair_function_patterns(classify(means, window), version))
-                    # zxing-cpp alone: on a clean render it reads what zbar reads, at a twentieth of the cost
-                    found = decode_zxing(grid)
-                    if found:
-                        return [_to_frame(d, mapping, n) for d in found]
+                found = decode_view(view, version, alive, windows)
+                if found:
+                    return [code_in_frame(d.text, mapping, n) for d in found]
+                if not alive():
+                    return []
     return []
 
 
-def _to_frame(d: Decoded, mapping: Matrix3, n: int) -> Decoded:
+def fused_views(colours: list[BgrImage]) -> Iterator[GreyImage]:
+    """Views of several frames' grids of one code: the mean (noise, moving glare) and the median (fingers)."""
+    for channel in ("grey", "min_rg"):
+        stack = np.stack([CHANNELS[channel](c).astype(np.float32) for c in colours])
+        for fused in (stack.mean(axis=0), np.median(stack, axis=0)):
+            view = as_grey(np.clip(fused, 0, 255))
+            yield view
+            angle, length = estimate_blur(view, _PPM)
+            if length >= 2.0:
+                yield deconvolve(view, angle, length)
 
+
+def code_in_frame(text: str, mapping: Matrix3, n: int) -> Decoded:
+    """A decoded `text` with the outline of its n-module grid under `mapping`, in frame pixels."""
     corners = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64).reshape(-1, 1, 2)
     pts = cv2.perspectiveTransform(corners, mapping).reshape(-1, 2)
-    return Decoded(d.text, order_corners([(float(x), float(y)) for x, y in pts]))
+    return Decoded(text, order_corners([(float(x), float(y)) for x, y in pts]))
