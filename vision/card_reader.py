@@ -36,7 +36,7 @@ import numpy as np
 from vision.qr_deblur import deconvolve, estimate_blur
 from vision.qr_decoders import DECODERS, Corners, Decoded, Decoder, GreyImage, as_grey, order_corners
 from vision.qr_finders import Candidate, Finder, find_finders, group_finders, pair_candidates
-from vision.qr_grid import read_grid
+from vision.qr_grid import plan_grid, read_grid
 from vision.qr_views import CHANNELS, BgrImage, Patch, binarise, crop_patch, rectified_patch, to_frame_points
 
 
@@ -85,11 +85,14 @@ class ReaderConfig:
     grid_after_rungs: int = 12  # ladder rungs tried before the module-grid sampler
     deblur_lengths: tuple[float, ...] = (1.0, 0.6, 1.5)  # multiples of the estimated blur length
     max_pair_hypotheses: int = 24
+    max_pair_reads: int = 4  # best-ranked hypotheses decoded
     full_frame: tuple[str, ...] = ("zxing",)
     # (scale, adaptive-threshold block, box-blur size or 0), run in order while no candidate is found or
     # finders are left over. Full-size passes are smoothed first, which keeps sensor noise from turning
     # into thousands of contours; a light smoothing keeps small finders, a stronger one blurred finders.
-    finder_passes: tuple[tuple[float, int, int], ...] = ((0.5, 21, 0), (1.0, 25, 2), (1.0, 25, 4), (0.5, 41, 0))
+    finder_passes: tuple[tuple[float, int, int], ...] = (
+        (0.5, 21, 0), (1.0, 25, 2), (1.0, 25, 4), (0.5, 41, 0), (1.0, 11, 0),
+    )
     finder_min_contrast: float = 4.0
     margin_modules: float = 5.0
     quiet_modules: float = 4.0
@@ -157,13 +160,17 @@ class CardReader:
         finders, candidates = self._candidates(grey, deadline)
         unread = self.try_candidates(frame, candidates, found, deadline)
         if not _any_accepted(found, self.accept) and _clock() < deadline:
+            # half of what is left for codes with a hidden finder, then the rest for a blurred frame
+            now = _clock()
+            unread += self.try_pairs(frame, finders, candidates, found, now + (deadline - now) / 2)
+        if not _any_accepted(found, self.accept) and _clock() < deadline:
             more_finders, blurred = self._deblurred_candidates(grey, deadline)
-            finders = _merge_finders(finders, more_finders)
             fresh = [c for c in blurred if not _near_any(c, candidates)]
             candidates += fresh
             unread += self.try_candidates(frame, fresh, found, deadline)
-        if not _any_accepted(found, self.accept) and _clock() < deadline:
-            unread += self.try_pairs(frame, finders, candidates, found, deadline)
+            if not _any_accepted(found, self.accept) and _clock() < deadline:
+                unread += self.try_pairs(frame, more_finders, fresh, found, deadline)
+            finders = _merge_finders(finders, more_finders)
         if not candidates and not found:
             found.extend(self._fallback(frame, grey, deadline))
         reads = distinct_reads(found, self.accept)
@@ -195,15 +202,21 @@ class CardReader:
         used = [p for c in candidates for p in (c.top_left, c.top_right, c.bottom_left)]
         spare = [f for f in finders if not any(math.hypot(f.x - x, f.y - y) < 2 * f.module for x, y in used)]
         tried: list[Candidate] = []
+        # rank every hypothesis and version by its timing patterns (cheap), then decode the best first
+        ranked: list[tuple[float, Candidate]] = []
         for cand in pair_candidates(spare)[: self.config.max_pair_hypotheses]:
             if _clock() > deadline:
                 break
-            if covered(cand, found):
-                continue
+            if not covered(cand, found):
+                ranked.append((max((p.score for p in plan_grid(frame, cand, refine=False)), default=0.0), cand))
+        for _, cand in sorted(ranked, key=lambda sc: -sc[0])[: self.config.max_pair_reads]:
+            if _clock() > deadline:
+                break
             got = read_grid(frame, cand, lambda: _clock() < deadline, deblur=False, windows=(7, 0))
             found.extend(got)
-            if not got:
-                tried.append(cand)
+            if got:
+                break
+            tried.append(cand)
         return tried[:1] if len(spare) >= 2 else []
 
     def _candidates(self, grey: GreyImage, deadline: float) -> tuple[list[Finder], list[Candidate]]:

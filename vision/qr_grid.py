@@ -16,6 +16,7 @@ Reed-Solomon blocks, and a grid that is wrong beyond what they can correct is si
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -63,36 +64,82 @@ def _warp(frame: BgrImage, to_frame: Matrix3, n: int) -> BgrImage:
     )
 
 
+def _template(modules: GreyImage) -> GreyImage:
+    """A module pattern (255 light) at `_PPM` pixels per module inside a one-module light ring."""
+    big = np.kron(modules, np.ones((_PPM, _PPM), np.uint8))
+    return as_grey(cv2.copyMakeBorder(big, _PPM, _PPM, _PPM, _PPM, cv2.BORDER_CONSTANT, value=255))
+
+
+def _finder_template() -> GreyImage:
+    pattern = np.zeros((7, 7), np.uint8)
+    pattern[1:6, 1:6] = 255
+    pattern[2:5, 2:5] = 0
+    return _template(pattern)
+
+
 def _align_template() -> GreyImage:
     pattern = np.zeros((5, 5), np.uint8)
     pattern[1:4, 1:4] = 255
     pattern[2, 2] = 0
-    big = np.kron(pattern, np.ones((_PPM, _PPM), np.uint8))
-    return as_grey(cv2.copyMakeBorder(big, _PPM, _PPM, _PPM, _PPM, cv2.BORDER_CONSTANT, value=255))
+    return _template(pattern)
 
 
-def refine_with_alignment(view: GreyImage, to_frame: Matrix3, n: int, version: int) -> Matrix3 | None:
-    """The perspective map corrected so the alignment pattern lands where it belongs, or None if not found."""
-    centre = _ALIGN.get(version)
-    if centre is None:
-        return None
-    tpl = _align_template()
+def _locate(
+    view: GreyImage, tpl: GreyImage, expect: tuple[float, float], reach: float, min_score: float
+) -> tuple[float, float] | None:
+    """Where `tpl` best matches `view` within `reach` modules of `expect` (module coordinates of `view`)."""
     half = tpl.shape[0] / 2
-    expect = (centre + 0.5) * _PPM
-    reach = 3 * _PPM
-    x0, y0 = round(expect - half - reach), round(expect - half - reach)
-    window = view[max(y0, 0) : round(expect + half + reach), max(x0, 0) : round(expect + half + reach)]
-    if window.shape[0] < tpl.shape[0] or window.shape[1] < tpl.shape[1]:
+    x0, y0 = round(expect[0] * _PPM - half - reach * _PPM), round(expect[1] * _PPM - half - reach * _PPM)
+    x1, y1 = round(expect[0] * _PPM + half + reach * _PPM), round(expect[1] * _PPM + half + reach * _PPM)
+    if x0 < 0 or y0 < 0 or x1 > view.shape[1] or y1 > view.shape[0]:
         return None
-    scores = cv2.matchTemplate(window, tpl, cv2.TM_CCOEFF_NORMED)
+    scores = cv2.matchTemplate(view[y0:y1, x0:x1], tpl, cv2.TM_CCOEFF_NORMED)
     _, best, _, loc = cv2.minMaxLoc(scores)
-    if best < 0.45:
+    if best < min_score:
         return None
-    found = ((max(x0, 0) + loc[0] + half) / _PPM, (max(y0, 0) + loc[1] + half) / _PPM)  # module coordinates
-    src = np.array([[3.5, 3.5], [n - 3.5, 3.5], [3.5, n - 3.5], [centre + 0.5, centre + 0.5]], np.float32)
-    seen = np.array([[3.5, 3.5], [n - 3.5, 3.5], [3.5, n - 3.5], list(found)], np.float32)
-    seen_frame = cv2.perspectiveTransform(seen.reshape(-1, 1, 2), to_frame).reshape(-1, 2)
-    return np.asarray(cv2.getPerspectiveTransform(src, seen_frame.astype(np.float32)), dtype=np.float64)
+    return ((x0 + loc[0] + half) / _PPM, (y0 + loc[1] + half) / _PPM)
+
+
+def refine_grid(frame: BgrImage, to_frame: Matrix3, n: int, version: int) -> Matrix3 | None:
+    """`to_frame` corrected by matching the finders (and the alignment pattern) where the grid puts them.
+
+    The finder centres from the finder search are a fraction of a module off at small sizes, and three
+    points cannot describe perspective; matching the patterns' templates at sub-module steps in the
+    warped view fixes both. None when no pattern was found.
+    """
+    margin = 2
+    shift = np.array([[1 / _PPM, 0, -margin], [0, 1 / _PPM, -margin], [0, 0, 1]], dtype=np.float64)
+    size = (n + 2 * margin) * _PPM
+    view = CHANNELS["min_rg"](np.asarray(cv2.warpPerspective(
+        frame, to_frame @ shift, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    ), dtype=np.uint8))
+    src: list[tuple[float, float]] = []
+    seen: list[tuple[float, float]] = []
+    hits = 0
+    for cx, cy in ((3.5, 3.5), (n - 3.5, 3.5), (3.5, n - 3.5)):
+        at = _locate(view, _finder_template(), (cx + margin, cy + margin), 1.5, 0.5)
+        src.append((cx, cy))
+        seen.append((cx, cy) if at is None else (at[0] - margin, at[1] - margin))
+        hits += at is not None
+    centre = _ALIGN.get(version)
+    if centre is not None:
+        c = centre + 0.5
+        # the alignment pattern moves by the finders' correction plus perspective
+        at = _locate(view, _align_template(), (c + margin, c + margin), 3.0, 0.45)
+        if at is not None:
+            src.append((c, c))
+            seen.append((at[0] - margin, at[1] - margin))
+            hits += 1
+    if hits == 0:
+        return None
+    seen_frame = cv2.perspectiveTransform(np.array(seen, np.float64).reshape(-1, 1, 2), to_frame).reshape(-1, 2)
+    if len(src) == 4:
+        return np.asarray(
+            cv2.getPerspectiveTransform(np.array(src, np.float32), seen_frame.astype(np.float32)), dtype=np.float64
+        )
+    affine = cv2.getAffineTransform(np.array(src, np.float32), seen_frame.astype(np.float32))
+    return np.vstack([np.asarray(affine, dtype=np.float64), [0.0, 0.0, 1.0]])
 
 
 def module_means(view: GreyImage, n: int) -> FloatGrid:
@@ -149,6 +196,10 @@ def _views(colour: BgrImage, deblur: bool) -> Iterator[GreyImage]:
     for channel in ("grey", "min_rg"):
         view = CHANNELS[channel](colour)
         yield view
+        # defocus (a far card, a camera focused elsewhere) spreads every module over its neighbours;
+        # an unsharp mask of about a module takes most of that spread back out
+        soft = cv2.GaussianBlur(view, (0, 0), 0.8 * _PPM)
+        yield as_grey(cv2.addWeighted(view, 2.0, soft, -1.0, 0))
         if deblur:
             angle, length = estimate_blur(view, _PPM)
             if length >= 2.0:
@@ -160,9 +211,9 @@ def grid_colour(frame: BgrImage, cand: Candidate, version: int) -> tuple[BgrImag
     """The candidate's modules as an upright colour image (alignment-refined when found) and its map."""
     n = 17 + 4 * version
     to_frame = module_homography(cand, n)
-    colour = _warp(frame, to_frame, n)
-    refined = refine_with_alignment(CHANNELS["grey"](colour), to_frame, n, version)
+    refined = refine_grid(frame, to_frame, n, version)
     if refined is None:
+        colour = _warp(frame, to_frame, n)
         return colour, to_frame
     return _warp(frame, refined, n), refined
 
@@ -184,26 +235,71 @@ def decode_view(
     return []
 
 
+@dataclass(frozen=True, slots=True)
+class GridPlan:
+    """One way to read a candidate: a version, its module-to-frame maps (best first) and a timing score."""
+
+    version: int
+    mappings: tuple[Matrix3, ...]
+    score: float
+
+
+def timing_score(means: FloatGrid) -> float:
+    """How well row 6 or column 6 alternates dark/light between the finders (1: perfectly).
+
+    The timing patterns only line up with the sampled grid when the geometry and the version are
+    right, so this ranks hypotheses cheaply before any decoding (one of the two may be covered).
+    """
+    n = means.shape[0]
+    alt = np.where(np.arange(8, n - 8) % 2 == 0, -1.0, 1.0)
+
+    def corr(v: npt.NDArray[np.float32]) -> float:
+        d = v.astype(np.float64) - float(v.mean())
+        norm = float(np.linalg.norm(d) * np.linalg.norm(alt))
+        return float(d @ alt) / norm if norm > 0 else 0.0
+
+    return max(corr(means[6, 8 : n - 8]), corr(means[8 : n - 8, 6]))
+
+
+def plan_grid(frame: BgrImage, cand: Candidate, refine: bool = True) -> list[GridPlan]:
+    """The plausible versions of `cand`, each with its maps, best timing score first."""
+    plans: list[GridPlan] = []
+    for version in versions_for(cand):
+        n = 17 + 4 * version
+        to_frame = module_homography(cand, n)
+        refined = refine_grid(frame, to_frame, n, version) if refine else None
+        maps = (refined, to_frame) if refined is not None else (to_frame,)
+        means = module_means(CHANNELS["min_rg"](_warp(frame, maps[0], n)), n)
+        plans.append(GridPlan(version, maps, timing_score(means)))
+    return sorted(plans, key=lambda p: -p.score)
+
+
+def read_plan(
+    frame: BgrImage, plan: GridPlan, alive: Callable[[], bool], deblur: bool = True,
+    windows: tuple[int, ...] = (7, 5, 9, 0),
+) -> list[Decoded]:
+    """Decode one plan; corners in frame pixels. Stops when `alive()` is False."""
+    n = 17 + 4 * plan.version
+    for mapping in plan.mappings:
+        colour = _warp(frame, mapping, n)
+        for view in _views(colour, deblur):
+            found = decode_view(view, plan.version, alive, windows)
+            if found:
+                return [code_in_frame(d.text, mapping, n) for d in found]
+            if not alive():
+                return []
+    return []
+
+
 def read_grid(
     frame: BgrImage, cand: Candidate, alive: Callable[[], bool], deblur: bool = True,
     windows: tuple[int, ...] = (7, 5, 9, 0),
 ) -> list[Decoded]:
     """Decode `cand` by sampling its module grid; corners in frame pixels. Stops when `alive()` is False."""
-    for version in versions_for(cand):
-        n = 17 + 4 * version
-        to_frame = module_homography(cand, n)
-        colour = _warp(frame, to_frame, n)
-        refined = refine_with_alignment(CHANNELS["grey"](colour), to_frame, n, version)
-        maps = [refined, to_frame] if refined is not None else [to_frame]
-        for mapping in maps:
-            if mapping is not to_frame:
-                colour = _warp(frame, mapping, n)
-            for view in _views(colour, deblur):
-                found = decode_view(view, version, alive, windows)
-                if found:
-                    return [code_in_frame(d.text, mapping, n) for d in found]
-                if not alive():
-                    return []
+    for plan in plan_grid(frame, cand):
+        found = read_plan(frame, plan, alive, deblur, windows)
+        if found or not alive():
+            return found
     return []
 
 
