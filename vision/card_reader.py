@@ -290,7 +290,8 @@ class CardReader:
         decode = DECODERS["zbar"]
         for scale in self.config.fallback_scales:
             for channel in self.config.fallback_channels:
-                if _clock() > deadline:
+                # a full-frame zbar pass costs about 30 ms per megapixel: start one only if it fits
+                if _clock() + 0.03 * scale * scale * frame.shape[0] * frame.shape[1] / 1e6 > deadline:
                     return []
                 image = grey if channel == "grey" else CHANNELS[channel](frame)
                 if scale != 1:

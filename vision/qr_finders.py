@@ -98,10 +98,9 @@ def find_finders(grey: GreyImage, block: int, min_contrast: float = 0.0, min_are
     """
     binary = cv2.adaptiveThreshold(grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block | 1, 0)
     if min_contrast > 0:
-        g = grey.astype(np.float32)
         size = (block | 1, block | 1)
-        mean = cv2.boxFilter(g, -1, size)
-        var = cv2.boxFilter(g * g, -1, size) - mean * mean
+        mean = cv2.boxFilter(grey, cv2.CV_32F, size)
+        var = cv2.sqrBoxFilter(grey, cv2.CV_32F, size) - mean * mean
         binary[var < min_contrast * min_contrast] = 0
     contours, hierarchy = cv2.findContours(binary, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:

@@ -245,10 +245,10 @@ class GridPlan:
 
 
 def timing_score(means: FloatGrid) -> float:
-    """How well row 6 or column 6 alternates dark/light between the finders (1: perfectly).
+    """How well row 6 and column 6 alternate dark/light between the finders (1: perfectly).
 
     The timing patterns only line up with the sampled grid when the geometry and the version are
-    right, so this ranks hypotheses cheaply before any decoding (one of the two may be covered).
+    right, so this ranks hypotheses cheaply before any decoding.
     """
     n = means.shape[0]
     alt = np.where(np.arange(8, n - 8) % 2 == 0, -1.0, 1.0)
@@ -258,7 +258,9 @@ def timing_score(means: FloatGrid) -> float:
         norm = float(np.linalg.norm(d) * np.linalg.norm(alt))
         return float(d @ alt) / norm if norm > 0 else 0.0
 
-    return max(corr(means[6, 8 : n - 8]), corr(means[8 : n - 8, 6]))
+    # both lines: a wrong hypothesis built on two adjacent finders still has the true timing line
+    # between them as one of its own, so one line alone cannot tell it from the right one
+    return (corr(means[6, 8 : n - 8]) + corr(means[8 : n - 8, 6])) / 2
 
 
 def plan_grid(frame: BgrImage, cand: Candidate, refine: bool = True) -> list[GridPlan]:
