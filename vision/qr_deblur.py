@@ -39,7 +39,8 @@ def estimate_blur(view: GreyImage, unit: float) -> tuple[float, float]:
     return angle, min(3.0 * unit, (anisotropy - 1.0) * 1.6 * unit)
 
 
-def _motion_kernel(angle: float, length: float, size: int) -> FloatGrid:
+def motion_kernel(angle: float, length: float, size: int) -> FloatGrid:
+    """A normalised `size` x `size` line kernel `length` pixels long at `angle` (anti-aliased)."""
     kernel = np.zeros((size, size), np.float32)
     c = size // 2
     dx, dy = math.cos(angle) * (length - 1) / 2, math.sin(angle) * (length - 1) / 2
@@ -61,7 +62,7 @@ def deconvolve(view: GreyImage, angle: float, length: float, snr: float = 0.02) 
     h, w = cv2.getOptimalDFTSize(h0 + 2 * pad), cv2.getOptimalDFTSize(w0 + 2 * pad)
     img = cv2.copyMakeBorder(view, pad, h - h0 - pad, pad, w - w0 - pad, cv2.BORDER_REFLECT).astype(np.float32)
     psf = np.zeros((h, w), np.float32)
-    psf[:size, :size] = _motion_kernel(angle, length, size)
+    psf[:size, :size] = motion_kernel(angle, length, size)
     psf = np.roll(psf, (-(size // 2), -(size // 2)), axis=(0, 1))
     spec_img = cv2.dft(img, flags=cv2.DFT_COMPLEX_OUTPUT)
     spec_psf = cv2.dft(psf, flags=cv2.DFT_COMPLEX_OUTPUT)
