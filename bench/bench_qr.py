@@ -58,7 +58,10 @@ def methods() -> dict[str, Method]:
     return {"reader": ours, "pyzbar-grey": zbar, "zxing-grey": zxing}
 
 
-def measure(method: Method, frames: list[tuple[Frame, set[str]]], reps: int) -> dict[str, float]:
+def measure(
+    method: Method, frames: list[tuple[Frame, set[str]]], reps: int, pool: list[float] | None = None
+) -> dict[str, float]:
+    """Photos read completely and correctly, wrong payloads, median/p95 ms (times also added to `pool`)."""
     ok = wrong = 0
     times: list[float] = []
     for frame, truth in frames:
@@ -71,6 +74,8 @@ def measure(method: Method, frames: list[tuple[Frame, set[str]]], reps: int) -> 
         times.append(statistics.median(per) * 1000)
         ok += got == truth
         wrong += len(got - truth)
+    if pool is not None:
+        pool.extend(times)
     return {
         "read": ok, "n": len(frames), "wrong": wrong,
         "median_ms": float(np.median(times)), "p95_ms": float(np.percentile(times, 95)),
@@ -152,7 +157,8 @@ def main() -> int:
     frames = dev_frames()
     for method in ms.values():  # warm-up: first calls load libraries and allocate
         method(frames[0][0])
-    rows = {name: measure(method, frames, args.reps) for name, method in ms.items()}
+    pools: dict[str, list[float]] = {name: [] for name in ms}
+    rows = {name: measure(method, frames, args.reps, pools[name]) for name, method in ms.items()}
     report(f"dev photos ({DEV.name}, {len(frames)} real 1280x720 photos), one core", rows, "pyzbar-grey")
     if args.synth or args.presentations:
         from vision.synth.qr import CONDITIONS, PRESENTATION_CONDITIONS, SynthSet
@@ -163,9 +169,14 @@ def main() -> int:
         for condition in CONDITIONS:
             sframes = [(s.frame, set(s.payloads)) for s in synth.samples(condition, args.synth)]
             for name, method in ms.items():
-                srows[f"{condition}/{name}"] = measure(method, sframes, 1)
+                srows[f"{condition}/{name}"] = measure(method, sframes, 1, pools[name])
         report(f"synthetic card backs ({args.synth} per condition, seed {args.seed}), one core", srows, "pyzbar-grey")
         print("   all synthetic photos:", "; ".join(totals(srows, m) for m in ms))
+    for name, pool in pools.items():
+        print(
+            f"   still photos (dev + synthetic), {name}: median {np.median(pool):.1f} ms, "
+            f"p95 {np.percentile(pool, 95):.1f} ms, max {max(pool):.1f} ms over {len(pool)} photos"
+        )
     if args.presentations:
         prows: dict[str, dict[str, float]] = {}
         makers = presentation_methods(ms)

@@ -80,7 +80,7 @@ def _default_ladder() -> tuple[Attempt, ...]:
 class ReaderConfig:
     """Everything the reader's stages need; defaults are the measured configuration (bench/bench_qr.py)."""
 
-    budget_ms: float = 140.0
+    budget_ms: float = 130.0
     candidate_budget_ms: float = 80.0  # about one full ladder on this machine
     grid_after_rungs: int = 12  # ladder rungs tried before the module-grid sampler
     deblur_lengths: tuple[float, ...] = (1.0, 0.6, 1.5)  # multiples of the estimated blur length
