@@ -167,9 +167,9 @@ class CardReader:
             more_finders, blurred = self._deblurred_candidates(grey, deadline)
             fresh = [c for c in blurred if not _near_any(c, candidates)]
             candidates += fresh
-            unread += self.try_candidates(frame, fresh, found, deadline)
+            unread += self.try_candidates(frame, fresh, found, deadline, grid_first=True)
             if not _any_accepted(found, self.accept) and _clock() < deadline:
-                unread += self.try_pairs(frame, more_finders, fresh, found, deadline)
+                unread += self.try_pairs(frame, more_finders, fresh, found, deadline, deblur=True)
             finders = _merge_finders(finders, more_finders)
         if not candidates and not found:
             found.extend(self._fallback(frame, grey, deadline))
@@ -177,9 +177,14 @@ class CardReader:
         return FrameReading(reads, [c for c in unread if not covered(c, found)], finders)
 
     def try_candidates(
-        self, frame: BgrImage, candidates: list[Candidate], found: list[Decoded], deadline: float
+        self, frame: BgrImage, candidates: list[Candidate], found: list[Decoded], deadline: float,
+        grid_first: bool = False,
     ) -> list[Candidate]:
-        """Decode each candidate not yet covered by `found` (appended to); returns those left unread."""
+        """Decode each candidate not yet covered by `found` (appended to); returns those left unread.
+
+        `grid_first`: for candidates only a deblurred frame showed, the decoders will not find the code
+        in the blurred frame's crops, so the (deblurring) grid sampler goes first.
+        """
         unread: list[Candidate] = []
         for cand in candidates:
             now = _clock()
@@ -188,7 +193,7 @@ class CardReader:
                 continue
             if covered(cand, found):
                 continue
-            got = self._climb(frame, cand, min(deadline, now + self._candidate_s))
+            got = self._climb(frame, cand, min(deadline, now + self._candidate_s), grid_first)
             found.extend(got)
             if not got:
                 unread.append(cand)
@@ -196,7 +201,7 @@ class CardReader:
 
     def try_pairs(
         self, frame: BgrImage, finders: list[Finder], candidates: list[Candidate], found: list[Decoded],
-        deadline: float,
+        deadline: float, deblur: bool = False,
     ) -> list[Candidate]:
         """Grid-sample codes completed from two finders (the third hidden); returns the hypotheses tried."""
         used = [p for c in candidates for p in (c.top_left, c.top_right, c.bottom_left)]
@@ -212,7 +217,7 @@ class CardReader:
         for _, cand in sorted(ranked, key=lambda sc: -sc[0])[: self.config.max_pair_reads]:
             if _clock() > deadline:
                 break
-            got = read_grid(frame, cand, lambda: _clock() < deadline, deblur=False, windows=(7, 0))
+            got = read_grid(frame, cand, lambda: _clock() < deadline, deblur=deblur, windows=(7, 0))
             found.extend(got)
             if got:
                 break
@@ -257,12 +262,13 @@ class CardReader:
                 return finders, cands
         return finders, []
 
-    def _climb(self, frame: BgrImage, cand: Candidate, deadline: float) -> list[Decoded]:
+    def _climb(self, frame: BgrImage, cand: Candidate, deadline: float, grid_first: bool = False) -> list[Decoded]:
         patches: dict[tuple[str, float], Patch] = {}
+        grid_at = 0 if grid_first else self.config.grid_after_rungs
         for index, rung in enumerate(self.config.ladder):
             if _clock() > deadline:
                 return []
-            if index == self.config.grid_after_rungs:
+            if index == grid_at:
                 got = read_grid(frame, cand, lambda: _clock() < deadline)
                 if got:
                     return got
