@@ -6,8 +6,11 @@ judge it. This generator draws fresh codes the way the card backs hide them (see
 quiet zone (the lava of dark blobs and yellow cracks runs right up to the code), modules with rough,
 lava-like edges, yellow-to-orange light parts with dark speckles, solid dark parts, and
 green blobs that may touch the code's border. The card is then placed in a 1280x720 scene with a
-perspective, and one imaging condition is applied (`CONDITIONS`). Everything is drawn from one
-``numpy.random.Generator`` seeded per (seed, condition, index), so a sample is reproducible alone.
+perspective, and one imaging condition is applied (`CONDITIONS`; the hard ones of issue 18, which the
+reader used to miss on real photos, live in `vision.synth.qr_effects`). `SynthSet.presentation` draws a
+card held up for about a second: consecutive frames in which the hand sways it and the condition
+changes. Everything is drawn from one ``numpy.random.Generator`` seeded per (seed, condition, index), so
+a sample or a presentation is reproducible alone.
 """
 
 from __future__ import annotations
