@@ -1,0 +1,75 @@
+"""The live front-camera loop: frames in, one `CardShown` event per presentation of a card out.
+
+A player holds a card up to the front camera for a moment; the reader sees it in many consecutive frames
+(and may miss it in a few). `Presentations` turns per-frame reads into presentations: a payload read
+again within `gap_s` of its last sighting continues the same presentation; after `gap_s` without a
+sighting, the next read starts a new one. Each event keeps the frame it was first read on, for the record
+judges can review. Used for deck registration before a game and for cards played revealed.
+Frames are read through `vision.qr_presentation.PresentationReader`, which combines the recent frames of
+a presentation when no single frame decodes (a moving glare band, a finger, motion blur).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from tracker.front.scan import ScannedCard, identify, kipukas_reader
+from tracker.sources.capture import BgrImage, Frame
+from vision.card_reader import CardReader
+from vision.qr_decoders import Corners
+from vision.qr_presentation import PresentationReader
+
+
+@dataclass(frozen=True, slots=True)
+class CardShown:
+    """A card presented to the front camera. `payload` holds the owner's secret token: never broadcast."""
+
+    payload: str
+    physical_id: str
+    frame_index: int
+    timestamp: float
+    frame: BgrImage
+    corners: Corners
+
+
+class Presentations:
+    """Which reads start a new presentation: pure bookkeeping over (timestamp, payloads) sightings."""
+
+    def __init__(self, gap_s: float = 1.0) -> None:
+        if gap_s <= 0:
+            raise ValueError(f"gap_s must be positive, got {gap_s}")
+        self.gap_s = gap_s
+        self._last_seen: dict[str, float] = {}
+
+    def update(self, timestamp: float, payloads: Iterable[str]) -> list[str]:
+        """Record the payloads seen at `timestamp`; return those that start a new presentation."""
+        new: list[str] = []
+        for payload in payloads:
+            last = self._last_seen.get(payload)
+            if last is None or timestamp - last > self.gap_s:
+                new.append(payload)
+            self._last_seen[payload] = timestamp
+        return new
+
+
+class FrontCamera:
+    """Reads every frame of a source and yields one `CardShown` per presentation."""
+
+    def __init__(self, reader: CardReader | None = None, gap_s: float = 1.0) -> None:
+        self.reader = reader or kipukas_reader()
+        self.frames = PresentationReader(self.reader)
+        self.presentations = Presentations(gap_s)
+
+    def process(self, frame: Frame) -> list[CardShown]:
+        """Events started by this frame (usually none)."""
+        cards: dict[str, ScannedCard] = {r.raw: identify(r) for r in self.frames.read(frame.image)}
+        return [
+            CardShown(raw, cards[raw].physical_id, frame.index, frame.timestamp, frame.image, cards[raw].corners)
+            for raw in self.presentations.update(frame.timestamp, cards)
+        ]
+
+    def events(self, source: Iterable[Frame]) -> Iterator[CardShown]:
+        """Events for the whole source, in frame order."""
+        for frame in source:
+            yield from self.process(frame)

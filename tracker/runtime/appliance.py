@@ -1,0 +1,261 @@
+"""One table on real cameras: the pieces `kipukas-tracker run` starts, each loop in its own thread.
+
+The overhead loop reads stands into the table; the front loop turns cards shown into questions; the
+table's heartbeat proves the table lock is not stuck; the watchdog feeds systemd only while all of
+them make progress. A camera fault is a warning on every page and pauses that loop, never a crash.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from calibration.calfile import Calibration
+from rules.board_map import BoardMap
+from rules.decks import check_deck
+from tracker.config import CameraConfig, TableConfig
+from tracker.errors import UsageError
+from tracker.front.camera import FrontCamera
+from tracker.overhead import palettes as palette_store
+from tracker.overhead.auto_calibration import OverheadCalibration
+from tracker.overhead.calibration_service import CalibrationService
+from tracker.overhead.layout import table_layout
+from tracker.record.keyframes import KeyframeStore
+from tracker.record.keys import load_or_create_key
+from tracker.record.store import GameRecord
+from tracker.runtime.watchdog import Watchdog
+from tracker.service.seats import Seats
+from tracker.service.service import TableService
+from tracker.sources.capture import Frame
+from tracker.sources.open import open_source
+from tracker.sources.resilient import CameraStatus, ResilientSource
+from tracker.table.loop import OverheadLoop
+from tracker.table.stabiliser import Stabiliser
+from tracker.table.table import Entry, Table
+from vision.board import BoardReader
+
+log = logging.getLogger("kipukas-tracker")
+CURRENT = "current"  # file in records/ naming the game in progress
+
+
+def load_board(cfg: TableConfig) -> BoardMap:
+    return BoardMap.from_file(cfg.map) if cfg.map.endswith(".json") else BoardMap.packaged(cfg.map)
+
+
+def read_decks(files: Mapping[str, Path]) -> dict[str, list[str]]:
+    """Deck files (docs/deck-format.md) checked by the rules; any problem is a usage error naming it."""
+    decks: dict[str, list[str]] = {}
+    for player, path in files.items():
+        try:
+            lines = Path(path).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{path}: cannot read the deck file ({exc})") from exc
+        report = check_deck(lines)
+        if not report.valid:
+            raise UsageError(f"{path}: {player}'s deck is not legal: {'; '.join(report.problems[:3])}")
+        decks[player] = [e.physical_id for e in report.cards] + (
+            [report.personal_effect.physical_id] if report.personal_effect else [])
+    return decks
+
+
+def current_game(state_dir: Path) -> Path | None:
+    """The record of the game in progress (named by ``records/current``), if any."""
+    pointer = state_dir / "records" / CURRENT
+    if not pointer.exists():
+        return None
+    return state_dir / "records" / pointer.read_text(encoding="utf-8").strip()
+
+
+def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap) -> Table:
+    """Start a new game record and make it the game in progress (a running tracker switches to it)."""
+    records = state_dir / "records"
+    records.mkdir(parents=True, exist_ok=True)
+    name = time.strftime("game-%Y%m%d-%H%M%S.sqlite")
+    n = 1
+    while (records / name).exists():
+        n += 1
+        name = time.strftime(f"game-%Y%m%d-%H%M%S-{n}.sqlite")
+    table = Table(board, GameRecord(str(records / name), load_or_create_key(state_dir)), decks)
+    pointer = records / CURRENT
+    tmp = pointer.with_suffix(".tmp")
+    tmp.write_text(name + "\n", encoding="utf-8")
+    tmp.replace(pointer)
+    return table
+
+
+def open_game(path: Path, state_dir: Path, board: BoardMap) -> Table:
+    return Table(board, GameRecord(str(path), load_or_create_key(state_dir)))
+
+
+class TableRuntime:
+    def __init__(self, cfg: TableConfig, table: Table, state_dir: Path, dog: Watchdog | None = None,
+                 stop: threading.Event | None = None) -> None:
+        self.cfg, self.table, self.state_dir = cfg, table, state_dir
+        self.game_path = Path(table.record.path)
+        seats = Seats(cfg.players, judge_pin=cfg.judge_pin, path=state_dir / "seats.json")
+        self.service = TableService(table, seats, spectator_delay_min=cfg.spectator_delay_min,
+                                    allowed_origins=cfg.allowed_origins, public_url=cfg.public_url)
+        self.stop = stop or threading.Event()
+        self._own_dog = dog is None  # a watchdog handed in is already running
+        self.dog = dog or Watchdog(stall_s=20.0)
+        self.overhead: OverheadLoop | None = None
+        self.latest: dict[str, np.ndarray] = {}
+        # JPEG encoding takes tens of ms per camera: done off the table lock, in order, by one worker.
+        self._keyframe_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyframes")
+        self.keyframes = self._keyframe_store()
+        table.listeners.append(self._save_keyframes)
+        self.layout = table_layout(table.board)
+        self.calibration = OverheadCalibration(self.layout, (cfg.overhead.width, cfg.overhead.height),
+                                               cfg.calibration, self.warn)
+        learned = palette_store.load(state_dir, cfg.players)
+        if learned is None:
+            table.warn("token colours not learned yet: on the calibration page, put one token of each player "
+                       "on the stand it names and press 'learn colours'")
+        self.palette = learned or palette_store.nominal(cfg.players)
+        self.reader = BoardReader(self.layout, self.calibration.pose, self.palette)
+        self.service.calibration = CalibrationService(self.layout, lambda: self.latest.get("overhead"),
+                                                      lambda: self.calibration.pose, self._calibrated_by_hand,
+                                                      self._colours_learned, lambda: self.palette)
+
+    def _new_reader(self) -> None:
+        self.reader = BoardReader(self.layout, self.calibration.pose, self.palette)
+        if self.overhead is not None:
+            self.overhead.reader = self.reader
+
+    def _calibrated_by_hand(self, cal: Calibration) -> None:
+        self.calibration.set(cal, "by hand on the calibration page")
+        self._new_reader()
+
+    def _colours_learned(self, palette: dict[str, tuple[int, int, int]]) -> None:
+        self.palette = {**self.palette, **palette}
+        palette_store.save(self.state_dir, self.palette)
+        self._new_reader()
+        self.warn(f"token colours learned for {', '.join(sorted(palette))}")
+
+    def warn(self, message: str) -> None:
+        self.table.warn(message)  # whichever game is in progress
+
+    def _keyframe_store(self) -> KeyframeStore | None:
+        """Keyframes of the game in progress, in a folder named after its record."""
+        if not self.cfg.keyframes:
+            return None
+        store = KeyframeStore(self.state_dir / "keyframes" / self.game_path.stem,
+                              int(self.cfg.keyframe_limit_mb * 1_000_000), self.cfg.keyframe_warn_percent / 100,
+                              on_warning=self.warn)
+        self.service.keyframes = store
+        return store
+
+    def switch_game(self) -> bool:
+        """Follow ``records/current`` when an organiser started a new game (`kipukas-tracker game new`)."""
+        path = current_game(self.state_dir)
+        if path is None or path == self.game_path:
+            return False
+        table = open_game(path, self.state_dir, self.table.board)
+        table.listeners.append(self._save_keyframes)
+        self.table, self.game_path = table, path
+        self.keyframes = self._keyframe_store()
+        if self.overhead is not None:
+            self.overhead.table = table
+            self.overhead.stabiliser = Stabiliser(frames=self.cfg.frames_to_agree)
+            self.overhead.mat = Stabiliser(frames=self.cfg.frames_to_agree)
+        self.service.replace(table)
+        return True
+
+    def _save_keyframes(self, entries: list[Entry]) -> None:
+        """Called under the table's lock: hand the frames of this moment to the keyframe writer."""
+        store = self.keyframes
+        if store is None:
+            return
+        frames = dict(self.latest)  # the frames seen when the action was recorded
+        for entry in entries:
+            if entry.kind == "action":
+                for camera, image in frames.items():
+                    self._keyframe_writer.submit(store.save, entry.seq, camera, image)
+
+    def close(self) -> None:
+        """Finish writing the keyframes already handed over."""
+        self._keyframe_writer.shutdown(wait=True)
+
+    def _frames(self, name: str, cam: CameraConfig) -> Iterable[Frame | CameraStatus]:
+        if cam.source in ("folder", "video"):  # a recording plays once; its end is not a fault
+            return open_source(cam)
+        return ResilientSource(name, lambda: open_source(cam), timeout_s=cam.timeout_s)
+
+    def overhead_loop(self) -> None:
+        loop = self.overhead = OverheadLoop(self.table, self.reader, self.cfg.frames_to_agree)
+
+        def process(frame: Frame) -> None:
+            if not self.calibration.checked:
+                pose = self.calibration.first_frame(frame.image)
+                if pose is not None:
+                    self._new_reader()
+            loop.process(frame.image)
+
+        self._camera_loop("overhead camera", self.cfg.overhead, process)
+
+    def front_loop(self) -> None:
+        from tracker.front.scan import kipukas_reader
+
+        camera = FrontCamera(kipukas_reader())
+
+        def process(frame: Frame) -> None:
+            for shown in camera.process(frame):
+                self.table.shown("front", shown.physical_id)  # the table in play at that moment
+
+        self._camera_loop("front camera", self.cfg.front, process)
+
+    def _camera_loop(self, name: str, cam: CameraConfig, process: object) -> None:
+        try:
+            self._camera_frames(name, cam, process)
+        except Exception as exc:  # a loop must never die silently: say so where judges look
+            log.exception("%s loop stopped", name)
+            self.table.warn(f"{name} stopped: {exc}")
+
+    def _camera_frames(self, name: str, cam: CameraConfig, process: object) -> None:
+        short = name.split()[0]
+        source = self._frames(name, cam)
+        for item in source:
+            if self.stop.is_set():
+                break
+            self.dog.beat(name)
+            if isinstance(item, CameraStatus):
+                self.table.warn(f"{name} {'back' if item.ok else 'lost'}: {item.reason}")
+                continue
+            self.latest[short] = item.image
+            process(item)  # type: ignore[operator]
+        else:
+            self.table.warn(f"{name}: the recording ended")
+        self.dog.unwatch(name)
+        if isinstance(source, ResilientSource):
+            source.stop()
+
+    def heartbeat(self) -> None:
+        while not self.stop.wait(1.0):
+            with self.table.lock:  # a stuck table lock stops the beats, and the watchdog notices
+                pass
+            try:
+                if self.switch_game():
+                    log.info("switched to the new game %s", self.game_path)
+            except Exception as exc:  # a broken new record must not stop the table in progress
+                self.table.warn(f"cannot open the new game: {exc}")
+            self.dog.beat("table")
+
+    def start(self) -> list[threading.Thread]:
+        loops = [("table", self.heartbeat), ("overhead camera", self.overhead_loop)]
+        if self.cfg.front.source != "none":
+            loops.append(("front camera", self.front_loop))
+        threads = []
+        for name, target in loops:
+            self.dog.watch(name)
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            threads.append(thread)
+        if self._own_dog:
+            threads.append(self.dog.start(self.stop))
+        return threads
