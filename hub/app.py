@@ -39,7 +39,8 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None) -> tuple[Flask
                         cors_allowed_origins=origin_check(cfg.allowed_origins), manage_session=False,
                         max_http_buffer_size=MAX_HTTP_BUFFER)
     broadcaster = Broadcaster(cfg, store, socketio)
-    socketio.on_namespace(PushNamespace(cfg, store, broadcaster))
+    push = PushNamespace(cfg, store, broadcaster)
+    socketio.on_namespace(push)
     socketio.on_namespace(WatchNamespace(cfg, store))
     socketio.on_namespace(OrganiserNamespace(cfg, store))
     tables = sorted(set(cfg.tables.values()))
@@ -107,7 +108,7 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None) -> tuple[Flask
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
-        return {"ok": store.ping()}
+        return {"ok": store.ping(), "tables_connected": len(push.tables)}
 
     return app, socketio, broadcaster
 

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import redis
 from flask import request
 from flask_socketio import ConnectionRefusedError, Namespace, join_room
 
@@ -137,6 +138,8 @@ class PushNamespace(Namespace):  # type: ignore[misc]
                 return {"error": "this table's key is pinned to another key at the hub"}
             self.store.touch(table, game=game, online=True)
             return {"table": table, "acked": self.store.top(table, game)}
+        except redis.RedisError as exc:
+            return {"retry": f"the hub's store is unavailable ({type(exc).__name__}): try again"}
         except (RowError, ValueError, AttributeError) as exc:
             return {"error": str(exc)}
 
@@ -165,6 +168,8 @@ class PushNamespace(Namespace):  # type: ignore[misc]
                 self.broadcaster.send(table, "rows", [public_row(table, game, r) for r in fresh])
                 self.store.touch(table, game=game, seq=top)
             return answer
+        except redis.RedisError as exc:
+            return {"retry": f"the hub's store is unavailable ({type(exc).__name__}): try again"}
         except (RowError, ValueError, AttributeError) as exc:
             return {"error": str(exc)}
 

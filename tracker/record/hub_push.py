@@ -115,6 +115,8 @@ class HubPusher:
         answer = client.call(event, data, namespace=NAMESPACE, timeout=10)
         if not isinstance(answer, dict):
             raise ConnectionError(f"the hub answered {event} with {answer!r}")
+        if "retry" in answer:  # the hub is up but its store is not: back off and ask again
+            raise ConnectionError(str(answer["retry"]))
         return answer
 
     def _cursor(self, path: Path) -> GameCursor:
