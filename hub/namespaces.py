@@ -215,7 +215,7 @@ class WatchNamespace(Namespace):  # type: ignore[misc]
         if games:
             cutoff = time.time() - self.cfg.spectator_delay_min * 60.0
             rows = [r for r in self.store.recent(table, games[-1], 50) if r["at"] <= cutoff]
-            self.emit("rows", [public_row(table, games[-1], r) for r in rows], to=_sid())
+            self.emit("rows", [public_row(table, games[-1], r) for r in rows], room=_sid())
 
 
 class OrganiserNamespace(Namespace):  # type: ignore[misc]
@@ -243,8 +243,8 @@ class OrganiserNamespace(Namespace):  # type: ignore[misc]
             raise ConnectionRefusedError("wrong PIN")
         self.roles[_sid()] = role
         join_room("organisers")
-        self.emit("welcome", {"role": role, "key": page_key(self.cfg, role)}, to=_sid())
-        self.emit("overview", overview(self.cfg, self.store), to=_sid())
+        self.emit("welcome", {"role": role, "key": page_key(self.cfg, role)}, room=_sid())
+        self.emit("overview", overview(self.cfg, self.store), room=_sid())
 
     def on_disconnect(self, *_: Any) -> None:
         self.roles.pop(_sid(), None)
