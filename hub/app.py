@@ -31,11 +31,12 @@ def origin_check(allowed: tuple[str, ...]) -> Any:
     return check
 
 
-def create_hub_app(cfg: HubConfig, store: HubStore | None = None) -> tuple[Flask, SocketIO, Broadcaster]:
+def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
+                   async_mode: str = "threading") -> tuple[Flask, SocketIO, Broadcaster]:
     """The app, its Socket.IO server on the Redis message queue, and the delayed broadcaster to start."""
     store = store or HubStore(cfg.redis_url)
     app = Flask(__name__)
-    socketio = SocketIO(app, async_mode="threading", message_queue=cfg.redis_url, channel="kipukas-hub",
+    socketio = SocketIO(app, async_mode=async_mode, message_queue=cfg.redis_url, channel="kipukas-hub",
                         cors_allowed_origins=origin_check(cfg.allowed_origins), manage_session=False,
                         max_http_buffer_size=MAX_HTTP_BUFFER)
     broadcaster = Broadcaster(cfg, store, socketio)
@@ -113,27 +114,19 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None) -> tuple[Flask
     return app, socketio, broadcaster
 
 
-def serve(cfg: HubConfig, port: int | None = None, stop: threading.Event | None = None) -> None:
-    """Run one hub process until stopped (the systemd unit runs one per port)."""
-    from werkzeug.serving import WSGIRequestHandler, make_server
+def serve(cfg: HubConfig, port: int | None = None) -> None:
+    """Run one hub process until stopped (the systemd unit runs one per port). The process is gevent's:
+    thousands of spectator sockets are greenlets, not OS threads (`monkey_patch` must have run first, as
+    `kipukas-tracker hub` does before anything else)."""
+    from gevent.pywsgi import WSGIServer
 
-    class Handler(WSGIRequestHandler):
-        def run_wsgi(self) -> None:
-            super().run_wsgi()
-            if self.headers.get("Upgrade", "").lower() == "websocket":
-                self.close_connection = True
-
-        def log_request(self, *args: Any, **kwargs: Any) -> None:
-            pass
-
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    app, socketio, broadcaster = create_hub_app(cfg)
-    stop = stop or threading.Event()
-    server = make_server(cfg.host, port or cfg.port, app, threaded=True, request_handler=Handler)
+    app, socketio, broadcaster = create_hub_app(cfg, async_mode="gevent")
+    server = WSGIServer((cfg.host, port or cfg.port), app, log=None, error_log=logging.getLogger("kipukas-hub"))
+    stop = threading.Event()
     socketio.start_background_task(broadcaster.run, stop)
-    print(f"kipukas-tracker hub: listening on http://{cfg.host}:{server.server_port}/", flush=True)
+    print(f"kipukas-tracker hub: listening on http://{cfg.host}:{port or cfg.port}/", flush=True)
     try:
         server.serve_forever()
     finally:
         stop.set()
-        server.server_close()
+        server.stop()

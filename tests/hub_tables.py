@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -26,6 +27,7 @@ class SimTable:
         self.games: list[GameRecord] = []
         self.lock = threading.Lock()
         self.stop = threading.Event()
+        self.on_row: list[Callable[[], None]] = []  # e.g. a pusher's nudge, as the appliance wires it
         self.new_game()
 
     def new_game(self) -> GameRecord:
@@ -45,6 +47,8 @@ class SimTable:
                         if kind == "action" else {"observed": {f"T{self.rng.randint(1, 9)}": "red"}}
                         if kind == "board" else {"card": f"HMPU#{self.rng.randint(1, 99):04d}", "known": True})
                 out.append(record.append(kind, "overhead", body, ts=time.time()))
+        for call in self.on_row:
+            call()
         return out
 
     def run(self, rate_per_s: float) -> threading.Thread:

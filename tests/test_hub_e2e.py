@@ -56,6 +56,8 @@ def test_nothing_lost_or_duplicated_across_worker_kill_redis_restart_and_cut_off
                     "warnings": ["overhead camera lost"] if t == "3" else []} for t in tables}
     pushers = {t: HubPusher(proxies[t].url, hub.token(t), tables[t].records,
                             status=lambda t=t: statuses[t]) for t in tables}  # type: ignore[misc]
+    for t in tables:
+        tables[t].on_row.append(pushers[t].nudge)
     try:
         for t in tables:
             tables[t].run(RATE)

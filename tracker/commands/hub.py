@@ -21,6 +21,10 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "serve":  # the hub process is gevent's: patch before sockets and threads are made
+        from gevent import monkey
+
+        monkey.patch_all()
     from hub.settings import TABLE_ID, load_hub_config, new_token
     from tracker.config import ConfigError
 

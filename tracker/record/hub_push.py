@@ -48,8 +48,9 @@ class HubPusher:
     """One background thread pushing every game in `records_dir` to the hub at `url`."""
 
     def __init__(self, url: str, token: str, records_dir: Path,
-                 status: Callable[[], dict[str, Any]] | None = None, poll_s: float = 0.05,
+                 status: Callable[[], dict[str, Any]] | None = None, poll_s: float = 0.25,
                  batch: int = 200, status_every_s: float = 1.0) -> None:
+        """`poll_s`: how often the records are looked at when no `nudge` came (a new game, a restart)."""
         self.url, self.token, self.records_dir = url.rstrip("/"), token, Path(records_dir)
         self.status, self.poll_s, self.batch, self.status_every_s = status, poll_s, batch, status_every_s
         self.stats = PushStats()
@@ -58,6 +59,12 @@ class HubPusher:
         self._judge_calls = 0
         self._lock = threading.Lock()
         self._last_status = 0.0
+        self._wake = threading.Event()
+
+    def nudge(self) -> None:
+        """A row was just recorded: push now rather than at the next poll (called under the table's lock,
+        so it only sets an event)."""
+        self._wake.set()
 
     def call_judge(self) -> None:
         """A player pressed "call a judge": sent with the next push (kept while the hub is away)."""
@@ -84,7 +91,8 @@ class HubPusher:
                 stop.wait(backoff)
                 backoff = min(backoff * 2, 5.0)
                 continue
-            stop.wait(self.poll_s)
+            self._wake.wait(self.poll_s)
+            self._wake.clear()
         self._drop()
         for cursor in self._games.values():
             cursor.db.close()

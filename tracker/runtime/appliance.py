@@ -162,6 +162,8 @@ class TableRuntime:
             return False
         table = open_game(path, self.state_dir, self.table.board)
         table.listeners.append(self._save_keyframes)
+        if self.hub is not None:
+            table.listeners.append(self._nudge_hub)
         self.table, self.game_path = table, path
         self.keyframes = self._keyframe_store()
         if self.overhead is not None:
@@ -261,10 +263,15 @@ class TableRuntime:
             threads.append(thread)
         if self.cfg.hub_url:  # the hub's pusher is not watched: a hub away must never stop the table
             self.hub = HubPusher(self.cfg.hub_url, self.cfg.hub_token, self.state_dir / "records", self.hub_status)
+            self.table.listeners.append(self._nudge_hub)
             threads.append(self.hub.start(self.stop))
         if self._own_dog:
             threads.append(self.dog.start(self.stop))
         return threads
+
+    def _nudge_hub(self, entries: list[Entry]) -> None:
+        if self.hub is not None:
+            self.hub.nudge()
 
     def hub_status(self) -> dict[str, Any]:
         """What the organiser's page shows of this table: the judge's view, without hidden cards."""
