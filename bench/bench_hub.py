@@ -41,6 +41,12 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -107,6 +113,16 @@ class Load:
             t.close()
 
 
+def _children(pid: int) -> list[int]:
+    """nginx's master and its worker."""
+    out = [pid]
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        kids = task / "children"
+        if kids.exists():
+            out += [int(k) for k in kids.read_text().split()]
+    return out
+
+
 def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: float) -> dict[str, Any]:
     with running_hub(folder, tables) as hub:
         load = Load(hub, folder, tables, spectators)
@@ -117,16 +133,47 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
             state = load.connect(timeout=max(60.0, spectators / 20))
             connect_s = time.monotonic() - t0
             loaded = {w.port: rss_kb(w.proc.pid) for w in hub.workers if w.proc}
+            pids = {"hub processes": [w.proc.pid for w in hub.workers if w.proc],
+                    "nginx": [p for p in _children(hub.nginx.proc.pid)] if hub.nginx.proc else [],
+                    "redis": [hub.redis.proc.pid] if hub.redis.proc else []}
+            before = {k: sum(cpu_s(p) for p in v) for k, v in pids.items()}
+            own = time.process_time()
             got = load.play(rate, seconds)
+            cpu = {k: sum(cpu_s(p) for p in v) - before[k] for k, v in pids.items()}
+            cpu["tables and pushers (bench)"] = time.process_time() - own
             acked = sum(sum(p.stats.acked.values()) for p in load.pushers.values())
             written = sum(sum(t.last().values()) for t in load.tables.values())
             return {"spectators": state["connected"], "refused": state["refused"], "connect_s": connect_s,
                     "latencies": got["latencies"], "rows_seen": got["rows"], "dropped": got["dropped"],
-                    "elapsed": got["elapsed"], "acked": acked, "written": written,
+                    "elapsed": got["elapsed"], "acked": acked, "written": written, "cpu": cpu,
+                    "messages": got["messages"],
                     "rss_per_socket_kb": (sum(loaded.values()) - sum(idle.values())) / max(1, state["connected"]),
                     "nginx_kb": (rss_kb(hub.nginx.proc.pid) if hub.nginx.proc else 0) - nginx_idle}
         finally:
             load.close()
+
+
+def store_capacity(folder: Path, rows: int = 2000) -> float:
+    """Single-row appends a second into one Redis (the Lua check and AOF `appendfsync always`), one client."""
+    from hub.verify import PushedRow
+    from tests.hub_servers import Redis
+
+    table = SimTable(folder / "table", seed=9)
+    table.write(rows - 1)
+    pushed = [check_row(r.to_json()) for r in table.rows("game-001")]
+    table.close()
+    server = Redis(folder / "redis")
+    server.start()
+    try:
+        store = HubStore(server.url)
+        start = time.perf_counter()
+        for row in pushed:
+            store.append("capacity", "game-001", [row])
+        elapsed = time.perf_counter() - start
+        assert isinstance(pushed[0], PushedRow) and store.top("capacity", "game-001") == rows
+        return rows / elapsed
+    finally:
+        server.stop()
 
 
 def faults(folder: Path, tables: int, rate: float, cut_s: float) -> dict[str, Any]:
@@ -210,12 +257,17 @@ def main() -> int:
               f"dropped {r['dropped']})")
         print(f"broadcast latency p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms "
               f"(target p99 <= 250 ms: {'met' if p99 <= 0.25 else 'NOT met'}); "
-              f"ratio p99 / baseline p99 = {p99 / base_p99:.2f}" if base_p99 else "")
+              f"ratio p99 / baseline p99 = {p99 / base_p99:.2f}")
         print(f"rows ingested: {r['acked']} of {r['written']} written, {r['acked'] / r['elapsed']:.0f} rows/s; "
-              f"rows delivered to spectators: {r['rows_seen']} ({len(lat) / r['elapsed']:.0f} messages/s)"
-)
+              f"messages delivered to spectators: {r['messages'] / r['elapsed']:.0f}/s "
+              f"(of {r['acked'] / r['elapsed'] * r['spectators'] / tables:.0f}/s wanted)")
+        window = r["elapsed"] + 1.5
+        print("CPU while playing (cores busy): " + ", ".join(f"{k} {v / window:.2f}" for k, v in r["cpu"].items())
+              + f"; load average now {Path('/proc/loadavg').read_text().split()[0]}")
         print(f"memory per spectator socket: {r['rss_per_socket_kb']:.1f} KB in the hub processes "
               f"(+{r['nginx_kb'] / max(1, r['spectators']):.1f} KB in nginx)", flush=True)
+        print(f"store capacity: {store_capacity(Path(tmp) / 'capacity'):.0f} single-row appends/s into Redis "
+              "(Lua contiguity and chain check, appendfsync always, one client)", flush=True)
         f = faults(Path(tmp) / "faults", tables, args.rate, cut_s)
         print(f"faults (hub process killed, Redis killed and restarted, table cut off {cut_s:g} s): "
               f"{f['rows']} rows, lost {f['lost']}, duplicated {f['duplicated']}, not verifying {f['bad']}")

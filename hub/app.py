@@ -107,6 +107,10 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
         role()
         return Response(json.dumps(store.heads(table, game)), mimetype="application/json")
 
+    @app.get("/favicon.ico")
+    def favicon() -> Response:
+        return Response(status=204)
+
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
         return {"ok": store.ping(), "tables_connected": len(push.tables)}
