@@ -166,7 +166,7 @@ class PushNamespace(Namespace):  # type: ignore[misc]
             if result is not None and result.added:
                 fresh = [r.data for r in rows if r.seq > top - result.added]
                 self.broadcaster.send(table, "rows", [public_row(table, game, r) for r in fresh])
-                self.store.touch(table, game=game, seq=top)
+                self.store.touch(table, activity=True, game=game, seq=top)
             return answer
         except redis.RedisError as exc:
             return {"retry": f"the hub's store is unavailable ({type(exc).__name__}): try again"}
@@ -188,7 +188,7 @@ class PushNamespace(Namespace):  # type: ignore[misc]
         table = self._table()
         if isinstance(data, dict):
             status = {k: data[k] for k in STATUS_KEYS if k in data}
-            self.store.set_status(table, status | {"online": True})
+            self.store.touch(table, **status, online=True)
             self.broadcaster.send(table, "status", {"table": table} | {
                 k: status[k] for k in ("players", "phase", "turn", "active", "result") if k in status})
 

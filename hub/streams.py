@@ -114,13 +114,12 @@ class HubStore:
         got = self.r.get(f"hub:key:{table}")
         return None if got is None else str(got)
 
-    def set_status(self, table: str, status: dict[str, Any]) -> None:
-        self.r.hset("hub:status", table, json.dumps(status | {"last_activity": time.time()}))
-
-    def touch(self, table: str, **fields: Any) -> None:
+    def touch(self, table: str, activity: bool = False, **fields: Any) -> None:
+        """Merge `fields` into the table's status; `activity`: a row arrived (the page's "last activity")."""
         old = self.r.hget("hub:status", table)
         status = json.loads(str(old)) if old else {}
-        self.r.hset("hub:status", table, json.dumps(status | fields | {"last_activity": time.time()}))
+        stamp = {"last_seen": time.time()} | ({"last_activity": time.time()} if activity else {})
+        self.r.hset("hub:status", table, json.dumps(status | fields | stamp))
 
     def statuses(self) -> dict[str, dict[str, Any]]:
         raw = cast(dict[str, str], self.r.hgetall("hub:status"))

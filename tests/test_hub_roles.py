@@ -197,3 +197,17 @@ def test_hub_and_table_configs_name_what_is_wrong(tmp_path: Path) -> None:
         parse_config('[hub]\nurl = "http://hub.local"\n')
     with pytest.raises(ConfigError, match=r"\[hub\] url: 'ftp://x' is not"):
         parse_config('[hub]\nurl = "ftp://x"\ntoken = "abc"\n')
+
+
+def test_hub_token_command_prints_a_token_and_only_its_hash_for_hub_toml(capsys: pytest.CaptureFixture[str],
+                                                                         tmp_path: Path) -> None:
+    from tracker.cli import main
+
+    assert main(["hub", "token", "--table", "7"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["table"] == "7" and out["hub_toml"] == f'"7" = "{token_hash(out["token"])}"'
+    assert out["token"] not in out["hub_toml"]
+    assert main(["hub"]) == 2 and "needs --config" in capsys.readouterr().err
+    bad = tmp_path / "hub.toml"
+    bad.write_text('[hub]\nredis_url = "redis://127.0.0.1"\n', encoding="utf-8")
+    assert main(["hub", "--config", str(bad)]) == 2 and "[hub] redis_url" in capsys.readouterr().err

@@ -21,10 +21,6 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.action == "serve":  # the hub process is gevent's: patch before sockets and threads are made
-        from gevent import monkey
-
-        monkey.patch_all()
     from hub.settings import TABLE_ID, load_hub_config, new_token
     from tracker.config import ConfigError
 
@@ -42,6 +38,11 @@ def run(args: argparse.Namespace) -> int:
         cfg = load_hub_config(args.config)
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
+    # the hub process is gevent's: patch before its sockets and threads are made (and only once the
+    # configuration is known to be good, so a usage error leaves the calling process as it was)
+    from gevent import monkey
+
+    monkey.patch_all()
     from hub.app import serve
 
     try:
