@@ -78,9 +78,12 @@ TOML
     [ "$dry_run" = 1 ] || chown root:kipukas /etc/kipukas-tracker/hub.toml
 fi
 
-/opt/kipukas-tracker/.venv/bin/python -c "import sys; from hub.deploy import nginx_site; \
+if [ "$dry_run" = 1 ]; then echo "+ write /etc/nginx/sites-available/kipukas-hub (ip_hash over ports ${ports[*]})"
+else
+    /opt/kipukas-tracker/.venv/bin/python -c "import sys; from hub.deploy import nginx_site; \
 print(nginx_site(sys.argv[1], [int(p) for p in sys.argv[2:]]))" "$listen" "${ports[@]}" \
-    | write /etc/nginx/sites-available/kipukas-hub 0644
+        | write /etc/nginx/sites-available/kipukas-hub 0644
+fi
 run ln -sf /etc/nginx/sites-available/kipukas-hub /etc/nginx/sites-enabled/kipukas-hub
 run rm -f /etc/nginx/sites-enabled/default
 run install -D -m 0644 "$src/systemd/kipukas-hub@.service" /etc/systemd/system/kipukas-hub@.service
