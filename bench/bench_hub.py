@@ -153,8 +153,9 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
             load.close()
 
 
-def store_capacity(folder: Path, rows: int = 2000) -> float:
-    """Single-row appends a second into one Redis (the Lua check and AOF `appendfsync always`), one client."""
+def store_capacity(folder: Path, rows: int = 2000, clients: int = 1) -> float:
+    """Single-row appends a second into one Redis (the Lua check and AOF `appendfsync always`) from
+    `clients` concurrent connections, each its own table (Redis fsyncs once per loop for all of them)."""
     from hub.verify import PushedRow
     from tests.hub_servers import Redis
 
@@ -165,13 +166,23 @@ def store_capacity(folder: Path, rows: int = 2000) -> float:
     server = Redis(folder / "redis")
     server.start()
     try:
-        store = HubStore(server.url)
+        each = rows // clients
+
+        def client(n: int) -> None:
+            store = HubStore(server.url)
+            for row in pushed[:each]:
+                store.append(f"capacity-{n}", "game-001", [row])
+
+        workers = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
         start = time.perf_counter()
-        for row in pushed:
-            store.append("capacity", "game-001", [row])
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
         elapsed = time.perf_counter() - start
-        assert isinstance(pushed[0], PushedRow) and store.top("capacity", "game-001") == rows
-        return rows / elapsed
+        assert isinstance(pushed[0], PushedRow)
+        assert all(HubStore(server.url).top(f"capacity-{n}", "game-001") == each for n in range(clients))
+        return each * clients / elapsed
     finally:
         server.stop()
 
@@ -264,10 +275,15 @@ def main() -> int:
         window = r["elapsed"] + 1.5
         print("CPU while playing (cores busy): " + ", ".join(f"{k} {v / window:.2f}" for k, v in r["cpu"].items())
               + f"; load average now {Path('/proc/loadavg').read_text().split()[0]}")
+        delivered = r["messages"] + r["acked"]
+        per_message = r["cpu"]["hub processes"] / max(1, delivered) * 1e6
+        print(f"hub CPU per message delivered or row ingested: {per_message:.0f} us"
+              " (the figure that decides how many sockets a core carries)")
         print(f"memory per spectator socket: {r['rss_per_socket_kb']:.1f} KB in the hub processes "
               f"(+{r['nginx_kb'] / max(1, r['spectators']):.1f} KB in nginx)", flush=True)
-        print(f"store capacity: {store_capacity(Path(tmp) / 'capacity'):.0f} single-row appends/s into Redis "
-              "(Lua contiguity and chain check, appendfsync always, one client)", flush=True)
+        one, many = store_capacity(Path(tmp) / "capacity-1"), store_capacity(Path(tmp) / "capacity-32", clients=32)
+        print(f"store capacity: {one:.0f} single-row appends/s from 1 client, {many:.0f}/s from 32 concurrent "
+              "clients (Lua contiguity and chain check, appendfsync always: one fsync per Redis loop)", flush=True)
         f = faults(Path(tmp) / "faults", tables, args.rate, cut_s)
         print(f"faults (hub process killed, Redis killed and restarted, table cut off {cut_s:g} s): "
               f"{f['rows']} rows, lost {f['lost']}, duplicated {f['duplicated']}, not verifying {f['bad']}")
