@@ -278,7 +278,8 @@ def overview(cfg: HubConfig, store: HubStore) -> dict[str, Any]:
     pairings = store.pairings()
     rounds = sorted({int(p["round"]) for p in pairings})
     return {"tables": [{"table": t, **statuses.get(t, {}), "games": store.games(t)} for t in tables],
-            "pairings": pairings, "standings": standings(pairings), "rounds": rounds, "now": time.time()}
+            "pairings": pairings, "standings": standings(pairings), "rounds": rounds, "now": time.time(),
+            "standings_by_round": {str(r): standings(pairings, upto_round=r) for r in rounds}}
 
 
 def _sid() -> str:

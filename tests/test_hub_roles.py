@@ -145,6 +145,9 @@ def test_organiser_and_judge_roles_pairings_csv_and_downloads(hub: Hub, tmp_path
         assert answer == {"ok": True}
         overview = client.call("overview", None, namespace="/organiser")
         assert overview["standings"][0] == {"player": "Ana", "points": 1.0, "played": 1}
+        assert overview["rounds"] == [1] and overview["standings_by_round"]["1"] == overview["standings"]
+        assert {s["player"]: s["points"] for s in overview["standings"]} == {"Ana": 1.0, "Ben": 0.0, "Cy": 0.5,
+                                                                             "Dee": 0.5}
     finally:
         client.disconnect()
     judge_client = connect(hub, "/organiser", {"pin": hub.judge_pin})

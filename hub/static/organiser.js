@@ -46,8 +46,15 @@
       }
       pb.appendChild(tr);
     }
+    const sel = $("round"), chosen = sel.value;
+    sel.textContent = "";
+    for (const r of ["", ...o.rounds.map(String)]) {
+      const op = document.createElement("option"); op.value = r; op.textContent = r ? "after round " + r : "all rounds";
+      op.selected = r === chosen; sel.appendChild(op);
+    }
+    const rows = sel.value ? (o.standings_by_round[sel.value] || []) : o.standings;
     const sb = $("standings").querySelector("tbody"); sb.textContent = "";
-    for (const s of o.standings) { const tr = document.createElement("tr"); cell(tr, s.player); cell(tr, s.points); cell(tr, s.played); sb.appendChild(tr); }
+    for (const s of rows) { const tr = document.createElement("tr"); cell(tr, s.player); cell(tr, s.points); cell(tr, s.played); sb.appendChild(tr); }
   }
   function refresh() { if (socket && socket.connected) socket.emit("overview", null, render); }
   $("login").addEventListener("submit", function (ev) {
@@ -69,5 +76,6 @@
     f.text().then((text) => fetch("/organiser/pairings.csv?k=" + key, { method: "POST", body: text, headers: { "Content-Type": "text/csv" } }))
       .then((r) => r.json()).then((j) => { $("import-msg").textContent = j.error || ("imported " + j.imported); refresh(); });
   });
+  $("round").addEventListener("change", refresh);
   setInterval(refresh, 2000);
 })();
