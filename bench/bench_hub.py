@@ -123,8 +123,9 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: float) -> dict[str, Any]:
-    with running_hub(folder, tables) as hub:
+def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: float,
+            delay_min: float = 0.0) -> dict[str, Any]:
+    with running_hub(folder, tables, delay_min=delay_min) as hub:
         load = Load(hub, folder, tables, spectators)
         try:
             idle = {w.port: rss_kb(w.proc.pid) for w in hub.workers if w.proc}
@@ -138,13 +139,14 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
                     "redis": [hub.redis.proc.pid] if hub.redis.proc else []}
             before = {k: sum(cpu_s(p) for p in v) for k, v in pids.items()}
             own = time.process_time()
-            got = load.play(rate, seconds)
+            got = load.play(rate, seconds + delay_min * 60)
             cpu = {k: sum(cpu_s(p) for p in v) - before[k] for k, v in pids.items()}
             cpu["tables and pushers (bench)"] = time.process_time() - own
             acked = sum(sum(p.stats.acked.values()) for p in load.pushers.values())
             written = sum(sum(t.last().values()) for t in load.tables.values())
             return {"spectators": state["connected"], "refused": state["refused"], "connect_s": connect_s,
-                    "latencies": got["latencies"], "rows_seen": got["rows"], "dropped": got["dropped"],
+                    "latencies": [x - delay_min * 60 for x in got["latencies"]], "rows_seen": got["rows"],
+                    "dropped": got["dropped"],
                     "elapsed": got["elapsed"], "acked": acked, "written": written, "cpu": cpu,
                     "messages": got["messages"],
                     "rss_per_socket_kb": (sum(loaded.values()) - sum(idle.values())) / max(1, state["connected"]),
@@ -248,6 +250,8 @@ def main() -> int:
     ap.add_argument("--spectators", type=int)
     ap.add_argument("--rate", type=float, default=10.0, help="rows a second per table (default 10)")
     ap.add_argument("--seconds", type=float, help="how long the tables play under load")
+    ap.add_argument("--delayed", action="store_true",
+                    help="also measure the spectators behind a tournament delay (rows coalesced per table)")
     ap.add_argument("--cut-seconds", type=float, help="how long one table is cut off (default 300; --short 5)")
     args = ap.parse_args()
     tables = args.tables or (8 if args.short else 32)
@@ -281,6 +285,13 @@ def main() -> int:
               " (the figure that decides how many sockets a core carries)")
         print(f"memory per spectator socket: {r['rss_per_socket_kb']:.1f} KB in the hub processes "
               f"(+{r['nginx_kb'] / max(1, r['spectators']):.1f} KB in nginx)", flush=True)
+        if args.delayed:
+            d = measure(Path(tmp) / "delayed", tables, spectators, args.rate, seconds, delay_min=0.02)
+            late50, late99 = pct(d["latencies"], 0.5) * 1000, pct(d["latencies"], 0.99) * 1000
+            print(f"with a tournament delay (1.2 s standing in for 15 min; each table's due rows sent once a second): "
+                  f"{d['spectators']} spectators, lateness beyond the delay p50 {late50:.0f} ms, "
+                  f"p99 {late99:.0f} ms, messages {d['messages'] / d['elapsed']:.0f}/s, "
+                  f"hub {d['cpu']['hub processes'] / (d['elapsed'] + 1.5):.2f} cores", flush=True)
         one, many = store_capacity(Path(tmp) / "capacity-1"), store_capacity(Path(tmp) / "capacity-32", clients=32)
         print(f"store capacity: {one:.0f} single-row appends/s from 1 client, {many:.0f}/s from 32 concurrent "
               "clients (Lua contiguity and chain check, appendfsync always: one fsync per Redis loop)", flush=True)

@@ -108,3 +108,16 @@ def test_delayed_broadcasts_are_taken_once_and_only_when_due(redis_server: Redis
     first, second = a.due(1500.0), b.due(1500.0)
     assert [i["payload"] for i in first] == [[1]] and second == []
     assert [i["payload"] for i in b.due(3000.0)] == [[2]]
+
+
+def test_due_broadcasts_go_out_as_one_message_per_table_in_row_order() -> None:
+    from hub.namespaces import coalesce
+
+    def row(table: str, seq: int) -> dict[str, object]:
+        return {"table": table, "event": "rows", "payload": [{"game": "g", "seq": seq}]}
+
+    items = [row("1", 2), row("2", 1), row("1", 1), {"table": "1", "event": "status", "payload": {"turn": 1}},
+             {"table": "1", "event": "status", "payload": {"turn": 2}}, row("1", 3)]
+    out = coalesce(items)  # type: ignore[arg-type]
+    assert out == [("1", "rows", [{"game": "g", "seq": s} for s in (1, 2, 3)]),
+                   ("2", "rows", [{"game": "g", "seq": 1}]), ("1", "status", {"turn": 2})]
