@@ -87,7 +87,7 @@ class Broadcaster:
         sending a table's rows together divides the spectators' messages by the table's update rate."""
         while not stop.wait(tick_s):
             try:
-                for table, event, payload in coalesce(self.store.due(time.time(), limit=10_000)):
+                for table, event, payload in coalesce(self.store.due(time.time())):
                     self.socketio.emit(event, payload, to=f"watch:{table}", namespace="/watch")
             except Exception:  # Redis away: the queue is kept there, try again
                 log.warning("delayed broadcasts: Redis unavailable, retrying")

@@ -45,6 +45,13 @@ return {'ok', topseq, added, dups}
 """
 
 
+TAKE_DUE = """
+local items = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+if #items > 0 then redis.call('ZREM', KEYS[1], unpack(items)) end
+return items
+"""
+
+
 @dataclass(frozen=True, slots=True)
 class AppendResult:
     outcome: str  # "ok", "gap" (a row is missing before this batch) or "chain" (prev does not match)
@@ -64,6 +71,7 @@ class HubStore:
         self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5.0,
                                       health_check_interval=10)
         self._append = self.r.register_script(APPEND)
+        self._take_due = self.r.register_script(TAKE_DUE)
 
     def ping(self) -> bool:
         return bool(self.r.ping())
@@ -147,14 +155,10 @@ class HubStore:
         """Queue a spectator broadcast until `due` (the tournament's delay, applied at the hub)."""
         self.r.zadd("hub:delayed", {json.dumps(item | {"nonce": time.time_ns()}): due})
 
-    def due(self, now: float, limit: int = 500) -> list[dict[str, Any]]:
-        """Take the broadcasts that are due; each is taken by exactly one hub process."""
-        got = cast(list[str], self.r.zrangebyscore("hub:delayed", "-inf", now, start=0, num=limit))
-        taken = []
-        for member in got:
-            if self.r.zrem("hub:delayed", member):
-                taken.append(json.loads(member))
-        return taken
+    def due(self, now: float, limit: int = 2000) -> list[dict[str, Any]]:
+        """Take the broadcasts that are due, in one atomic script: each is taken by exactly one hub process."""
+        got = cast(list[str], self._take_due(keys=["hub:delayed"], args=[now, min(limit, 5000)]))
+        return [json.loads(member) for member in got]
 
 
 def _table_order(table: str) -> tuple[int, str]:
