@@ -178,7 +178,7 @@ class PushNamespace(Namespace):  # type: ignore[misc]
                 except RowError as exc:
                     answer["error"] = str(exc)
             if result is not None and result.added:
-                fresh = [r.data for r in rows if r.seq > top - result.added]
+                fresh = [r.data for r in rows if top - result.added < r.seq <= top]
                 self.broadcaster.send(table, "rows", [public_row(table, game, r) for r in fresh])
                 self.store.touch(table, activity=True, game=game, seq=top)
             return answer

@@ -105,9 +105,13 @@ class HubStore:
         return sorted(cast(set[str], self.r.smembers(f"hub:games:{table}")))
 
     def witness(self, table: str, game: str, seq: int, digest: str, signature: str) -> None:
-        """Keep a signed head the table sent (every one: they prove what the table said when)."""
-        self.r.xadd(f"hub:heads:{table}:{game}", {"seq": seq, "hash": digest, "signature": signature,
-                                                   "at": f"{time.time():.3f}"})
+        """Keep a signed head the table sent (every new one: they prove what the table said when; the same
+        head sent again after a reconnect is kept once)."""
+        key = f"hub:heads:{table}:{game}"
+        last = cast(list[Any], self.r.xrevrange(key, count=1))
+        if last and int(last[0][1]["seq"]) >= seq:
+            return
+        self.r.xadd(key, {"seq": seq, "hash": digest, "signature": signature, "at": f"{time.time():.3f}"})
 
     def heads(self, table: str, game: str) -> list[dict[str, Any]]:
         got = cast(list[Any], self.r.xrange(f"hub:heads:{table}:{game}"))

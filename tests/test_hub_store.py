@@ -121,3 +121,11 @@ def test_due_broadcasts_go_out_as_one_message_per_table_in_row_order() -> None:
     out = coalesce(items)  # type: ignore[arg-type]
     assert out == [("1", "rows", [{"game": "g", "seq": s} for s in (1, 2, 3)]),
                    ("2", "rows", [{"game": "g", "seq": 1}]), ("1", "status", {"turn": 2})]
+
+
+def test_each_new_signed_head_is_witnessed_once(redis_server: Redis) -> None:
+    store = HubStore(redis_server.url)
+    store.witness("t-w", "g", 3, "a" * 64, "s3")
+    store.witness("t-w", "g", 3, "a" * 64, "s3")  # the same head again, after a reconnect
+    store.witness("t-w", "g", 5, "b" * 64, "s5")
+    assert [(h["seq"], h["signature"]) for h in store.heads("t-w", "g")] == [("3", "s3"), ("5", "s5")]
