@@ -265,6 +265,8 @@ class TableRuntime:
         if self.cfg.hub_url:  # the hub's pusher is not watched: a hub away must never stop the table
             self.hub = HubPusher(self.cfg.hub_url, self.cfg.hub_token, self.state_dir / "records", self.hub_status)
             self.table.listeners.append(self._nudge_hub)
+            hub = self.hub
+            self.service.judge_callers.append(lambda seat: hub.call_judge())
             threads.append(self.hub.start(self.stop))
         if self._own_dog:
             threads.append(self.dog.start(self.stop))
