@@ -20,6 +20,7 @@ import numpy as np
 from calibration.calfile import Calibration
 from rules.board_map import BoardMap
 from rules.decks import check_deck
+from tracker.api import JUDGE
 from tracker.config import CameraConfig, TableConfig
 from tracker.errors import UsageError
 from tracker.front.camera import FrontCamera
@@ -27,6 +28,7 @@ from tracker.overhead import palettes as palette_store
 from tracker.overhead.auto_calibration import OverheadCalibration
 from tracker.overhead.calibration_service import CalibrationService
 from tracker.overhead.layout import table_layout
+from tracker.record.hub_push import HubPusher
 from tracker.record.keyframes import KeyframeStore
 from tracker.record.keys import load_or_create_key
 from tracker.record.store import GameRecord
@@ -107,6 +109,7 @@ class TableRuntime:
         self._own_dog = dog is None  # a watchdog handed in is already running
         self.dog = dog or Watchdog(stall_s=20.0)
         self.overhead: OverheadLoop | None = None
+        self.hub: HubPusher | None = None
         self.latest: dict[str, np.ndarray] = {}
         # JPEG encoding takes tens of ms per camera: done off the table lock, in order, by one worker.
         self._keyframe_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyframes")
@@ -160,6 +163,8 @@ class TableRuntime:
             return False
         table = open_game(path, self.state_dir, self.table.board)
         table.listeners.append(self._save_keyframes)
+        if self.hub is not None:
+            table.listeners.append(self._nudge_hub)
         self.table, self.game_path = table, path
         self.keyframes = self._keyframe_store()
         if self.overhead is not None:
@@ -258,6 +263,22 @@ class TableRuntime:
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             threads.append(thread)
+        if self.cfg.hub_url:  # the hub's pusher is not watched: a hub away must never stop the table
+            self.hub = HubPusher(self.cfg.hub_url, self.cfg.hub_token, self.state_dir / "records", self.hub_status)
+            self.table.listeners.append(self._nudge_hub)
+            hub = self.hub
+            self.service.judge_callers.append(lambda seat: hub.call_judge())
+            threads.append(self.hub.start(self.stop))
         if self._own_dog:
             threads.append(self.dog.start(self.stop))
         return threads
+
+    def _nudge_hub(self, entries: list[Entry]) -> None:
+        if self.hub is not None:
+            self.hub.nudge()
+
+    def hub_status(self) -> dict[str, Any]:
+        """What the organiser's page shows of this table: the judge's view, without hidden cards."""
+        view = self.service.snapshot(JUDGE)
+        keys = ("players", "phase", "turn", "active", "result", "in_sync", "warnings", "seq")
+        return {k: view.get(k) for k in keys} | {"game": self.game_path.stem}
