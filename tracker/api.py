@@ -27,6 +27,10 @@ class TableService(Protocol):
     def entries_since(self, viewer: Viewer, after: int) -> list[dict[str, Any]]:
         """Every record entry after row `after` that `viewer` may see (reconnection)."""
 
+    def log_pages(self, viewer: Viewer, after: int, newest_only: bool = ...) -> list[list[dict[str, Any]]]:
+        """The entries after row `after` that `viewer` may see, in pages (the newest page only when
+        `after` is 0 and `newest_only`)."""
+
     def version(self) -> int:
         """A number that grows by one with every change of the snapshot."""
 

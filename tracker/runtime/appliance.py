@@ -37,7 +37,7 @@ from tracker.sources.open import open_source
 from tracker.sources.resilient import CameraStatus, ResilientSource
 from tracker.table.loop import OverheadLoop
 from tracker.table.stabiliser import Stabiliser
-from tracker.table.table import Entry, Table
+from tracker.table.table import Entry, Table, open_table
 from vision.board import BoardReader
 
 log = logging.getLogger("kipukas-tracker")
@@ -81,7 +81,7 @@ def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap) -
     while (records / name).exists():
         n += 1
         name = time.strftime(f"game-%Y%m%d-%H%M%S-{n}.sqlite")
-    table = Table(board, GameRecord(str(records / name), load_or_create_key(state_dir)), decks)
+    table = open_table(board, GameRecord(str(records / name), load_or_create_key(state_dir)), decks)
     pointer = records / CURRENT
     tmp = pointer.with_suffix(".tmp")
     tmp.write_text(name + "\n", encoding="utf-8")
@@ -90,7 +90,7 @@ def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap) -
 
 
 def open_game(path: Path, state_dir: Path, board: BoardMap) -> Table:
-    return Table(board, GameRecord(str(path), load_or_create_key(state_dir)))
+    return open_table(board, GameRecord(str(path), load_or_create_key(state_dir)))
 
 
 class TableRuntime:

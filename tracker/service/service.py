@@ -23,6 +23,8 @@ from tracker.table.table import Entry, Table
 
 KEYFRAME_CAMERAS = ("overhead", "front")
 KEYFRAME_SETTLE_ROWS = 20
+ENTRY_TAIL = 400   # record entries kept in memory for views (older ones are read from the record in pages)
+LOG_PAGE = 200     # record entries per `log` message
 
 
 class KeyframeSource(Protocol):
@@ -99,34 +101,44 @@ class TableService:
 
     # --- views ----------------------------------------------------------------------------------------------
     def _cached_entries(self) -> list[Entry]:
+        """The record's last `ENTRY_TAIL` entries (hold the table's lock)."""
         table = self.table
-        with table.lock:
-            last = self._entries[-1].seq if self._entries else 0
-            if table.record.last_seq > last:
-                self._entries = self._entries + table.entries(after=last)
-            return self._entries
+        last = self._entries[-1].seq if self._entries else max(0, table.record.last_seq - ENTRY_TAIL)
+        if table.record.last_seq > last:
+            self._entries = (self._entries + table.entries(after=last))[-ENTRY_TAIL:]
+        return self._entries
 
-    def _delayed_scene(self) -> Scene | None:
+    def _delayed_upto(self) -> int | None:
+        """The record row delayed spectators see now, or None without a delay."""
         if self.spectator_delay_min <= 0:
             return None
-        cutoff = self.clock() - self.spectator_delay_min * 60.0
-        upto = 1
-        for e in self._cached_entries():
-            if e.ts > cutoff:
-                break
-            upto = e.seq
-        if upto not in self._delayed:
-            self._delayed = {upto: Scene.of_record(self.table, upto)}
-        return self._delayed[upto]
+        table = self.table
+        with table.lock:
+            return table.record.last_row_before(self.clock() - self.spectator_delay_min * 60.0)
+
+    def _delayed_scene(self) -> Scene | None:
+        """The delayed spectators' scene, rebuilt off the table's lock from the nearest snapshot."""
+        upto = self._delayed_upto()
+        if upto is None:
+            return None
+        with self._cache_lock:
+            table, scene = self.table, self._delayed.get(upto)
+        if scene is None:
+            scene = Scene.of_record(table, upto)
+            with self._cache_lock:
+                if self.table is table:
+                    self._delayed = {upto: scene}
+        return scene
 
     def snapshot(self, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """The state as `viewer` may see it (JSON-serialisable). Cached: the same object comes back
         until the table changes (or, for delayed spectators, until the delayed row moves on)."""
+        delayed = self._delayed_scene() if viewer.role == "spectator" else None
         with self._cache_lock:
             table = self.table
             with table.lock:
                 version = self._base + table.version()
-                scene = self._delayed_scene() if viewer.role == "spectator" else None
+                scene = delayed if delayed is not None and delayed.seq < table.record.last_seq else None
                 key = (viewer, version, scene.seq if scene is not None else -1)
                 if key not in self._views:
                     if len(self._views) > 32:
@@ -143,13 +155,34 @@ class TableService:
 
     def entries_since(self, viewer: Viewer, after: int) -> list[dict[str, Any]]:
         """Every record entry after row `after` that `viewer` may see, projected for them."""
+        return [e for page in self.log_pages(viewer, after, newest_only=False) for e in page]
+
+    def log_pages(self, viewer: Viewer, after: int, newest_only: bool = True) -> list[list[dict[str, Any]]]:
+        """The record entries after row `after` that `viewer` may see, `LOG_PAGE` rows a page, oldest
+        first. A page with nothing to hold (`after` 0, `newest_only`) gets only the newest page: older
+        rows are the judge's replay page's and the export's."""
+        delayed = self._delayed_scene() if viewer.role == "spectator" else None
         with self._cache_lock:
             table = self.table
             with table.lock:
-                scene = self._delayed_scene() if viewer.role == "spectator" else None
-                if scene is None:
-                    return entries_for(self._cached_entries(), table.game.state, viewer, after, self.catalog)
-                return entries_for(scene.entries, scene.game.state, viewer, after, self.catalog)
+                last = table.record.last_seq
+                scene = delayed if delayed is not None and delayed.seq < last else None
+                state = (scene or Scene.of_table(table, self._cached_entries())).game.state
+                upto = scene.seq if scene is not None else last
+                tail = scene.entries if scene is not None else self._cached_entries()
+        if newest_only and after == 0:
+            after = max(0, upto - LOG_PAGE)
+        pages: list[list[dict[str, Any]]] = []
+        while after < upto:
+            end = min(upto, after + LOG_PAGE)
+            with table.lock:
+                rows = [Entry.of(r) for r in table.record.rows(after=after, upto=end)]
+            seen = {e.seq for e in rows}
+            context = rows + [e for e in tail if e.seq > end and e.seq not in seen]
+            page = entries_for(context, state, viewer, after, self.catalog)
+            pages.append([e for e in page if e["seq"] <= end])
+            after = end
+        return pages
 
     def map_image(self) -> tuple[bytes, str]:
         name = str(self.table.board.texture.get("file", "map_top.jpeg"))

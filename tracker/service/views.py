@@ -24,13 +24,16 @@ from rules.board_map import BoardMap
 from rules.catalog import Catalog
 from rules.game import Game
 from rules.state import CardState, GameState
+from tracker.record.snapshots import SnapshotStore, snapshot_path
+from tracker.record.store import GameRecord
 from tracker.service.seats import JUDGE, SPECTATOR, Viewer
 from tracker.table.board import StandValue
 from tracker.table.expected import differences, expected_board
 from tracker.table.reconcile import Question
-from tracker.table.replay import replay
+from tracker.table.replay import replay_record
 from tracker.table.table import Entry, Table
 
+SCENE_TAIL = 400  # record entries a rebuilt scene keeps (its log tail and the secrets still open)
 LOG_TAIL = 40  # entries a state carries; a connection gets the whole record once, as a `log` message
 PUBLIC_ZONES = ("discard", "prison")
 PLAYER_KINDS = ("action", "undo", "correct", "question")
@@ -152,10 +155,18 @@ class Scene:
 
     @classmethod
     def of_record(cls, table: Table, upto: int) -> Scene:
-        """The table as it stood after row `upto`, rebuilt from the record (a delayed spectator view)."""
-        rows = [r for r in table.record.rows() if r.seq <= upto]
-        done = replay(rows, table.board, upto=upto)
-        return cls(done.game, table.board, done.observed, [Entry.of(r) for r in rows], upto, done.start)
+        """The table as it stood after row `upto`, rebuilt from the nearest snapshot through the table's
+        own read-only connections (a delayed spectator view): the table's lock is not held."""
+        record = GameRecord(table.record.path, readonly=True)
+        snaps = SnapshotStore(snapshot_path(table.record.path), readonly=True) if table.snapshots else None
+        try:
+            done = replay_record(record, table.board, upto=upto, snapshots=snaps)
+            entries = [Entry.of(r) for r in record.rows(after=max(0, upto - SCENE_TAIL), upto=upto)]
+        finally:
+            record.close()
+            if snaps is not None:
+                snaps.close()
+        return cls(done.game, table.board, done.observed, entries, upto, done.start)
 
 
 def map_json(board: BoardMap) -> dict[str, Any]:

@@ -17,12 +17,15 @@ from rules.board_map import BoardMap
 from rules.errors import RulesError
 from rules.game import Game
 from rules.notation import parse
+from rules.state import GameState
 from tracker.errors import InputError
+from tracker.record.snapshots import SnapshotStore, snapshot_path
 from tracker.record.store import GameRecord, Row
 from tracker.table.board import StandValue
+from tracker.table.derived import SNAPSHOT_EVERY, UNDO_DEPTH, Derived
 from tracker.table.expected import differences, expected_board
 from tracker.table.reconcile import Question, propose
-from tracker.table.replay import board_body, replay
+from tracker.table.replay import board_body, replay_record
 
 MAX_EXPLAINED = 12  # actions one board change may explain (fast play: several moves between two readings)
 
@@ -52,9 +55,10 @@ class Entry:
 
 class Table:
     def __init__(self, board: BoardMap, record: GameRecord, decks: Mapping[str, list[str]] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, snapshots: SnapshotStore | None = None) -> None:
         self.board = board
         self.record = record
+        self.snapshots = snapshots  # derived state every SNAPSHOT_EVERY rows, so restarts need not replay all
         self.clock = clock
         self.lock = threading.RLock()
         self._changed = threading.Condition(self.lock)
@@ -66,19 +70,19 @@ class Table:
         self.warnings: list[str] = []
         # Called with the entries each input produced (keyframes, logs); under the table's lock.
         self.listeners: list[Callable[[list[Entry]], None]] = []
-        rows = list(record.rows())
-        if not rows:
+        if record.last_seq == 0:
             if decks is None:
                 raise InputError(f"{record.path}: a new record needs the players' decks")
             self.record.append("start", "tracker", {"decks": {p: list(c) for p, c in decks.items()},
                                                     "map": board.name, "players": sorted(decks)}, ts=clock())
-            rows = list(record.rows())
-        done = replay(rows, board)
+        done = replay_record(record, board, snapshots=snapshots)
+        self.derived: Derived = done
         self.game: Game = done.game
         self.observed: dict[str, StandValue] = done.observed
         self.start = done.start
-        self._rejected = done.rejected
-        for q in done.questions:
+        self._snapped = done.seq
+        self._rejected = {t: d for t, d in done.rejected.items() if d == done.depth}
+        for q in done.open_questions():
             self.questions.append(Question(str(q["player"]), str(q["text"]), tuple(q["options"])))
             self._asked.add("|".join(q["options"]))
         self.warnings += [f"replay differs from the record: {m}" for m in done.mismatches]
@@ -114,6 +118,7 @@ class Table:
                 return entries
             entries = [Entry.of(self._append("board", source, {"observed": board_body(dict(stable))}))]
             self.observed = dict(stable)
+            self.derived.observed = self.observed
             entries += self._explain(source)
             self._bump(entries)
             return entries
@@ -121,11 +126,18 @@ class Table:
     def undo(self, source: str, reason: str) -> Entry:
         """A judge takes back the last accepted action."""
         with self.lock:
-            if not self.game.history:
-                raise InputError("nothing to undo: no action has been accepted")
-            undid = self.game.history[-1][0].to_text()
+            if not self.derived.stack:
+                raise InputError("nothing to undo: no action has been accepted" if not self.derived.depth else
+                                 f"an undo reaches back at most {UNDO_DEPTH} actions: correct the row instead")
+            if self.game.history:
+                undid = self.game.history[-1][0].to_text()
+            else:
+                undid = str(next(self.record.rows(after=self.derived.stack[-1] - 1,
+                                                  upto=self.derived.stack[-1])).body["text"])
             row = self._append("undo", source, {"undid": undid, "reason": reason})
-            self.game.undo()
+            self.derived.undone(self._state_after)
+            self.derived.seq = row.seq
+            self.game = self.derived.game
             entry = Entry.of(row)
             self._bump([entry])
             return entry
@@ -139,11 +151,13 @@ class Table:
             except RulesError as exc:
                 raise InputError(f"{text!r}: {exc}") from exc
         with self.lock:
-            rows = list(self.record.rows())
-            if not any(r.seq == target and r.kind == "action" for r in rows):
+            found = next(self.record.rows(after=target - 1, upto=target), None) if target > 0 else None
+            if found is None or found.kind != "action":
                 raise InputError(f"row {target} is not an action row of this record")
             row = self._append("correct", source, {"target": target, "text": text, "reason": reason})
-            done = replay([*rows, row], self.board)
+            done = replay_record(self.record, self.board, snapshots=self.snapshots)
+            done.observed = self.derived.observed
+            self.derived = done
             self.game = done.game
             self._rejected.clear()
             entry = Entry.of(row)
@@ -176,7 +190,15 @@ class Table:
 
     # --- internals ------------------------------------------------------------------------------------------
     def _append(self, kind: str, source: str, body: dict[str, Any]) -> Row:
-        return self.record.append(kind, source, body, ts=self.clock())
+        row = self.record.append(kind, source, body, ts=self.clock())
+        self.derived.seq = row.seq
+        if kind == "question":
+            self.derived.questions = [*self.derived.questions[-99:], dict(body)]
+        return row
+
+    def _state_after(self, seq: int) -> GameState:
+        return replay_record(self.record, self.board, upto=seq, snapshots=self.snapshots,
+                             corrections_upto=self.record.last_seq).game.state
 
     def _apply(self, source: str, text: str) -> Entry:
         verdict = self.game.apply(text)
@@ -187,6 +209,7 @@ class Table:
             if verdict.accepted:
                 self.game.undo()  # not stored, so it did not happen
             raise
+        self.derived.recorded(row.seq, text, verdict.accepted)
         if self.game.state.turn != self._turn:
             self._turn = self.game.state.turn
             if self.record.can_sign:
@@ -217,7 +240,7 @@ class Table:
                         "player": q.player, "text": q.text, "options": list(q.options)})))
                 break
             assert proposal.action is not None
-            accepted_now = len(self.game.history)
+            accepted_now = self.derived.depth
             if self._rejected.get(proposal.action) == accepted_now:
                 break  # already recorded as rejected in this very position
             entry = self._apply(source, proposal.action)
@@ -234,8 +257,17 @@ class Table:
                           and any(self.game.is_legal(parse(o)) for o in q.options)]
         self._version += 1
         self._changed.notify_all()
+        if self.snapshots is not None and self.record.last_seq - self._snapped >= SNAPSHOT_EVERY:
+            self.snapshot()
         for listener in self.listeners if entries else ():
             listener(list(entries or ()))
+
+    def snapshot(self) -> None:
+        """Keep the derived state at the record's last row beside the record (hold the lock)."""
+        if self.snapshots is None:
+            return
+        self.snapshots.put(self.record.last_seq, self.record.last_hash, self.derived.to_json())
+        self._snapped = self.record.last_seq
 
     def warn(self, message: str) -> None:
         with self.lock:
@@ -263,3 +295,9 @@ class Table:
     def entries(self, after: int = 0) -> list[Entry]:
         with self.lock:
             return [Entry.of(r) for r in self.record.rows(after)]
+
+
+def open_table(board: BoardMap, record: GameRecord, decks: Mapping[str, list[str]] | None = None,
+               clock: Callable[[], float] = time.time) -> Table:
+    """A table whose derived state is snapshotted beside its record (``<record>.snapshots``)."""
+    return Table(board, record, decks, clock, snapshots=SnapshotStore(snapshot_path(record.path)))

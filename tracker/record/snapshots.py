@@ -1,0 +1,74 @@
+"""Snapshots of the derived state, kept beside the record (``<record>.snapshots``) so that a long game
+need not be replayed from its first row. Derived data only: each snapshot names the record row it
+follows and that row's hash, so a snapshot of another record (or of rows since rewritten) is never
+used, and whatever is wrong with the file, the record can always be replayed in full without it.
+
+The store holds opaque JSON text; what it means is `tracker.table.derived`'s business.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from tracker.errors import RecordError
+
+SCHEMA = "CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, hash TEXT NOT NULL, body TEXT NOT NULL)"
+
+
+def snapshot_path(record_path: str) -> str:
+    return f"{record_path}.snapshots"
+
+
+class SnapshotStore:
+    """One SQLite file of (row, row hash, JSON body). Not thread-safe beyond SQLite's own locking:
+    the table writes under its lock; readers open their own store."""
+
+    def __init__(self, path: str, readonly: bool = False) -> None:
+        self.path = path
+        self.readonly = readonly
+        self._db: sqlite3.Connection | None = None
+        try:
+            if readonly:
+                if Path(path).is_file():
+                    self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+            else:
+                self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")  # derived data: losing the last one costs a replay
+                self._db.execute(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise RecordError(f"{path}: cannot open the snapshot file ({exc}); delete it, it is derived "
+                              "from the record") from exc
+
+    def put(self, seq: int, digest: str, body: str) -> None:
+        if self._db is None or self.readonly:
+            return
+        self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)", (seq, digest, body))
+
+    def latest(self, upto: int, below: int | None = None) -> tuple[int, str, str] | None:
+        """The latest snapshot at or before row `upto` (and before row `below`, when given)."""
+        if self._db is None:
+            return None
+        limit = upto if below is None else min(upto, below - 1)
+        try:
+            row = self._db.execute("SELECT seq, hash, body FROM snapshots WHERE seq <= ? ORDER BY seq DESC LIMIT 1",
+                                   (limit,)).fetchone()
+        except sqlite3.DatabaseError:
+            return None  # unreadable derived data: replay instead
+        return None if row is None else (int(row[0]), str(row[1]), str(row[2]))
+
+    def all(self) -> list[tuple[int, str, str]]:
+        if self._db is None:
+            return []
+        return [(int(s), str(h), str(b)) for s, h, b in
+                self._db.execute("SELECT seq, hash, body FROM snapshots ORDER BY seq")]
+
+    def drop_from(self, seq: int) -> None:
+        """Forget snapshots from row `seq` on (they no longer match the record)."""
+        if self._db is not None and not self.readonly:
+            self._db.execute("DELETE FROM snapshots WHERE seq >= ?", (seq,))
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
