@@ -27,24 +27,44 @@ class SnapshotStore:
     def __init__(self, path: str, readonly: bool = False) -> None:
         self.path = path
         self.readonly = readonly
+        self.problem = ""  # why an unusable file was set aside, for the table's warnings
         self._db: sqlite3.Connection | None = None
         try:
-            if readonly:
-                if Path(path).is_file():
-                    self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-            else:
-                self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=NORMAL")  # derived data: losing the last one costs a replay
-                self._db.execute(SCHEMA)
+            self._db = self._open()
         except sqlite3.DatabaseError as exc:
-            raise RecordError(f"{path}: cannot open the snapshot file ({exc}); delete it, it is derived "
-                              "from the record") from exc
+            self.problem = f"{path}: unusable snapshot file ({exc})"
+            if readonly:
+                return
+            aside = Path(f"{path}.bad")
+            Path(path).replace(aside)  # derived data: set it aside (for a look) and start again
+            for extra in ("-wal", "-shm"):
+                Path(path + extra).unlink(missing_ok=True)
+            self.problem += f", moved to {aside.name}"
+            try:
+                self._db = self._open()
+            except sqlite3.DatabaseError as again:
+                raise RecordError(f"{path}: cannot open the snapshot file ({again})") from again
+
+    def _open(self) -> sqlite3.Connection | None:
+        if self.readonly:
+            if not Path(self.path).is_file():
+                return None
+            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        else:
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # derived data: losing the last one costs a replay
+            db.execute(SCHEMA)
+        db.execute("SELECT count(*) FROM snapshots").fetchone()
+        return db
 
     def put(self, seq: int, digest: str, body: str) -> None:
         if self._db is None or self.readonly:
             return
-        self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)", (seq, digest, body))
+        try:
+            self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)", (seq, digest, body))
+        except sqlite3.DatabaseError as exc:  # a full disk must not stop the game: the record is what counts
+            self.problem = f"{self.path}: cannot keep a snapshot ({exc})"
 
     def latest(self, upto: int, below: int | None = None) -> tuple[int, str, str] | None:
         """The latest snapshot at or before row `upto` (and before row `below`, when given)."""

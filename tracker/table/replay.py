@@ -71,14 +71,17 @@ def replay(rows: Iterable[Row], board: BoardMap, upto: int | None = None) -> Der
 
 
 def replay_record(record: GameRecord, board: BoardMap, upto: int | None = None,
-                  snapshots: SnapshotStore | None = None, corrections_upto: int | None = None) -> Derived:
+                  snapshots: SnapshotStore | None = None, corrections_upto: int | None = None,
+                  extra: Mapping[int, str] | None = None) -> Derived:
     """The same as `replay(record.rows(), board, upto)`, starting from the latest snapshot that the rows
     up to `upto` leave valid: one taken before every correction that reaches back behind it.
     `corrections_upto`: apply the corrections recorded up to this row (default `upto`; an undo needs the
-    state before an action as the corrections made since see it)."""
+    state before an action as the corrections made since see it). `extra`: corrections not recorded yet
+    (target -> text), as if recorded after `upto`."""
     upto = record.last_seq if upto is None else min(upto, record.last_seq)
     fixes = [(r.seq, int(r.body["target"]), str(r.body.get("text", "")))
              for r in record.rows(upto=max(upto, corrections_upto or 0), kinds=("correct",))]
+    fixes += [(upto + 1, target, text) for target, text in (extra or {}).items()]
     corrections = {target: text for _, target, text in fixes}
     return _from_snapshot(record, board, upto, snapshots, fixes, corrections)
 

@@ -25,7 +25,7 @@ from tracker.table.board import StandValue
 from tracker.table.derived import SNAPSHOT_EVERY, UNDO_DEPTH, Derived
 from tracker.table.expected import differences, expected_board
 from tracker.table.reconcile import Question, propose
-from tracker.table.replay import board_body, replay_record
+from tracker.table.replay import board_body, parse_token, replay_record
 
 MAX_EXPLAINED = 12  # actions one board change may explain (fast play: several moves between two readings)
 
@@ -58,7 +58,8 @@ class Table:
                  clock: Callable[[], float] = time.time, snapshots: SnapshotStore | None = None) -> None:
         self.board = board
         self.record = record
-        self.snapshots = snapshots  # derived state every SNAPSHOT_EVERY rows, so restarts need not replay all
+        self.snapshots = snapshots  # derived state every `snapshot_every` rows, so restarts need not replay all
+        self.snapshot_every = SNAPSHOT_EVERY
         self.clock = clock
         self.lock = threading.RLock()
         self._changed = threading.Condition(self.lock)
@@ -86,6 +87,8 @@ class Table:
             self.questions.append(Question(str(q["player"]), str(q["text"]), tuple(q["options"])))
             self._asked.add("|".join(q["options"]))
         self.warnings += [f"replay differs from the record: {m}" for m in done.mismatches]
+        if snapshots is not None and snapshots.problem:
+            self.warnings.append(snapshots.problem)
         self._turn = self.game.state.turn
         if self.observed:
             # A crash may have come between storing a board and storing the actions it explains.
@@ -154,8 +157,14 @@ class Table:
             found = next(self.record.rows(after=target - 1, upto=target), None) if target > 0 else None
             if found is None or found.kind != "action":
                 raise InputError(f"row {target} is not an action row of this record")
+            seen = self.record.last_seq
+        done = self._replay_off_lock(seen, {target: text})  # phones keep acting meanwhile
+        with self.lock:
             row = self._append("correct", source, {"target": target, "text": text, "reason": reason})
-            done = replay_record(self.record, self.board, snapshots=self.snapshots)
+            fixes = {int(r.body["target"]): str(r.body.get("text", ""))
+                     for r in self.record.rows(kinds=("correct",))}
+            for later in self.record.rows(after=seen, upto=row.seq):  # recorded while the replay ran
+                done.step(later, fixes, self._state_after, parse_token)
             done.observed = self.derived.observed
             self.derived = done
             self.game = done.game
@@ -195,6 +204,18 @@ class Table:
         if kind == "question":
             self.derived.questions = [*self.derived.questions[-99:], dict(body)]
         return row
+
+    def _replay_off_lock(self, upto: int, extra: Mapping[int, str]) -> Derived:
+        """The derived state after row `upto` with corrections `extra` added, rebuilt through read-only
+        connections of its own, so the table's lock is not held while it replays."""
+        record = GameRecord(self.record.path, readonly=True)
+        snaps = SnapshotStore(self.snapshots.path, readonly=True) if self.snapshots is not None else None
+        try:
+            return replay_record(record, self.board, upto=upto, snapshots=snaps, extra=extra)
+        finally:
+            record.close()
+            if snaps is not None:
+                snaps.close()
 
     def _state_after(self, seq: int) -> GameState:
         return replay_record(self.record, self.board, upto=seq, snapshots=self.snapshots,
@@ -257,7 +278,7 @@ class Table:
                           and any(self.game.is_legal(parse(o)) for o in q.options)]
         self._version += 1
         self._changed.notify_all()
-        if self.snapshots is not None and self.record.last_seq - self._snapped >= SNAPSHOT_EVERY:
+        if self.snapshots is not None and self.record.last_seq - self._snapped >= self.snapshot_every:
             self.snapshot()
         for listener in self.listeners if entries else ():
             listener(list(entries or ()))
