@@ -58,7 +58,7 @@ def test_every_snapshot_equals_a_full_replay(built: Path) -> None:
     for seq, digest, body in snaps:
         assert rows[seq - 1].hash == digest
         full = replay(rows, BoardMap.packaged(), upto=seq)
-        assert Derived.from_json(body, BoardMap.packaged()).comparable() == full.comparable(), f"snapshot at {seq}"
+        assert Derived.from_bytes(body, BoardMap.packaged()).comparable() == full.comparable(), f"snapshot at {seq}"
 
 
 def test_state_at_any_row_equals_a_full_replay(built: Path) -> None:

@@ -3,7 +3,7 @@ need not be replayed from its first row. Derived data only: each snapshot names 
 follows and that row's hash, so a snapshot of another record (or of rows since rewritten) is never
 used, and whatever is wrong with the file, the record can always be replayed in full without it.
 
-The store holds opaque JSON text; what it means is `tracker.table.derived`'s business.
+The store holds opaque bytes; what it means is `tracker.table.derived`'s business.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tracker.errors import RecordError
 
-SCHEMA = "CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, hash TEXT NOT NULL, body TEXT NOT NULL)"
+SCHEMA = "CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, hash TEXT NOT NULL, body BLOB NOT NULL)"
 
 
 def snapshot_path(record_path: str) -> str:
@@ -58,7 +58,7 @@ class SnapshotStore:
         db.execute("SELECT count(*) FROM snapshots").fetchone()
         return db
 
-    def put(self, seq: int, digest: str, body: str) -> None:
+    def put(self, seq: int, digest: str, body: bytes) -> None:
         if self._db is None or self.readonly:
             return
         try:
@@ -66,7 +66,7 @@ class SnapshotStore:
         except sqlite3.DatabaseError as exc:  # a full disk must not stop the game: the record is what counts
             self.problem = f"{self.path}: cannot keep a snapshot ({exc})"
 
-    def latest(self, upto: int, below: int | None = None) -> tuple[int, str, str] | None:
+    def latest(self, upto: int, below: int | None = None) -> tuple[int, str, bytes] | None:
         """The latest snapshot at or before row `upto` (and before row `below`, when given)."""
         if self._db is None:
             return None
@@ -76,12 +76,12 @@ class SnapshotStore:
                                    (limit,)).fetchone()
         except sqlite3.DatabaseError:
             return None  # unreadable derived data: replay instead
-        return None if row is None else (int(row[0]), str(row[1]), str(row[2]))
+        return None if row is None else (int(row[0]), str(row[1]), bytes(row[2]))
 
-    def all(self) -> list[tuple[int, str, str]]:
+    def all(self) -> list[tuple[int, str, bytes]]:
         if self._db is None:
             return []
-        return [(int(s), str(h), str(b)) for s, h, b in
+        return [(int(s), str(h), bytes(b)) for s, h, b in
                 self._db.execute("SELECT seq, hash, body FROM snapshots ORDER BY seq")]
 
     def drop_from(self, seq: int) -> None:

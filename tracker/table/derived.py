@@ -12,14 +12,16 @@ behind the kept states rebuilds the state from the nearest snapshot (`before`).
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from rules.board_map import BoardMap
 from rules.errors import RulesError
 from rules.game import Game
-from rules.notation import parse
+from rules.notation import Action, parse
 from rules.state import GameState
 from tracker.errors import RecordError
 from tracker.record.store import Row
@@ -28,11 +30,18 @@ from tracker.table.state_codec import decode_state, encode
 
 UNDO_DEPTH = 500      # accepted actions a judge's undo can reach back (corrections reach anywhere)
 HISTORY_KEPT = 32     # previous states kept in memory
+PREV_KEPT = 16        # previous states a snapshot keeps (undos just after a restart need no replay)
 QUESTIONS_KEPT = 20   # open questions a snapshot keeps
-SNAPSHOT_EVERY = 200  # rows between snapshots
-FORMAT = 1
+SNAPSHOT_EVERY = 50   # rows between snapshots: a state at any row replays at most this many rows
+FORMAT = 2
 
 Before = Callable[[int], GameState]  # the game state after a given row (an undo reaching far back)
+
+
+@lru_cache(maxsize=4096)
+def parsed(text: str) -> Action:
+    """`rules.notation.parse`, remembered: a long record repeats the same few hundred lines."""
+    return parse(text)
 
 
 @dataclass
@@ -46,6 +55,7 @@ class Derived:
     rejected: dict[str, int] = field(default_factory=dict)  # action -> depth when it was rejected
     questions: list[dict[str, Any]] = field(default_factory=list)  # bodies of question rows
     mismatches: list[str] = field(default_factory=list)  # rows whose stored verdict replay does not reproduce
+    prev: list[Any] = field(default_factory=list)  # encoded states below `game.history` (from a snapshot)
 
     # --- one row --------------------------------------------------------------------------------------------
     def step(self, row: Row, corrections: Mapping[int, str], before: Before,
@@ -53,7 +63,7 @@ class Derived:
         if row.kind == "action":
             text = corrections.get(row.seq, row.body["text"])
             if text:
-                verdict = self.game.apply(text)
+                verdict = self.game.apply(parsed(text))
                 self.recorded(row.seq, text, verdict.accepted)
                 if row.seq not in corrections and verdict.accepted != row.body.get("accepted"):
                     then = "accepted" if row.body.get("accepted") else "rejected"
@@ -73,8 +83,10 @@ class Derived:
         if accepted:
             self.stack = [*self.stack[-(UNDO_DEPTH - 1):], seq]
             self.depth += 1
-            if len(self.game.history) > HISTORY_KEPT:
-                del self.game.history[:-HISTORY_KEPT]
+            if len(self.game.history) + len(self.prev) > HISTORY_KEPT:
+                del self.prev[:len(self.game.history) + len(self.prev) - HISTORY_KEPT]
+                if len(self.game.history) > HISTORY_KEPT:
+                    del self.game.history[:-HISTORY_KEPT]
         else:
             self.rejected[text] = self.depth
 
@@ -86,6 +98,8 @@ class Derived:
         self.depth -= 1
         if self.game.history:
             self.game.undo()
+        elif self.prev:
+            self.game.state = decode_state(self.prev.pop())
         else:
             self.game.state = before(seq - 1)
 
@@ -95,20 +109,33 @@ class Derived:
         out = []
         for q in self.questions:
             try:
-                if any(self.game.is_legal(parse(o)) for o in q["options"]):
+                if any(self.game.is_legal(parsed(o)) for o in q["options"]):
                     out.append(q)
             except RulesError:
                 continue
         return out[-QUESTIONS_KEPT:]
 
     def to_json(self) -> str:
+        """The snapshot as canonical JSON (`to_bytes` compresses it for the store)."""
         return json.dumps({
             "format": FORMAT, "seq": self.seq, "start": self.start, "state": encode(self.game.state),
             "observed": {s: [v.kind, v.owner, v.count] for s, v in sorted(self.observed.items())},
             "stack": self.stack, "depth": self.depth,
             "rejected": {t: d for t, d in sorted(self.rejected.items()) if d == self.depth},
             "questions": self.open_questions(), "mismatches": self.mismatches,
+            "history": [*self.prev, *(encode(st) for _, st in self.game.history)][-PREV_KEPT:],
         }, sort_keys=True, separators=(",", ":"))
+
+    def to_bytes(self) -> bytes:
+        return zlib.compress(self.to_json().encode("utf-8"), 6)
+
+    @classmethod
+    def from_bytes(cls, blob: bytes, board: BoardMap) -> Derived:
+        try:
+            text = zlib.decompress(blob).decode("utf-8")
+        except (zlib.error, UnicodeDecodeError) as exc:
+            raise RecordError(f"malformed snapshot ({exc})") from exc
+        return cls.from_json(text, board)
 
     @classmethod
     def from_json(cls, text: str, board: BoardMap) -> Derived:
@@ -120,7 +147,7 @@ class Derived:
                     for s, (k, o, c) in data["observed"].items()}
         return cls(game, dict(data["start"]), int(data["seq"]), observed, [int(s) for s in data["stack"]],
                    int(data["depth"]), {str(t): int(d) for t, d in data["rejected"].items()},
-                   list(data["questions"]), [str(m) for m in data["mismatches"]])
+                   list(data["questions"]), [str(m) for m in data["mismatches"]], list(data["history"]))
 
     def comparable(self) -> dict[str, Any]:
         """What a snapshot must agree on with a full replay of the same rows (tests, `log verify`)."""

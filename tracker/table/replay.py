@@ -83,13 +83,16 @@ def replay_record(record: GameRecord, board: BoardMap, upto: int | None = None,
              for r in record.rows(upto=max(upto, corrections_upto or 0), kinds=("correct",))]
     fixes += [(upto + 1, target, text) for target, text in (extra or {}).items()]
     corrections = {target: text for _, target, text in fixes}
-    return _from_snapshot(record, board, upto, snapshots, fixes, corrections)
+    return _from_snapshot(record, board, upto, snapshots, fixes, corrections, {})
 
 
 def _from_snapshot(record: GameRecord, board: BoardMap, upto: int, snapshots: SnapshotStore | None,
-                   fixes: list[tuple[int, int, str]], corrections: Mapping[int, str]) -> Derived:
+                   fixes: list[tuple[int, int, str]], corrections: Mapping[int, str],
+                   memo: dict[int, GameState]) -> Derived:
     def before(seq: int) -> GameState:
-        return _from_snapshot(record, board, seq, snapshots, fixes, corrections).game.state
+        if seq not in memo:
+            memo[seq] = _from_snapshot(record, board, seq, snapshots, fixes, corrections, memo).game.state
+        return memo[seq]
 
     start: Derived | None = None
     below: int | None = None
@@ -108,7 +111,7 @@ def _from_snapshot(record: GameRecord, board: BoardMap, upto: int, snapshots: Sn
             below = seq
             continue
         try:
-            start = Derived.from_json(body, board)
+            start = Derived.from_bytes(body, board)
         except (RecordError, ValueError, KeyError, TypeError):
             below = seq
     if start is None:

@@ -287,7 +287,7 @@ class Table:
         """Keep the derived state at the record's last row beside the record (hold the lock)."""
         if self.snapshots is None:
             return
-        self.snapshots.put(self.record.last_seq, self.record.last_hash, self.derived.to_json())
+        self.snapshots.put(self.record.last_seq, self.record.last_hash, self.derived.to_bytes())
         self._snapped = self.record.last_seq
 
     def warn(self, message: str) -> None:
