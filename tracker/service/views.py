@@ -33,7 +33,7 @@ from tracker.table.reconcile import Question
 from tracker.table.replay import replay_record
 from tracker.table.table import Entry, Table
 
-SCENE_TAIL = 400  # record entries a rebuilt scene keeps (its log tail and the secrets still open)
+SCENE_TAIL = 120  # record entries a rebuilt scene keeps (its log tail and the secrets still open)
 LOG_TAIL = 40  # entries a state carries; a connection gets the whole record once, as a `log` message
 PUBLIC_ZONES = ("discard", "prison")
 PLAYER_KINDS = ("action", "undo", "correct", "question")

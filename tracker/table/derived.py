@@ -30,9 +30,9 @@ from tracker.table.state_codec import decode_state, encode
 
 UNDO_DEPTH = 500      # accepted actions a judge's undo can reach back (corrections reach anywhere)
 HISTORY_KEPT = 32     # previous states kept in memory
-PREV_KEPT = 16        # previous states a snapshot keeps (undos just after a restart need no replay)
+PREV_KEPT = 8         # previous states a snapshot keeps (undos just after a restart need no replay)
 QUESTIONS_KEPT = 20   # open questions a snapshot keeps
-SNAPSHOT_EVERY = 50   # rows between snapshots: a state at any row replays at most this many rows
+SNAPSHOT_EVERY = 25   # rows between snapshots: a state at any row replays at most this many rows
 FORMAT = 2
 
 Before = Callable[[int], GameState]  # the game state after a given row (an undo reaching far back)
