@@ -26,6 +26,7 @@ from rules.game import Game
 from rules.state import CardState, GameState
 from tracker.record.snapshots import SnapshotStore, snapshot_path
 from tracker.record.store import GameRecord
+from tracker.service.choices import choices_for
 from tracker.service.seats import JUDGE, SPECTATOR, Viewer
 from tracker.table.board import StandValue
 from tracker.table.expected import differences, expected_board
@@ -200,7 +201,22 @@ def _card(c: CardState, board: BoardMap, catalog: Catalog, named: bool) -> dict[
     return out
 
 
-def _entry(e: Entry, redact: Redact, secret: dict[int, str], viewer: Viewer) -> dict[str, Any]:
+CARD_ID = re.compile(r"(?<![A-Za-z0-9_#-])([A-Za-z0-9_-]{4}(?:#[0-9]{1,8})?)(?![A-Za-z0-9_#-])")
+
+
+def named(text: str, names: dict[str, str]) -> str:
+    """`text` with every card id in `names` followed by the card's title: ``HMPU#0004 (Hilbert...)``."""
+    if not names:
+        return text
+    return CARD_ID.sub(lambda m: f"{m.group(1)} ({names[m.group(1)]})" if m.group(1) in names else m.group(1), text)
+
+
+def card_names(state: GameState, visible: set[str], catalog: Catalog) -> dict[str, str]:
+    return {cid: catalog.card(c.code).title for cid, c in state.cards.items() if cid in visible}
+
+
+def _entry(e: Entry, redact: Redact, secret: dict[int, str], viewer: Viewer,
+           names: dict[str, str] | None = None) -> dict[str, Any]:
     action, message = redact(e.text), redact(e.message)
     owner = secret.get(e.seq)
     if owner is not None and viewer.role != "judge" and owner != viewer.seat:
@@ -208,7 +224,7 @@ def _entry(e: Entry, redact: Redact, secret: dict[int, str], viewer: Viewer) -> 
         action = f"{m.group('player')} means {redact(m.group('card'))} (secret)" if m else "a judge's correction"
         message = "(secret until both sides have chosen)" if e.kind == "action" else ""
     return {"seq": e.seq, "time": e.ts, "source": e.source, "kind": e.kind, "action": action,
-            "accepted": e.accepted, "rule": e.rule, "message": message}
+            "label": named(action, names or {}), "accepted": e.accepted, "rule": e.rule, "message": message}
 
 
 def _bout(state: GameState, viewer: Viewer) -> dict[str, Any] | None:
@@ -241,6 +257,7 @@ def view_for(table: Table | None, viewer: Viewer, version: int = 0, *, scene: Sc
     secret = {} if judge else secret_means(scene.entries, waiting_means(s))
     cards = [_card(c, scene.board, catalog, c.id in visible) for c in sorted(s.cards.values(), key=lambda c: c.id)
              if c.zone == "play"]
+    names = card_names(s, visible, catalog)
     kinds = None if judge else PLAYER_KINDS
     entries = [e for e in scene.entries if kinds is None or e.kind in kinds][-LOG_TAIL:]
     expected = expected_board(s, scene.board)
@@ -264,10 +281,12 @@ def view_for(table: Table | None, viewer: Viewer, version: int = 0, *, scene: Sc
         "prison": [c.id for c in s.in_zone("prison")],
         "bout": _bout(s, viewer),
         "prompts": prompts, "questions": questions,
-        "log": [_entry(e, redact, secret, viewer) for e in entries],
+        "log": [_entry(e, redact, secret, viewer, names) for e in entries],
         "warnings": list(scene.warnings),
+        "names": names,
     }
     if viewer.seat is not None:
+        view["choices"] = choices_for(scene.game, viewer.seat, visible, catalog)
         view["hand"] = [_card(c, scene.board, catalog, True) for c in s.in_zone("hand", viewer.seat)]
         view["effects"] = [_card(c, scene.board, catalog, True) for c in s.in_zone("effect", viewer.seat)]
     if judge:
@@ -287,7 +306,8 @@ def entries_for(entries: list[Entry], state: GameState, viewer: Viewer, after: i
     visible = {cid for cid, c in state.cards.items() if knows(viewer, c)}
     redact: Redact = (lambda text: text) if judge else redactor(state, visible, catalog)
     secret = {} if judge else secret_means(entries, waiting_means(state))
-    return [_entry(e, redact, secret, viewer) for e in entries
+    names = card_names(state, visible, catalog)
+    return [_entry(e, redact, secret, viewer, names) for e in entries
             if e.seq > after and (judge or e.kind in PLAYER_KINDS)]
 
 

@@ -116,7 +116,7 @@ window.Kipukas = (function () {
       : e.kind === "correct" ? "judge correction" : e.accepted ? "accepted" : `rejected ${e.rule}`;
     return html("li", { class: cls, "data-seq": e.seq },
       html("span", { class: "seq" }, `#${e.seq}`), " ",
-      html("span", { class: "act" }, e.action),
+      html("span", { class: "act" }, e.label || e.action),
       html("span", { class: "verdict" }, verdict),
       html("span", { class: "msg" }, e.message));
   }

@@ -11,7 +11,8 @@
   function report(ack, what) {
     if (!ack.ok) notice(`${what}: ${ack.error}`, "bad");
     else if (ack.entry && ack.entry.accepted === false) notice(`Rejected ${ack.entry.rule}: ${ack.entry.message}`, "bad");
-    else notice(`${what}: recorded as row ${ack.entry.seq}`, "ok");
+    else notice(`${what} recorded as row ${ack.entry.seq}: ${ack.entry.label || ack.entry.action}`
+                + (ack.entry.message ? ` (${ack.entry.message})` : ""), "ok");
     return ack;
   }
 
@@ -19,6 +20,8 @@
     const links = await (await fetch(`/join/links?k=${encodeURIComponent(key)}`)).json();
     const box = $("qr");
     box.innerHTML = "";
+    // On a phone the board comes first and the codes wait behind a tap; a desktop has room for them.
+    if (window.matchMedia("(min-width: 900px)").matches) box.closest("details").open = true;
     for (const [who, url] of Object.entries(links)) {
       box.append(K.html("figure", { "data-who": who },
         K.html("img", { src: `/join/qr/${who}.svg?k=${encodeURIComponent(key)}`, alt: `QR code to join as ${who}` }),
@@ -62,8 +65,9 @@
     const hands = $("hands");
     hands.innerHTML = "";
     for (const [p, cards] of Object.entries(state.hand_cards || {})) {
-      hands.append(K.html("li", {}, K.html("b", {}, `${p} hand: `), cards.map((c) => `${c.title} (${c.id})`).join(", ") || "empty",
-                          K.html("br"), `deck: ${(state.deck_cards[p] || []).join(", ") || "empty"}`));
+      const name = (id) => (state.names && state.names[id] ? `${state.names[id]} (${id})` : id);
+      hands.append(K.html("li", {}, K.html("b", {}, `${p} hand: `), cards.map((c) => `${c.title} · ${c.type} (${c.id})`).join(", ") || "empty",
+                          K.html("br"), `deck: ${(state.deck_cards[p] || []).map(name).join(", ") || "empty"}`));
     }
     drawTimeline(record);
     document.body.dataset.version = state.version;
