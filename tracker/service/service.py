@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from rules.catalog import Catalog
 from tracker.errors import InputError
 from tracker.overhead.calibration_service import CalibrationService
+from tracker.service.choices import resolve
 from tracker.service.seats import SPECTATOR, AccessDenied, Seats, Viewer
 from tracker.service.views import Scene, entries_for, view_for
 from tracker.table.table import Entry, Table
@@ -225,6 +226,9 @@ class TableService:
         if viewer.role == "player" and (not words or words[0] != viewer.seat):
             raise AccessDenied(f"you sit at {viewer.seat}: actions must start with '{viewer.seat}'")
         source = "judge" if viewer.role == "judge" else f"phone:{viewer.seat}"
+        if viewer.seat is not None and "@" in text:  # a face-down card named by its stand (tap to act)
+            with self.table.lock:
+                text = resolve(self.table.game, viewer.seat, text)
         entry = self.table.act(source, text)
         return self._project(viewer, entry)
 

@@ -18,13 +18,17 @@ window.Kipukas.Choices = function (container, act) {
     const die = chosen.length;
     const what = group.prefix.split(" ").slice(1).join(" ");
     box.append(K.html("p", { class: "pad-title" },
-      `${what}: ` + (group.dice.length > 1 ? `die ${die + 1} of ${group.dice.length} (D${group.dice[die]})` : `D${group.dice[0]}`)
+      `${what}: ` + (group.total ? `total, 1 to ${group.dice[0]}`
+        : group.dice.length > 1 ? `die ${die + 1} of ${group.dice.length} (D${group.dice[die]})` : `D${group.dice[0]}`)
       + (chosen.length ? ` · so far ${chosen.join(", ")}` : "")));
     const grid = K.html("div", { class: "pad-grid" });
     for (let v = 1; v <= group.dice[die]; v++) {
       grid.append(button(String(v), () => {
         const faces = [...chosen, v];
-        if (faces.length === group.dice.length) { dice[group.prefix] = []; act(`${group.prefix} ${faces.join(",")}`); }
+        if (faces.length === group.dice.length) {
+          dice[group.prefix] = [];
+          act(`${group.prefix} ${group.total ? "=" : ""}${faces.join(",")}`);
+        }
         else { dice[group.prefix] = faces; draw(last); }
       }, { "data-face": v, "aria-label": `${what}: ${v}` }));
     }
