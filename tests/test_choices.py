@@ -22,7 +22,7 @@ def offered(choices: dict[str, object], game: Game, seat: str, line: str) -> boo
     words = line.split()
     if words[1] == "roll" and words[2] != "diel":
         value = words[3].lstrip("=")
-        pads = [d for d in choices["dice"] if d["prefix"] == " ".join(words[:3])]  # type: ignore[index, attr-defined]
+        pads = [d for d in choices["dice"] if d["prefix"] == " ".join(words[:3])]  # type: ignore[attr-defined]
         return any(bool(d.get("total")) == words[3].startswith("=") and
                    all(1 <= int(f) <= n for f, n in zip(value.split(","), d["dice"], strict=False)) for d in pads)
     if words[1] == "draw":
