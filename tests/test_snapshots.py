@@ -152,3 +152,15 @@ def test_the_timeline_reaches_phones_in_pages(built: Path, tmp_path: Path) -> No
     assert [e["seq"] for p in pages for e in p] == list(range(2, service.table.record.last_seq + 1))
     spectator = [e for p in service.log_pages(SPECTATOR, 1, newest_only=False) for e in p]
     assert spectator and all(e["kind"] in ("action", "undo", "correct", "question") for e in spectator)
+
+
+def test_the_delayed_view_steps_forward_and_equals_a_full_replay(built: Path, tmp_path: Path) -> None:
+    path = copy_of(built, tmp_path)
+    table = reopen(path)
+    rows = list(table.record.rows())
+    scene = None
+    for upto in range(ROWS - 120, ROWS - 60, 3):
+        scene = Scene.of_record(table, upto, scene)
+        full = replay(rows, table.board, upto=upto)
+        assert scene.game.to_text() == full.game.to_text() and scene.observed == full.observed, f"row {upto}"
+        assert scene.entries[-1].seq == upto

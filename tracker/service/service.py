@@ -124,8 +124,9 @@ class TableService:
             return None
         with self._cache_lock:
             table, scene = self.table, self._delayed.get(upto)
+            earlier = next(iter(self._delayed.values()), None)
         if scene is None:
-            scene = Scene.of_record(table, upto)
+            scene = Scene.of_record(table, upto, earlier)
             with self._cache_lock:
                 if self.table is table:
                     self._delayed = {upto: scene}

@@ -29,9 +29,10 @@ from tracker.record.store import GameRecord
 from tracker.service.choices import choices_for
 from tracker.service.seats import JUDGE, SPECTATOR, Viewer
 from tracker.table.board import StandValue
+from tracker.table.derived import Derived
 from tracker.table.expected import differences, expected_board
 from tracker.table.reconcile import Question
-from tracker.table.replay import replay_record
+from tracker.table.replay import parse_token, replay_record
 from tracker.table.table import Entry, Table
 
 SCENE_TAIL = 120  # record entries a rebuilt scene keeps (its log tail and the secrets still open)
@@ -147,6 +148,7 @@ class Scene:
     start: dict[str, Any]
     questions: list[Question] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    derived: Derived | None = None  # what a later delayed scene can step forward from
 
     @classmethod
     def of_table(cls, table: Table, entries: list[Entry] | None = None) -> Scene:
@@ -155,19 +157,31 @@ class Scene:
                    table.record.last_seq, dict(table.start), list(table.questions), list(table.warnings))
 
     @classmethod
-    def of_record(cls, table: Table, upto: int) -> Scene:
-        """The table as it stood after row `upto`, rebuilt from the nearest snapshot through the table's
-        own read-only connections (a delayed spectator view): the table's lock is not held."""
+    def of_record(cls, table: Table, upto: int, earlier: Scene | None = None) -> Scene:
+        """The table as it stood after row `upto`, through the table's own read-only connections (a
+        delayed spectator view): the table's lock is not held. Stepped forward from `earlier` when no
+        correction came in between (the delayed row moves on a row or two at a time), otherwise rebuilt
+        from the nearest snapshot."""
         record = GameRecord(table.record.path, readonly=True)
         snaps = SnapshotStore(snapshot_path(table.record.path), readonly=True) if table.snapshots else None
         try:
-            done = replay_record(record, table.board, upto=upto, snapshots=snaps)
-            entries = [Entry.of(r) for r in record.rows(after=max(0, upto - SCENE_TAIL), upto=upto)]
+            base = earlier.derived if earlier is not None and earlier.seq <= upto else None
+            rows = list(record.rows(after=base.seq, upto=upto)) if base is not None else []
+            if base is not None and upto - base.seq <= SCENE_TAIL and all(r.kind != "correct" for r in rows):
+                done = base.forked()
+                for row in rows:
+                    done.step(row, {}, lambda seq: replay_record(record, table.board, upto=seq, snapshots=snaps,
+                                                                 corrections_upto=upto).game.state, parse_token)
+                kept = [e for e in earlier.entries if e.seq > upto - SCENE_TAIL] if earlier else []
+                entries = kept + [Entry.of(r) for r in rows]
+            else:
+                done = replay_record(record, table.board, upto=upto, snapshots=snaps)
+                entries = [Entry.of(r) for r in record.rows(after=max(0, upto - SCENE_TAIL), upto=upto)]
         finally:
             record.close()
             if snaps is not None:
                 snaps.close()
-        return cls(done.game, table.board, done.observed, entries, upto, done.start)
+        return cls(done.game, table.board, done.observed, entries, upto, done.start, derived=done)
 
 
 def map_json(board: BoardMap) -> dict[str, Any]:

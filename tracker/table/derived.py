@@ -103,6 +103,13 @@ class Derived:
         else:
             self.game.state = before(seq - 1)
 
+    def forked(self) -> Derived:
+        """A copy that can step on without changing this one (states are replaced, never changed)."""
+        game = Game(self.game.state, self.game.board, self.game.catalog)
+        game.history = list(self.game.history)
+        return Derived(game, dict(self.start), self.seq, dict(self.observed), list(self.stack), self.depth,
+                       dict(self.rejected), list(self.questions), list(self.mismatches), list(self.prev))
+
     # --- snapshots ------------------------------------------------------------------------------------------
     def open_questions(self) -> list[dict[str, Any]]:
         """Question bodies with at least one option the rules still allow (the last few)."""
