@@ -2,7 +2,7 @@
 # Prepare this checkout to run: system packages (apt-get, only when missing), the .venv, and the project
 # installed into it in editable mode. Safe to run again: it does nothing when everything is in place.
 # Usage: scripts/setup.sh [--with-browser]   (--with-browser also installs what the tests drive: Debian's
-# chromium and shellcheck)
+# chromium and shellcheck, and axe-core from the npm registry into build/axe for the accessibility checks)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +15,7 @@ have_lib 'libzbar\.so\.0' || missing+=(libzbar0)
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 [ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ] && missing+=(chromium)
 [ "$want_browser" = 1 ] && ! command -v shellcheck >/dev/null && missing+=(shellcheck)
+[ "$want_browser" = 1 ] && ! command -v npm >/dev/null && missing+=(npm)
 
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "setup: installing system packages: ${missing[*]}"
@@ -24,6 +25,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+AXE_VERSION=4.14.1
+if [ "$want_browser" = 1 ] && [ ! -f build/axe/node_modules/axe-core/axe.min.js ]; then
+    echo "setup: installing axe-core $AXE_VERSION into build/axe"
+    npm install --silent --no-audit --no-fund --prefix build/axe "axe-core@$AXE_VERSION"
 fi
 
 stamp_want=$( (cat pyproject.toml scripts/setup.sh; python3 --version) | sha256sum | cut -c1-16)
