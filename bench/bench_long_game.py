@@ -8,7 +8,8 @@ rejected actions, camera readings and undos mixed in), with the tracker's snapsh
 - correction: `Table.correct` of the last action (what a judge corrects), and of one about 100 rows
   back (every row after it is re-decided, so this grows with the distance, not with the record), and the
   longest the table's lock was held during either;
-- delayed view: `Scene.of_record` at 20 seeded rows near the head (what the delayed spectators see);
+- delayed view: `Scene.of_record` rebuilt at 20 seeded rows near the head, and moving on one row at a
+  time from the previous delayed scene (what the service does as the delayed row moves on);
 - restart: opening the table again (record + snapshots);
 - memory: Python allocations kept by the restarted table and its service after one judge view
   (tracemalloc), and the judge's first `log` message in bytes.
@@ -77,6 +78,13 @@ def measure(rows: int, seed: int, folder: Path) -> dict[str, float]:
         Scene.of_record(table, upto)
         times.append(ms(t0))
     out["delayed_view_max_ms"], out["delayed_view_median_ms"] = max(times), statistics.median(times)
+    times = []
+    scene = Scene.of_record(table, n - 200)
+    for upto in range(n - 199, n - 179):  # the delayed row moving on, one row at a time
+        t0 = time.perf_counter()
+        scene = Scene.of_record(table, upto, scene)
+        times.append(ms(t0))
+    out["delayed_step_max_ms"], out["delayed_step_median_ms"] = max(times), statistics.median(times)
 
     recent = [r for r in record.rows(after=n - 150) if r.kind == "action" and r.body["accepted"]]
     held: list[float] = []
@@ -137,7 +145,9 @@ def main(argv: list[str] | None = None) -> int:
              ("correction ~100 rows back", "correction_100_ms"),
              ("table lock held during a correction, max", "correction_lock_held_max_ms"),
              ("delayed spectators' view, max", "delayed_view_max_ms"),
-             ("delayed spectators' view, median", "delayed_view_median_ms"), ("restart", "restart_ms")]
+             ("delayed spectators' view, median", "delayed_view_median_ms"),
+             ("delayed view moving on a row, max", "delayed_step_max_ms"),
+             ("delayed view moving on a row, median", "delayed_step_median_ms"), ("restart", "restart_ms")]
     for rows in args.rows:
         r = measure(rows, args.seed, folder)
         full = r["full_replay_ms"]
