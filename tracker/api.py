@@ -64,6 +64,15 @@ class TableService(Protocol):
     def correct(self, viewer: Viewer, target: int, text: str, reason: str) -> dict[str, Any]:
         """A judge replaces (or strikes, with empty `text`) the action recorded at row `target`."""
 
+    def state_at(self, viewer: Viewer, seq: int) -> dict[str, Any]:
+        """A judge's view of the table after row `seq` (replay); `InputError` outside the record."""
+
+    def export_sqlite(self) -> bytes:
+        """The signed record as one SQLite file."""
+
+    def export_rows(self) -> list[dict[str, Any]]:
+        """Every row of the record with its hashes (the JSON export)."""
+
     def calibration_state(self) -> dict[str, Any] | None:
         """The overhead calibration (image size, mat corners in pixels), or None without an overhead camera."""
 

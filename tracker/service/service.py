@@ -7,6 +7,7 @@ The record's entries are cached too (rows are append-only; a new table resets th
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from typing import Any, Protocol
 from rules.catalog import Catalog
 from tracker.errors import InputError
 from tracker.overhead.calibration_service import CalibrationService
+from tracker.record.store import GameRecord
 from tracker.service.choices import resolve
 from tracker.service.seats import SPECTATOR, AccessDenied, Seats, Viewer
 from tracker.service.views import Scene, entries_for, view_for
@@ -215,6 +217,42 @@ class TableService:
         if path is None or not path.is_file():
             return None
         return path.read_bytes()
+
+    # --- the judge's replay and exports ----------------------------------------------------------------------
+    def state_at(self, viewer: Viewer, seq: int) -> dict[str, Any]:
+        """The judge's view of the table as it stood after row `seq`, rebuilt off the table's lock from
+        the nearest snapshot, with that row's entry and keyframes (the replay page)."""
+        self._judge_only(viewer, "replay the record")
+        table = self.table
+        last = table.record.last_seq
+        if not 1 <= seq <= last:
+            raise InputError(f"row {seq}: the record has rows 1..{last}")
+        scene = Scene.of_record(table, seq)
+        view = view_for(None, viewer, self.version(), scene=scene, catalog=self.catalog)
+        row = [e for e in entries_for(scene.entries, scene.game.state, viewer, seq - 1, self.catalog)
+               if e["seq"] == seq]
+        view.update({"row": row[0] if row else None, "last_seq": last,
+                     "keyframes": self._keyframes_of([seq]).get(str(seq), [])})
+        return view
+
+    def export_sqlite(self) -> bytes:
+        """The signed record as one SQLite file (a consistent copy, taken without stopping the table)."""
+        source = sqlite3.connect(f"file:{self.table.record.path}?mode=ro", uri=True)
+        copy = sqlite3.connect(":memory:")
+        try:
+            source.backup(copy)
+            return copy.serialize()
+        finally:
+            source.close()
+            copy.close()
+
+    def export_rows(self) -> list[dict[str, Any]]:
+        """Every row of the record with its hashes, as `kipukas-tracker log export` writes them."""
+        record = GameRecord(self.table.record.path, readonly=True)
+        try:
+            return [row.to_json() for row in record.rows()]
+        finally:
+            record.close()
 
     # --- inputs ---------------------------------------------------------------------------------------------
     def act(self, viewer: Viewer, text: str) -> dict[str, Any]:

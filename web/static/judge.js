@@ -36,9 +36,12 @@
     for (const e of record.newestFirst(400)) {
       const li = K.entryItem(e);
       for (const camera of keyframes[e.seq] || []) {
-        li.append(K.html("img", { class: "thumb", loading: "lazy", alt: `${camera} camera at row ${e.seq}`,
-                                  src: `/keyframe/${e.seq}/${camera}.jpg?k=${encodeURIComponent(key)}` }));
+        const src = `/keyframe/${e.seq}/${camera}.jpg?k=${encodeURIComponent(key)}`;
+        li.append(K.html("a", { href: src, target: "_blank", rel: "noopener", class: "thumb-link",
+                                "aria-label": `Enlarge the ${camera} camera at row ${e.seq}` },
+                         K.html("img", { class: "thumb", loading: "lazy", alt: `${camera} camera at row ${e.seq}`, src })));
       }
+      li.append(K.html("a", { class: "replay-from", href: `/replay?row=${e.seq}` }, "replay from here"));
       if (e.kind === "action") {
         li.append(K.html("button", { type: "button", class: "fill", onclick: () => {
           $("correct-target").value = e.seq; $("correct-text").value = e.action; $("correct-reason").focus(); } },
@@ -76,7 +79,16 @@
   function open(pin) {
     if (conn) conn.socket.disconnect();
     conn = K.connect({ pin }, {
-      hello(h) { key = h.judge_key; $("pin-form").className = "hidden"; showJoinCodes(); },
+      hello(h) {
+        key = h.judge_key;
+        sessionStorage.setItem("kipukas-judge-key", key);  // the replay page's requests carry it too
+        const k = `?k=${encodeURIComponent(key)}`;
+        $("dl-sqlite").href = `/export/record.sqlite${k}`;
+        $("dl-json").href = `/export/record.json${k}`;
+        $("dl-sheet").href = `/export/sheet${k}`;
+        $("pin-form").className = "hidden";
+        showJoinCodes();
+      },
       state: render,
       log: drawTimeline,
       refused(why) { notice(`Not admitted: ${why}`, "bad"); conn.socket.disconnect(); $("pin-form").className = "judge-form panel"; },
