@@ -67,6 +67,11 @@ def watch() -> str:
     return render_template("table.html", role="spectator")
 
 
+@pages.get("/overlay")
+def overlay() -> str:
+    return render_template("overlay.html")
+
+
 @pages.get("/play")
 def play() -> str:
     return render_template("table.html", role="player")

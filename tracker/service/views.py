@@ -28,6 +28,7 @@ from tracker.record.snapshots import SnapshotStore, snapshot_path
 from tracker.record.store import GameRecord
 from tracker.service.choices import choices_for
 from tracker.service.seats import JUDGE, SPECTATOR, Viewer
+from tracker.service.sync_help import sync_help
 from tracker.table.board import StandValue
 from tracker.table.derived import Derived
 from tracker.table.expected import differences, expected_board
@@ -288,6 +289,7 @@ def view_for(table: Table | None, viewer: Viewer, version: int = 0, *, scene: Sc
         "claims": {t: {"owner": o, "kind": k} for t, (o, k) in sorted(s.claims.items())},
         "stands": _tokens(expected), "observed": _tokens(scene.observed),
         "in_sync": not diffs, "differences": diffs,
+        "sync_help": sync_help(s, expected, scene.observed, scene.entries, names) if diffs else [],
         "cards": cards,
         "hands": {p: len(s.in_zone("hand", p)) for p in s.players},
         "decks": {p: len(s.in_zone("deck", p)) for p in s.players},

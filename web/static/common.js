@@ -134,7 +134,13 @@ window.Kipukas = (function () {
   function syncBanner(el, state) {
     if (state.in_sync) { el.className = "banner hidden"; el.textContent = ""; return; }
     el.className = "banner out";
-    el.textContent = "Board out of sync with the record: " + state.differences.join("; ");
+    const help = state.sync_help || [];
+    if (!help.length) { el.textContent = "Board out of sync with the record: " + state.differences.join("; "); return; }
+    el.replaceChildren(html("p", { class: "banner-title" }, "Board out of sync with the record"),
+      ...help.map((h) => html("p", { "data-stand": h.stand },
+        html("b", {}, `${h.stand}: `), `the camera sees ${h.seen}, the record expects ${h.expected}. `,
+        h.rule ? html("span", { class: "rule" }, `${h.rule} `) : "", `${h.reason}. `,
+        html("b", {}, `What to do: ${h.todo}.`))));
   }
 
   // --- the connection ---------------------------------------------------------------------------------------
