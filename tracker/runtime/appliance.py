@@ -116,7 +116,7 @@ class TableRuntime:
         learned = palette_store.load(state_dir, cfg.players)
         if learned is None:
             table.warn("token colours not learned yet: on the calibration page, put one token of each player "
-                       "on the stand it names and press 'learn colours'")
+                       "on the stand it names and press 'learn colours'", "warning", key="colours")
         self.palette = learned or palette_store.nominal(cfg.players)
         self.reader = BoardReader(self.layout, self.calibration.pose, self.palette)
         self.service.calibration = CalibrationService(self.layout, lambda: self.latest.get("overhead"),
@@ -136,7 +136,7 @@ class TableRuntime:
         self.palette = {**self.palette, **palette}
         palette_store.save(self.state_dir, self.palette)
         self._new_reader()
-        self.warn(f"token colours learned for {', '.join(sorted(palette))}")
+        self.table.warn(f"token colours learned for {', '.join(sorted(palette))}", "info", key="colours")
 
     def warn(self, message: str) -> None:
         self.table.warn(message)  # whichever game is in progress
@@ -214,7 +214,7 @@ class TableRuntime:
             self._camera_frames(name, cam, process)
         except Exception as exc:  # a loop must never die silently: say so where judges look
             log.exception("%s loop stopped", name)
-            self.table.warn(f"{name} stopped: {exc}")
+            self.table.warn(f"{name} stopped: {exc}", "error", key=name)
 
     def _camera_frames(self, name: str, cam: CameraConfig, process: object) -> None:
         short = name.split()[0]
@@ -224,7 +224,8 @@ class TableRuntime:
                 break
             self.dog.beat(name)
             if isinstance(item, CameraStatus):
-                self.table.warn(f"{name} {'back' if item.ok else 'lost'}: {item.reason}")
+                self.table.warn(f"{name} {'back' if item.ok else 'lost'}: {item.reason}",
+                                "info" if item.ok else "error", key=name)
                 continue
             self.latest[short] = item.image
             process(item)  # type: ignore[operator]

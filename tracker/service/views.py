@@ -149,13 +149,15 @@ class Scene:
     start: dict[str, Any]
     questions: list[Question] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    alerts: list[tuple[str, str, str]] = field(default_factory=list)
     derived: Derived | None = None  # what a later delayed scene can step forward from
 
     @classmethod
     def of_table(cls, table: Table, entries: list[Entry] | None = None) -> Scene:
         """The live table (hold `table.lock`). `entries` may be passed in when the caller caches them."""
         return cls(table.game, table.board, dict(table.observed), entries if entries is not None else table.entries(),
-                   table.record.last_seq, dict(table.start), list(table.questions), list(table.warnings))
+                   table.record.last_seq, dict(table.start), list(table.questions), list(table.warnings),
+                   list(table.alerts))
 
     @classmethod
     def of_record(cls, table: Table, upto: int, earlier: Scene | None = None) -> Scene:
@@ -299,6 +301,7 @@ def view_for(table: Table | None, viewer: Viewer, version: int = 0, *, scene: Sc
         "prompts": prompts, "questions": questions,
         "log": [_entry(e, redact, secret, viewer, names) for e in entries],
         "warnings": list(scene.warnings),
+        "alerts": [{"severity": sev, "message": msg} for sev, msg, _ in scene.alerts],
         "names": names,
     }
     if viewer.seat is not None:

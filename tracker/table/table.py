@@ -27,6 +27,17 @@ from tracker.table.expected import differences, expected_board
 from tracker.table.reconcile import Question, propose
 from tracker.table.replay import board_body, parse_token, replay_record
 
+ERROR_WORDS = ("lost", "stopped", "cannot", "differs", "failed", "unusable", "ended")
+INFO_WORDS = (" back", "learned", "calibrated")
+
+
+def severity_of(message: str) -> str:
+    """info, warning or error, from the words of a warning that did not say."""
+    if any(w in message for w in ERROR_WORDS):
+        return "error"
+    return "info" if " not " not in message and any(w in message for w in INFO_WORDS) else "warning"
+
+
 MAX_EXPLAINED = 12  # actions one board change may explain (fast play: several moves between two readings)
 
 
@@ -69,6 +80,7 @@ class Table:
         self._asked: set[str] = set()
         self.questions: list[Question] = []
         self.warnings: list[str] = []
+        self.alerts: list[tuple[str, str, str]] = []  # (severity, message, key) behind `warnings`
         # Called with the entries each input produced (keyframes, logs); under the table's lock.
         self.listeners: list[Callable[[list[Entry]], None]] = []
         if record.last_seq == 0:
@@ -86,9 +98,10 @@ class Table:
         for q in done.open_questions():
             self.questions.append(Question(str(q["player"]), str(q["text"]), tuple(q["options"])))
             self._asked.add("|".join(q["options"]))
-        self.warnings += [f"replay differs from the record: {m}" for m in done.mismatches]
+        self.alerts += [("error", f"replay differs from the record: {m}", "") for m in done.mismatches]
         if snapshots is not None and snapshots.problem:
-            self.warnings.append(snapshots.problem)
+            self.alerts.append(("warning", snapshots.problem, "snapshots"))
+        self.warnings = [m for _, m, _ in self.alerts]
         self._turn = self.game.state.turn
         if self.observed:
             # A crash may have come between storing a board and storing the actions it explains.
@@ -290,10 +303,23 @@ class Table:
         self.snapshots.put(self.record.last_seq, self.record.last_hash, self.derived.to_bytes())
         self._snapped = self.record.last_seq
 
-    def warn(self, message: str) -> None:
+    def warn(self, message: str, severity: str = "", key: str = "") -> None:
+        """A message for the judges. `key` names what it is about: a later warning with the same key
+        replaces it (a camera "back" replaces its "lost"), and `resolve(key)` takes it away. `severity`
+        (info, warning, error) is guessed from the words when not given."""
         with self.lock:
-            self.warnings = [*self.warnings[-19:], message]
+            kept = [a for a in self.alerts if not key or a[2] != key][-19:]
+            self.alerts = [*kept, (severity or severity_of(message), message, key)]
+            self.warnings = [m for _, m, _ in self.alerts]
             self._bump()
+
+    def resolve(self, key: str) -> None:
+        """Take away the warnings about `key` (it was put right)."""
+        with self.lock:
+            if any(a[2] == key for a in self.alerts):
+                self.alerts = [a for a in self.alerts if a[2] != key]
+                self.warnings = [m for _, m, _ in self.alerts]
+                self._bump()
 
     # --- views ----------------------------------------------------------------------------------------------
     def version(self) -> int:

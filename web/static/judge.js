@@ -59,8 +59,9 @@
     $("state-text").textContent = state.state_text || "";
     const warnings = $("warnings");
     warnings.innerHTML = "";
-    for (const w of state.warnings) warnings.append(K.html("li", {}, w));
-    if (!state.warnings.length) warnings.append(K.html("li", { class: "idle" }, "none"));
+    const alerts = state.alerts || state.warnings.map((message) => ({ severity: "warning", message }));
+    for (const a of alerts) warnings.append(K.html("li", { class: `sev-${a.severity}`, "data-severity": a.severity }, `${a.severity}: ${a.message}`));
+    if (!alerts.length) warnings.append(K.html("li", { class: "idle" }, "none"));
     const prompts = $("prompts");
     prompts.innerHTML = "";
     for (const p of state.prompts) prompts.append(K.html("li", { "data-player": p.player || "" }, `${p.player || "anyone"}: ${p.text}`));
