@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import ViewportSize, sync_playwright
 
 from tests.table_helpers import empty_board
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
@@ -21,8 +21,8 @@ from tracker.service.service import TableService
 from tracker.table.board import StandValue
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1280, "height": 900}
 AXE = Path(__file__).resolve().parents[1] / "build" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 TARGETS = "button, input, select, summary, a, [role=button]"
 
@@ -51,12 +51,19 @@ def wait_recorded(service: TableService, line: str, timeout: float = 15.0) -> No
     raise AssertionError(f"{line!r} was not recorded as accepted; last: {service.table.entries()[-3:]}")
 
 
+SMALL_TARGETS_JS = """(sel) => [...document.querySelectorAll(sel)].filter((el) => {
+    const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+    if (!r.width || !r.height || s.visibility === "hidden") return false;
+    return r.height < 44 || r.width < 44;
+  }).map((el) => {
+    const r = el.getBoundingClientRect(), text = (el.textContent || el.value || "").trim().slice(0, 30);
+    const size = `${Math.round(r.width)}x${Math.round(r.height)}`;
+    return `${el.tagName.toLowerCase()}#${el.id}.${el.className} '${text}' ${size}`;
+  })"""
+
+
 def small_targets(page: Any) -> list[str]:
-    return list(page.evaluate("""(sel) => [...document.querySelectorAll(sel)].filter((el) => {
-        const r = el.getBoundingClientRect(), s = getComputedStyle(el);
-        if (!r.width || !r.height || s.visibility === "hidden") return false;
-        return r.height < 44 || r.width < 44;
-      }).map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className} '${(el.textContent || el.value || '').trim().slice(0, 30)}' ${Math.round(el.getBoundingClientRect().width)}x${Math.round(el.getBoundingClientRect().height)}`)""", TARGETS))
+    return list(page.evaluate(SMALL_TARGETS_JS, TARGETS))
 
 
 def serious_violations(page: Any) -> list[str]:
@@ -111,24 +118,40 @@ def test_touch_targets_and_accessibility_on_every_page(tmp_path: Path, artifacts
     with running(service) as server, sync_playwright() as pw:
         base = f"http://127.0.0.1:{server.port}"
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for size_name, size in (("phone", PHONE), ("desktop", DESKTOP)):
-            context = browser.new_context(viewport=size, bypass_csp=True)  # so the test can inject axe
+        sizes: list[tuple[str, ViewportSize, Literal["light", "dark"]]] = [
+            ("phone", PHONE, "light"), ("desktop", DESKTOP, "light"), ("phone-dark", PHONE, "dark")]
+        for size_name, size, scheme in sizes:
+            # bypass_csp: so the test can inject axe (the pages themselves need no inline script)
+            context = browser.new_context(viewport=size, bypass_csp=True, color_scheme=scheme)
+            # The judge page on the Pi itself first tries an empty PIN, which counts against the address:
+            # hand it the PIN as a judge who logged in before would have it.
+            context.add_init_script(f"sessionStorage.setItem('kipukas-pin', '{PIN}')")
             pages = {"player": f"{base}/play?t={tokens['blue']}", "spectator": f"{base}/watch?t={tokens['spectator']}",
-                     "judge": f"{base}/judge", "calibration": f"{base}/calibration"}
+                     "overlay": f"{base}/overlay?t={tokens['spectator']}", "judge": f"{base}/judge",
+                     "replay": f"{base}/replay?row=3", "calibration": f"{base}/calibration"}
+            page = context.new_page()
             for name, url in pages.items():
-                page = context.new_page()
+                if name != "replay":  # the replay opens in the judge's tab, which holds the judge key
+                    page.close()
+                    page = context.new_page()
                 page.goto(url)
-                if name == "judge":
-                    page.fill("#pin", PIN)
-                    page.click("#pin-form button")
-                if name != "calibration":
-                    page.wait_for_selector("#conn.on", timeout=15_000)
+                if name == "replay":
+                    page.wait_for_selector("#row li", timeout=15_000)
+                    assert page.text_content("#row-title") == "Row 3 of 4"
+                    page.click("#next")
+                    page.wait_for_selector("#row-title:has-text('Row 4 of 4')", timeout=10_000)
+                elif name not in ("calibration", "overlay"):
+                    try:
+                        page.wait_for_selector("#conn.on", timeout=15_000)
+                    except Exception as exc:
+                        page.screenshot(path=str(artifacts_dir / f"a11y-failed-{size_name}-{name}.png"))
+                        raise AssertionError(f"{size_name} {name}: not connected") from exc
                 page.wait_for_timeout(300)
                 problems += [f"{size_name} {name}: {v}" for v in serious_violations(page)]
-                if size_name == "phone":
+                if size_name.startswith("phone"):
                     problems += [f"{size_name} {name}: touch target {t}" for t in small_targets(page)]
                 page.screenshot(path=str(artifacts_dir / f"a11y-{size_name}-{name}.png"))
-                page.close()
+            page.close()
             context.close()
         browser.close()
     assert not problems, "\n".join(problems)

@@ -67,6 +67,14 @@ def watch() -> str:
     return render_template("table.html", role="spectator")
 
 
+@pages.get("/sw.js")
+def service_worker() -> Response:
+    """The service worker, from the root so that it may serve every page (see static/sw.js)."""
+    from flask import current_app
+
+    return current_app.send_static_file("sw.js")
+
+
 @pages.get("/overlay")
 def overlay() -> str:
     return render_template("overlay.html")

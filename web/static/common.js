@@ -177,5 +177,10 @@ window.Kipukas = (function () {
     noticeTimer = setTimeout(() => { el.className = "notice hidden"; }, 8000);
   }
 
+  // Install to the home screen and keep the pages' shells for when the Wi-Fi drops (static/sw.js).
+  if ("serviceWorker" in navigator && location.protocol !== "file:") {
+    navigator.serviceWorker.register("/sw.js").catch(() => undefined);
+  }
+
   return { svg, html, colour, Board, Record, entryItem, statusText, syncBanner, connect, notice };
 })();

@@ -22,7 +22,7 @@
     board(view);
     K.syncBanner($("sync"), view);
     const row = $("row");
-    row.replaceChildren(view.row ? K.entryItem(view.row) : K.html("p", {}, "(not a row players see)"));
+    row.replaceChildren(view.row ? K.html("ul", { class: "log" }, K.entryItem(view.row)) : K.html("p", {}, "(not a row players see)"));
     $("state-text").textContent = view.state_text || "";
     const mat = $("mat");
     mat.replaceChildren();
