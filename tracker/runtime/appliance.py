@@ -73,7 +73,14 @@ def current_game(state_dir: Path) -> Path | None:
 
 
 def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap) -> Table:
-    """Start a new game record and make it the game in progress (a running tracker switches to it)."""
+    """Start a new game record and make it the game in progress (a running tracker switches to it).
+    Decks the rules refuse (a card listed twice) are a `UsageError` and leave no record file behind."""
+    from rules.game import Game
+
+    try:
+        Game.new(decks, board)
+    except (ValueError, KeyError) as exc:
+        raise UsageError(f"the decks cannot start a game: {exc}") from exc
     records = state_dir / "records"
     records.mkdir(parents=True, exist_ok=True)
     name = time.strftime("game-%Y%m%d-%H%M%S.sqlite")
