@@ -18,6 +18,7 @@ from pathlib import Path
 from rules.errors import PayloadError
 from tracker.errors import UsageError
 from tracker.front.camera import FrontCamera
+from tracker.front.names import card_label
 from tracker.front.registration import DeckRegistration, DuplicateCard
 from tracker.sources.capture import FolderSource, Frame, SourceError, VideoCaptureSource
 
@@ -74,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
             except (DuplicateCard, PayloadError) as exc:
                 print(f"refused at {shown.timestamp:.1f} s: {exc}", file=sys.stderr, flush=True)
                 continue
-            print(f"{len(deck.payloads):3d}  {shown.physical_id}  (frame {shown.frame_index})", flush=True)
+            print(f"{len(deck.payloads):3d}  {shown.physical_id}  {card_label(shown.physical_id.split('#')[0])}  "
+                  f"(frame {shown.frame_index})", flush=True)
     except KeyboardInterrupt:
         pass
     if not deck.payloads:
