@@ -4,11 +4,16 @@ actions, and none of it opens without the judge key."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from tests.table_helpers import KEY
 from tests.test_web_support import golden_script, new_service
 from tracker.record.store import GameRecord
+from tracker.service.seats import JUDGE
 from tracker.table.replay import replay
 from web.app import create_app
 
@@ -45,6 +50,10 @@ def test_replay_and_downloads_are_the_record(tmp_path: Path) -> None:
     exported = [json.loads(x) for x in http.get(f"/export/record.json?k={key}").data.decode().splitlines()]
     assert [r["seq"] for r in exported] == list(range(1, last + 1))
     assert exported[-1]["hash"] == service.table.record.last_hash
+
+    fingerprint = service.snapshot(JUDGE)["key_fingerprint"]
+    public = KEY.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    assert fingerprint.replace(" ", "") == hashlib.sha256(public).hexdigest()[:32]
 
     sheet = http.get(f"/export/sheet?k={key}").data.decode()
     assert lines[5] in sheet and "undo" in sheet and "@media print" not in sheet

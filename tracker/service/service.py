@@ -7,6 +7,7 @@ The record's entries are cached too (rows are append-only; a new table resets th
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import threading
 import time
@@ -57,6 +58,7 @@ class TableService:
         self._views: dict[tuple[Viewer, int, int], dict[str, Any]] = {}
         self._delayed: dict[int, Scene] = {}
         self._frames: dict[int, list[str]] = {}  # keyframes of rows old enough not to get new ones
+        self._fingerprints: dict[str, str] = {}
 
     def replace(self, table: Table) -> None:
         with self._cache_lock:
@@ -154,6 +156,7 @@ class TableService:
                         view["delayed_min"] = self.spectator_delay_min
                     if viewer.role == "judge":
                         view["keyframes"] = self._keyframes_of([e["seq"] for e in view["log"]])
+                        view["key_fingerprint"] = self._fingerprint()
                     self._views[key] = view
                 return self._views[key]
 
@@ -234,6 +237,25 @@ class TableService:
         view.update({"row": row[0] if row else None, "last_seq": last,
                      "keyframes": self._keyframes_of([seq]).get(str(seq), [])})
         return view
+
+    def _fingerprint(self) -> str:
+        path = self.table.record.path
+        if self._fingerprints.get(path) is None:
+            self._fingerprints = {path: self.key_fingerprint()}
+        return self._fingerprints[path]
+
+    def key_fingerprint(self) -> str:
+        """SHA-256 of the table's public signing key as the record holds it, in groups of four (what a
+        judge compares with the key pinned elsewhere), or "" for an unsigned record."""
+        db = sqlite3.connect(f"file:{self.table.record.path}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'public_key'").fetchone()
+        finally:
+            db.close()
+        if row is None:
+            return ""
+        digest = hashlib.sha256(bytes.fromhex(str(row[0]))).hexdigest()[:32]
+        return " ".join(digest[i:i + 4] for i in range(0, len(digest), 4))
 
     def export_sqlite(self) -> bytes:
         """The signed record as one SQLite file (a consistent copy, taken without stopping the table)."""

@@ -57,6 +57,7 @@
     $("phase").textContent = K.statusText(state);
     K.syncBanner($("sync"), state);
     $("state-text").textContent = state.state_text || "";
+    $("key-fingerprint").textContent = state.key_fingerprint || "(unsigned record)";
     const warnings = $("warnings");
     warnings.innerHTML = "";
     const alerts = state.alerts || state.warnings.map((message) => ({ severity: "warning", message }));
