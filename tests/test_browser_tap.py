@@ -128,7 +128,8 @@ def test_touch_targets_and_accessibility_on_every_page(tmp_path: Path, artifacts
             context.add_init_script(f"sessionStorage.setItem('kipukas-pin', '{PIN}')")
             pages = {"player": f"{base}/play?t={tokens['blue']}", "spectator": f"{base}/watch?t={tokens['spectator']}",
                      "overlay": f"{base}/overlay?t={tokens['spectator']}", "judge": f"{base}/judge",
-                     "replay": f"{base}/replay?row=3", "calibration": f"{base}/calibration"}
+                     "replay": f"{base}/replay?row=3", "calibration": f"{base}/calibration",
+                     "organise": f"{base}/organise"}
             page = context.new_page()
             for name, url in pages.items():
                 if name != "replay":  # the replay opens in the judge's tab, which holds the judge key
@@ -140,7 +141,7 @@ def test_touch_targets_and_accessibility_on_every_page(tmp_path: Path, artifacts
                     assert page.text_content("#row-title") == "Row 3 of 4"
                     page.click("#next")
                     page.wait_for_selector("#row-title:has-text('Row 4 of 4')", timeout=10_000)
-                elif name not in ("calibration", "overlay"):
+                elif name not in ("calibration", "overlay", "organise"):
                     try:
                         page.wait_for_selector("#conn.on", timeout=15_000)
                     except Exception as exc:

@@ -67,6 +67,9 @@ class TableService(Protocol):
     def state_at(self, viewer: Viewer, seq: int) -> dict[str, Any]:
         """A judge's view of the table after row `seq` (replay); `InputError` outside the record."""
 
+    def start_game(self, viewer: Viewer, decks: dict[str, list[str]]) -> dict[str, Any]:
+        """A judge starts a new game with each seat's deck lines; `InputError` names what is wrong."""
+
     def export_sqlite(self) -> bytes:
         """The signed record as one SQLite file."""
 

@@ -57,3 +57,26 @@ def score_sheet() -> str:
     rows = [r for r in service().export_rows() if r["kind"] in ("action", "undo", "correct")]
     return render_template("sheet.html", view=view, rows=rows, key=request.args.get("k", ""),
                            printed=time.strftime("%Y-%m-%d %H:%M"))
+
+
+@tools.get("/organise")
+def organise_page() -> str:
+    return render_template("organise.html")
+
+
+@tools.post("/organise/new")
+def organise_new() -> Response:
+    """Start a new game: one deck per seat, pasted or uploaded as text (docs/deck-format.md)."""
+    if not service().judge_key_ok(request.form.get("k")):
+        abort(403, description="judge key missing or wrong: open this from the judge page")
+    decks: dict[str, list[str]] = {}
+    for seat in ("red", "blue"):
+        upload = request.files.get(f"{seat}_file")
+        text = upload.read().decode("utf-8", "replace") if upload and upload.filename else ""
+        text = text or request.form.get(f"{seat}_deck", "")
+        decks[seat] = [line for line in text.splitlines() if line.strip()][:200]
+    try:
+        started = service().start_game(JUDGE, decks)
+    except InputError as exc:
+        return Response(json.dumps({"ok": False, "error": str(exc)}), status=400, mimetype="application/json")
+    return Response(json.dumps({"ok": True, **started}), mimetype="application/json")

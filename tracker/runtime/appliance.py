@@ -50,15 +50,22 @@ def load_board(cfg: TableConfig) -> BoardMap:
 
 def read_decks(files: Mapping[str, Path]) -> dict[str, list[str]]:
     """Deck files (docs/deck-format.md) checked by the rules; any problem is a usage error naming it."""
-    decks: dict[str, list[str]] = {}
+    texts: dict[str, tuple[str, list[str]]] = {}
     for player, path in files.items():
         try:
-            lines = Path(path).read_text(encoding="utf-8").splitlines()
+            texts[player] = (str(path), Path(path).read_text(encoding="utf-8").splitlines())
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"{path}: cannot read the deck file ({exc})") from exc
+    return deck_lists(texts)
+
+
+def deck_lists(texts: Mapping[str, tuple[str, list[str]]]) -> dict[str, list[str]]:
+    """Seat -> (where the lines came from, deck lines), checked by the rules, as seat -> card ids."""
+    decks: dict[str, list[str]] = {}
+    for player, (where, lines) in texts.items():
         report = check_deck(lines)
         if not report.valid:
-            raise UsageError(f"{path}: {player}'s deck is not legal: {'; '.join(report.problems[:3])}")
+            raise UsageError(f"{where}: {player}'s deck is not legal: {'; '.join(report.problems[:3])}")
         decks[player] = [e.physical_id for e in report.cards] + (
             [report.personal_effect.physical_id] if report.personal_effect else [])
     return decks
@@ -126,6 +133,7 @@ class TableRuntime:
                        "on the stand it names and press 'learn colours'", "warning", key="colours")
         self.palette = learned or palette_store.nominal(cfg.players)
         self.reader = BoardReader(self.layout, self.calibration.pose, self.palette)
+        self.service.organiser = self._organise
         self.service.calibration = CalibrationService(self.layout, lambda: self.latest.get("overhead"),
                                                       lambda: self.calibration.pose, self._calibrated_by_hand,
                                                       self._colours_learned, lambda: self.palette)
@@ -157,6 +165,17 @@ class TableRuntime:
                               on_warning=self.warn)
         self.service.keyframes = store
         return store
+
+    def _organise(self, decks: dict[str, list[str]]) -> str:
+        """The organiser page's new game: deck lines per seat -> a new record, followed at once."""
+        if set(decks) != set(self.cfg.players):
+            raise UsageError(f"give one deck per seat ({', '.join(self.cfg.players)})")
+        table = new_game(self.state_dir, deck_lists({p: (f"{p}'s deck", lines) for p, lines in decks.items()}),
+                         self.table.board)
+        path = table.record.path
+        table.record.close()
+        self.switch_game()
+        return path
 
     def switch_game(self) -> bool:
         """Follow ``records/current`` when an organiser started a new game (`kipukas-tracker game new`)."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rules.catalog import Catalog
-from tracker.errors import InputError
+from tracker.errors import InputError, UsageError
 from tracker.overhead.calibration_service import CalibrationService
 from tracker.record.store import GameRecord
 from tracker.service.choices import resolve
@@ -59,6 +59,8 @@ class TableService:
         self._delayed: dict[int, Scene] = {}
         self._frames: dict[int, list[str]] = {}  # keyframes of rows old enough not to get new ones
         self._fingerprints: dict[str, str] = {}
+        # The composition root's "start a new game" (deck lines per seat -> record path), when it has one.
+        self.organiser: Callable[[dict[str, list[str]]], str] | None = None
 
     def replace(self, table: Table) -> None:
         with self._cache_lock:
@@ -243,6 +245,17 @@ class TableService:
         if self._fingerprints.get(path) is None:
             self._fingerprints = {path: self.key_fingerprint()}
         return self._fingerprints[path]
+
+    def start_game(self, viewer: Viewer, decks: dict[str, list[str]]) -> dict[str, Any]:
+        """A judge starts a new game from the organiser page: deck lines (payloads) per seat."""
+        self._judge_only(viewer, "start a new game")
+        if self.organiser is None:
+            raise InputError("this table cannot start games from its pages (the demo plays its own)")
+        try:
+            path = self.organiser(decks)
+        except (UsageError, ValueError) as exc:
+            raise InputError(str(exc)) from exc
+        return {"record": Path(path).name, "players": sorted(decks)}
 
     def key_fingerprint(self) -> str:
         """SHA-256 of the table's public signing key as the record holds it, in groups of four (what a
