@@ -2,8 +2,9 @@
 # Prepare this checkout to run: system packages (apt-get, only when missing), the .venv, and the project
 # installed into it in editable mode. Safe to run again: it does nothing when everything is in place.
 # Usage: scripts/setup.sh [--with-browser]   (--with-browser also installs what the tests drive: Debian's
-# chromium and shellcheck, and the tournament hub's redis-server and nginx, which the tests start
-# themselves on free loopback ports: their system services are disabled when this script installed them)
+# chromium and shellcheck, axe-core from the npm registry into build/axe for the accessibility checks, and
+# the tournament hub's redis-server and nginx, which the tests start themselves on free loopback ports:
+# their system services are disabled when this script installed them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,7 @@ python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 hub_services=()
 [ "$want_browser" = 1 ] && [ ! -x /usr/bin/redis-server ] && missing+=(redis-server) && hub_services+=(redis-server)
 [ "$want_browser" = 1 ] && [ ! -x /usr/sbin/nginx ] && missing+=(nginx) && hub_services+=(nginx)
+[ "$want_browser" = 1 ] && ! command -v npm >/dev/null && missing+=(npm)
 
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "setup: installing system packages: ${missing[*]}"
@@ -32,6 +34,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
     if [ "${#hub_services[@]}" -gt 0 ] && [ -d /run/systemd/system ]; then
         $sudo systemctl disable --now "${hub_services[@]}" >/dev/null 2>&1 || true
     fi
+fi
+
+AXE_VERSION=4.14.1
+if [ "$want_browser" = 1 ] && [ ! -f build/axe/node_modules/axe-core/axe.min.js ]; then
+    echo "setup: installing axe-core $AXE_VERSION into build/axe"
+    npm install --silent --no-audit --no-fund --prefix build/axe "axe-core@$AXE_VERSION"
 fi
 
 stamp_want=$( (cat pyproject.toml scripts/setup.sh; python3 --version) | sha256sum | cut -c1-16)

@@ -81,13 +81,13 @@ def test_players_answer_prompts_and_choose_means_in_secret(site: tuple[str, Tabl
         red.wait_for_selector("#bout li[data-side='attack']:has-text('chosen, hidden until both have chosen')",
                               timeout=10_000)
         assert red.locator("#means button.means-choice").count() >= 1
-        assert "blue means SWyA#0001 (secret)" in (red.text_content("#log") or "")
+        assert "blue means SWyA#0001 (Gray Wolf: Harbinger of Night) (secret)" in (red.text_content("#log") or "")
         shoot(red, artifacts_dir, "player-phone.png")
         red.click("#means button.means-choice[data-index='1']")
         for page in (red, blue):
             page.wait_for_selector("#bout li[data-side='attack']:has-text('means 1 (Haunted Howl Coordination)')",
                                    timeout=10_000)
-        assert "blue means SWyA#0001 1" in (red.text_content("#log") or "")
+        assert "blue means SWyA#0001 (Gray Wolf: Harbinger of Night) 1" in (red.text_content("#log") or "")
         # Every answer given on a page was recorded once, in the script's order.
         assert [e.text for e in service.table.entries() if e.kind == "action"] == lines[:36]
         browser.close()

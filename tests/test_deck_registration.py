@@ -61,3 +61,25 @@ def test_registered_deck_is_checked_by_the_rules() -> None:
     assert not report.valid
     assert any("30" in p for p in report.problems)  # twelve cards is not a deck
     assert len(report.cards) == 12
+
+
+def test_deck_file_is_the_owners_only(tmp_path: Path) -> None:
+    deck = DeckRegistration(owner="red")
+    deck.add("kpks.us/HMPU#0004?BFxDCJ")
+    deck.write(tmp_path / "red.txt")
+    assert (tmp_path / "red.txt").stat().st_mode & 0o077 == 0  # the payloads hold the cards' private tokens
+
+
+def test_register_refuses_an_empty_source_and_an_unwritable_out_first(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tracker.cli import main
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code = main(["register", "--out", str(tmp_path / "deck.txt"), "--folder", str(empty)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert not (tmp_path / "deck.txt").exists()
+    code = main(["register", "--out", str(tmp_path / "missing" / "deck.txt"), "--folder", str(empty)])
+    err = capsys.readouterr().err
+    assert code == 2 and "does not exist" in err and err.count("\n") == 1

@@ -213,3 +213,32 @@ def test_game_new_takes_a_play_style_the_record_keeps(table_dir: tuple[Path, int
     assert main(["game", "new", "--config", cfg, *decks, "--style", "chess"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "unknown play style 'chess'" in err
+
+
+def test_game_new_with_one_card_in_two_decks_exits_2_and_leaves_no_record(
+        table_dir: tuple[Path, int], capsys: pytest.CaptureFixture[str]) -> None:
+    folder, _ = table_dir
+    cfg = str(folder / "table.toml")
+    assert main(["game", "new", "--config", cfg, "--deck", f"red={folder / 'red.txt'}",
+                 "--deck", f"blue={folder / 'red.txt'}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "listed twice" in err and "Traceback" not in err
+    assert not list(folder.rglob("game-*.sqlite")), "a refused game must not leave a record file"
+    assert main(["game", "new", "--config", cfg, "--deck", f"red={folder / 'red.txt'}",
+                 "--deck", f"blue={folder / 'blue.txt'}"]) == 0
+    capsys.readouterr()
+    assert main(["game", "status", "--config", cfg]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["phase"] == "affinity" and status["players"] == ["blue", "red"] and status["verified"]
+
+
+def test_demo_on_a_busy_port_exits_2_with_one_line() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "tracker.cli", "demo", "--port", str(port)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr == f"kipukas-tracker demo: cannot listen on 127.0.0.1:{port}: port {port} is in use by " \
+                          "another program\n"

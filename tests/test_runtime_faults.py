@@ -62,6 +62,15 @@ def test_camera_lost_garbage_and_back(tmp_path: Path, frames: tuple[np.ndarray, 
     camera = FlakyCamera([[empty] * 3 + ["raise"], ["missing"], [garbage], ["missing"], [capital] * 4])
     cfg = parse_config("[recording]\nkeyframes = false\n")
     table = Table(BoardMap.packaged(), GameRecord(str(tmp_path / "g.sqlite"), KEY), DECKS)
+    said: list[str] = []
+    warn = table.warn
+
+
+    def noting(message: str, severity: str = "", key: str = "") -> None:
+        said.append(message)
+        warn(message, severity, key)
+
+    table.warn = noting  # type: ignore[method-assign]
     runtime = TableRuntime(cfg, table, tmp_path)
     runtime.dog.watch("overhead camera")
     source = ResilientSource("overhead camera", camera.open, timeout_s=5.0, frozen_s=None, backoff=(0.01,))
@@ -69,8 +78,10 @@ def test_camera_lost_garbage_and_back(tmp_path: Path, frames: tuple[np.ndarray, 
     stopper = _stop_after(source, runtime, table)
     runtime.overhead_loop()
     stopper.join(5)
-    seen = table.warnings
+    seen = said
     lost = [m for m in seen if "lost" in m]
+    assert not [m for m in table.warnings if " lost" in m], "a camera that is back clears its 'lost' warnings"
+    assert any(" back" in m for m in table.warnings)
     assert any("dequeue timed out" in m for m in lost)
     assert any("not found" in m for m in lost)
     assert any("not an 8-bit BGR image" in m for m in lost)  # the garbage frame

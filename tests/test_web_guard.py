@@ -3,7 +3,7 @@ and size limits, origins, and the judge-only HTTP resources (join QR codes, keyf
 
 from __future__ import annotations
 
-import socket
+import ipaddress
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from tracker.service.seats import AccessDenied, Seats
 from tracker.service.service import TableService
 from web.app import MAX_HTTP_BUFFER, create_app
 from web.namespace import ALLOWED, NAMESPACE, Limits
+from web.pages import lan_address
 from web.validation import MAX_MESSAGE_BYTES
 
 ROLES = ("red", "blue", "judge", "spectator")
@@ -174,8 +175,10 @@ def test_join_codes_and_keyframes_are_for_the_judge(tmp_path: Path) -> None:
     assert svg.status_code == 200 and svg.mimetype == "image/svg+xml" and b"<svg" in svg.data
     png = http.get(f"/join/qr/red.png?k={key}")
     decoded = zxingcpp.read_barcodes(cv2.imdecode(np.frombuffer(png.data, np.uint8), cv2.IMREAD_GRAYSCALE))
-    # Opened on the Pi itself (loopback): the code points at the Pi's network name, which phones can reach.
-    assert [d.text for d in decoded] == [f"http://{socket.gethostname()}.local/play?t={service.join_tokens()['red']}"]
+    # Opened on the Pi itself (loopback): the code points at the Pi's LAN address, which phones can reach
+    # on any network (many cannot resolve name.local).
+    assert [d.text for d in decoded] == [f"http://{lan_address()}/play?t={service.join_tokens()['red']}"]
+    assert lan_address().endswith(".local") or ipaddress.ip_address(lan_address()).is_private
     lan = http.get(f"/join/links?k={key}", base_url="http://192.168.1.20:5000").get_json()
     assert lan["red"] == f"http://192.168.1.20:5000/play?t={service.join_tokens()['red']}"
     service.public_url = "http://table-1.club.lan:8080"

@@ -27,6 +27,10 @@ class TableService(Protocol):
     def entries_since(self, viewer: Viewer, after: int) -> list[dict[str, Any]]:
         """Every record entry after row `after` that `viewer` may see (reconnection)."""
 
+    def log_pages(self, viewer: Viewer, after: int, newest_only: bool = ...) -> list[list[dict[str, Any]]]:
+        """The entries after row `after` that `viewer` may see, in pages (the newest page only when
+        `after` is 0 and `newest_only`)."""
+
     def version(self) -> int:
         """A number that grows by one with every change of the snapshot."""
 
@@ -59,6 +63,18 @@ class TableService(Protocol):
 
     def correct(self, viewer: Viewer, target: int, text: str, reason: str) -> dict[str, Any]:
         """A judge replaces (or strikes, with empty `text`) the action recorded at row `target`."""
+
+    def state_at(self, viewer: Viewer, seq: int) -> dict[str, Any]:
+        """A judge's view of the table after row `seq` (replay); `InputError` outside the record."""
+
+    def start_game(self, viewer: Viewer, decks: dict[str, list[str]]) -> dict[str, Any]:
+        """A judge starts a new game with each seat's deck lines; `InputError` names what is wrong."""
+
+    def export_sqlite(self) -> bytes:
+        """The signed record as one SQLite file."""
+
+    def export_rows(self) -> list[dict[str, Any]]:
+        """Every row of the record with its hashes (the JSON export)."""
 
     def calibration_state(self) -> dict[str, Any] | None:
         """The overhead calibration (image size, mat corners in pixels), or None without an overhead camera."""

@@ -18,8 +18,19 @@ COMMANDS: tuple[ModuleType, ...] = (demo, run, game, scan, register, calibrate, 
                                      hub)
 
 
+def installed_version() -> str:
+    """The package's version as installed (pyproject.toml), or "unknown" when run from a bare checkout."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("kipukas-tracker")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kipukas-tracker", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"kipukas-tracker {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
         module.register(sub)

@@ -12,6 +12,7 @@ from flask_socketio import SocketIO
 
 from tracker.api import JUDGE, SPECTATOR, TableService, Viewer, player
 from web.calibration import calibration
+from web.judge_tools import tools
 from web.namespace import NAMESPACE, Limits, TableNamespace, room_of
 from web.pages import pages
 
@@ -38,6 +39,7 @@ def create_app(service: TableService, limits: Limits | None = None) -> tuple[Fla
                         max_http_buffer_size=MAX_HTTP_BUFFER, manage_session=False)
     app.register_blueprint(pages)
     app.register_blueprint(calibration)
+    app.register_blueprint(tools)
     namespace = TableNamespace(service, limits)
     socketio.on_namespace(namespace)
     app.extensions["kipukas_service"] = service

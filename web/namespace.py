@@ -164,9 +164,12 @@ class TableNamespace(Namespace):  # type: ignore[misc]
         return {"entries": self._send_log(viewer, fields["since"], sid)}
 
     def _send_log(self, viewer: Viewer, since: int, sid: str) -> int:
-        entries = self.service.entries_since(viewer, since)
-        self._send("log", {"after": since, "entries": entries}, sid)
-        return len(entries)
+        """The record after row `since` in pages (a page with nothing yet gets the newest page only)."""
+        sent = 0
+        for page in self.service.log_pages(viewer, since):
+            self._send("log", {"after": since, "entries": page}, sid)
+            sent += len(page)
+        return sent
 
     def _refuse(self, sid: str, event: str, exc: Exception, internal: bool = False) -> dict[str, Any]:
         message = f"{event}: internal error, nothing was done" if internal else str(exc)

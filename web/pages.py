@@ -28,15 +28,29 @@ def service() -> TableService:
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
+def lan_address() -> str:
+    """The Pi's address on its local network (the one its default route leaves by), or its mDNS name
+    when it has no route at all. Many phones and venue networks cannot resolve ``name.local``."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))  # a documentation address: nothing is sent, only a route is chosen
+        address = str(probe.getsockname()[0])
+    except OSError:
+        address = ""
+    finally:
+        probe.close()
+    return address if address and not address.startswith("127.") else f"{socket.gethostname()}.local"
+
+
 def public_base() -> str:
     """Where phones reach this table: the configured public URL; else the address the judge reached us
-    at, unless that is the Pi's own loopback (a judge at the Pi's screen), then its mDNS name."""
+    at, unless that is the Pi's own loopback (a judge at the Pi's screen), then its LAN address."""
     configured: str = service().public_url
     if configured:
         return configured
     here = urlsplit(request.host_url)
     if here.hostname in LOOPBACK:
-        return f"{here.scheme}://{socket.gethostname()}.local" + (f":{here.port}" if here.port else "")
+        return f"{here.scheme}://{lan_address()}" + (f":{here.port}" if here.port else "")
     return request.host_url.rstrip("/")
 
 
@@ -51,6 +65,19 @@ def join_url(who: str, token: str) -> str:
 @pages.get("/watch")
 def watch() -> str:
     return render_template("table.html", role="spectator")
+
+
+@pages.get("/sw.js")
+def service_worker() -> Response:
+    """The service worker, from the root so that it may serve every page (see static/sw.js)."""
+    from flask import current_app
+
+    return current_app.send_static_file("sw.js")
+
+
+@pages.get("/overlay")
+def overlay() -> str:
+    return render_template("overlay.html")
 
 
 @pages.get("/play")

@@ -8,6 +8,7 @@ from typing import Any
 
 from rules.decks import check_deck
 from tracker.errors import UsageError
+from tracker.front.names import card_label
 
 
 def register(sub: Any) -> None:
@@ -28,5 +29,6 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError(f"deck file {args.file} is not UTF-8 text (byte {exc.start})") from None
     report = check_deck(lines)
     print(json.dumps({"valid": report.valid, "problems": report.problems, "cards": len(report.cards),
-                      "personal_effect": report.personal_effect.card.code if report.personal_effect else None}))
+                      "personal_effect": report.personal_effect.card.code if report.personal_effect else None,
+                      "names": [card_label(e.card.code) for e in report.cards]}))
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rules.errors import RulesError
-from tracker.errors import UsageError
+from tracker.errors import RecordError, UsageError
 
 
 def register(sub: Any) -> None:
@@ -69,6 +69,22 @@ def show(args: argparse.Namespace) -> int:
     if path is None:
         print(json.dumps({"record": None}))
         return 0
+    from tracker.record.snapshots import SnapshotStore, snapshot_path
+    from tracker.runtime.appliance import load_board
+    from tracker.table.replay import replay_record
+
+    cfg, _, _ = table_setup(args)
     record = GameRecord(str(path), readonly=True)
-    print(json.dumps({"record": str(path), "rows": record.last_seq, "verified": record.verify().ok}))
+    out: dict[str, Any] = {"record": str(path), "rows": record.last_seq, "verified": record.verify().ok}
+    try:
+        done = replay_record(record, load_board(cfg), snapshots=SnapshotStore(snapshot_path(str(path)), readonly=True))
+    except RecordError as exc:
+        raise UsageError(f"{path}: {exc}") from exc
+    s = done.game.state
+    out.update({"players": done.start.get("players", []), "phase": s.phase, "diel_cycle": s.turn,
+                "active": s.active, "initiative": s.initiative, "result": s.result,
+                "claims": {t: f"{o} {k}" for t, (o, k) in sorted(s.claims.items())},
+                "hands": {p: len(s.in_zone("hand", p)) for p in s.players},
+                "decks": {p: len(s.in_zone("deck", p)) for p in s.players}})
+    print(json.dumps(out))
     return 0

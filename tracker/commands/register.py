@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 from rules.errors import PayloadError
 from tracker.errors import UsageError
 from tracker.front.camera import FrontCamera
+from tracker.front.names import card_label
 from tracker.front.registration import DeckRegistration, DuplicateCard
 from tracker.sources.capture import FolderSource, Frame, SourceError, VideoCaptureSource
 
@@ -48,10 +50,21 @@ def _source(args: argparse.Namespace) -> Iterable[Frame]:
         raise UsageError(str(exc)) from exc
 
 
+def _check_writable(path: Path) -> None:
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise UsageError(f"{path}: is a folder, not a deck file")
+    if not folder.is_dir():
+        raise UsageError(f"{path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"{path}: cannot write the deck file there (permission denied)")
+
+
 def run(args: argparse.Namespace) -> int:
     """Register until the source ends (or Ctrl-C), then write the deck file."""
     if args.gap <= 0:
         raise UsageError(f"--gap must be positive, got {args.gap}")
+    _check_writable(args.out)  # before a single card is shown, not after all of them
     source = _source(args)
     deck = DeckRegistration(owner=args.owner)
     camera = FrontCamera(gap_s=args.gap)
@@ -62,9 +75,13 @@ def run(args: argparse.Namespace) -> int:
             except (DuplicateCard, PayloadError) as exc:
                 print(f"refused at {shown.timestamp:.1f} s: {exc}", file=sys.stderr, flush=True)
                 continue
-            print(f"{len(deck.payloads):3d}  {shown.physical_id}  (frame {shown.frame_index})", flush=True)
+            print(f"{len(deck.payloads):3d}  {shown.physical_id}  {card_label(shown.physical_id.split('#')[0])}  "
+                  f"(frame {shown.frame_index})", flush=True)
     except KeyboardInterrupt:
         pass
+    if not deck.payloads:
+        raise UsageError("no card was read from the source: nothing written (show each card's QR code to "
+                         "the front camera, or check the folder or video)")
     try:
         deck.write(args.out)
     except OSError as exc:

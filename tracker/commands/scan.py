@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from tracker.errors import UsageError
+from tracker.front.names import card_json, card_label
 from tracker.front.scan import ScannedCard, kipukas_reader, scan_frame
 from vision.qr_views import BgrImage
 
@@ -48,7 +49,8 @@ def _table_rows(path: str, cards: list[ScannedCard], elapsed_ms: float) -> list[
     for card in cards:
         cx = sum(x for x, _ in card.corners) / 4
         cy = sum(y for _, y in card.corners) / 4
-        rows.append(f"{path}  {card.physical_id:<12}  at ({cx:.0f}, {cy:.0f})  {elapsed_ms:.1f} ms  {card.raw}")
+        rows.append(f"{path}  {card.physical_id:<12}  {card_label(card.code)}  at ({cx:.0f}, {cy:.0f})  "
+                    f"{elapsed_ms:.1f} ms  {card.raw}")
     return rows
 
 
@@ -65,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         cards, elapsed_ms = scan_frame(reader, frame)
         if args.json:
-            line = {"image": path, "cards": [c.to_json() for c in cards], "elapsed_ms": round(elapsed_ms, 2)}
+            line = {"image": path, "cards": [{**c.to_json(), **card_json(c.code)} for c in cards],
+                    "elapsed_ms": round(elapsed_ms, 2)}
             print(json.dumps(line), flush=True)
         else:
             print("\n".join(_table_rows(path, cards, elapsed_ms)), flush=True)

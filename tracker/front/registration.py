@@ -9,6 +9,7 @@ payload for older cards and binder links (copies of those cannot be told apart).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,7 +61,11 @@ class DeckRegistration:
     def write(self, path: Path) -> None:
         """Write the deck file (a comment header naming the owner, then one payload per line)."""
         header = [f"# Kipukas deck{' of ' + self.owner if self.owner else ''}: {len(self.payloads)} cards"]
-        Path(path).write_text("\n".join([*header, *self.payloads]) + "\n", encoding="utf-8")
+        # The payloads hold each card's private token: readable by the owner only.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write("\n".join([*header, *self.payloads]) + "\n")
 
 
 def read_deck_file(path: Path) -> list[str]:

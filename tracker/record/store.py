@@ -148,11 +148,21 @@ class GameRecord:
                              (self._seq, self._hash, time.time() if ts is None else ts, sig))
         return self._seq
 
-    def rows(self, after: int = 0) -> Iterator[Row]:
-        cur = self._db.execute("SELECT seq, ts, kind, source, body, prev, hash FROM records WHERE seq > ? "
-                               "ORDER BY seq", (after,))
+    def rows(self, after: int = 0, upto: int | None = None, kinds: tuple[str, ...] = ()) -> Iterator[Row]:
+        """Rows after `after` up to and including `upto` (all when None), of `kinds` (all when empty)."""
+        sql = "SELECT seq, ts, kind, source, body, prev, hash FROM records WHERE seq > ? AND seq <= ?"
+        args: list[Any] = [after, self._seq if upto is None else upto]
+        if kinds:
+            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+            args += kinds
+        cur = self._db.execute(sql + " ORDER BY seq", args)
         for seq, ts, kind, source, body, prev, digest in cur:
             yield Row(int(seq), float(ts), str(kind), str(source), json.loads(body), str(prev), str(digest))
+
+    def last_row_before(self, ts: float) -> int:
+        """The last row of the record's prefix stamped at or before `ts` (1, the start row, at least)."""
+        later = self._db.execute("SELECT MIN(seq) FROM records WHERE ts > ?", (ts,)).fetchone()[0]
+        return max(1, min(self._seq, int(later) - 1) if later is not None else self._seq)
 
     def _transaction(self) -> Any:
         return _Tx(self._db)

@@ -40,7 +40,7 @@ from tracker.sources.open import open_source
 from tracker.sources.resilient import CameraStatus, ResilientSource
 from tracker.table.loop import OverheadLoop
 from tracker.table.stabiliser import Stabiliser
-from tracker.table.table import Entry, Table
+from tracker.table.table import Entry, Table, open_table
 from vision.board import BoardReader
 
 log = logging.getLogger("kipukas-tracker")
@@ -53,15 +53,22 @@ def load_board(cfg: TableConfig) -> BoardMap:
 
 def read_decks(files: Mapping[str, Path]) -> dict[str, list[str]]:
     """Deck files (docs/deck-format.md) checked by the rules; any problem is a usage error naming it."""
-    decks: dict[str, list[str]] = {}
+    texts: dict[str, tuple[str, list[str]]] = {}
     for player, path in files.items():
         try:
-            lines = Path(path).read_text(encoding="utf-8").splitlines()
+            texts[player] = (str(path), Path(path).read_text(encoding="utf-8").splitlines())
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"{path}: cannot read the deck file ({exc})") from exc
+    return deck_lists(texts)
+
+
+def deck_lists(texts: Mapping[str, tuple[str, list[str]]]) -> dict[str, list[str]]:
+    """Seat -> (where the lines came from, deck lines), checked by the rules, as seat -> card ids."""
+    decks: dict[str, list[str]] = {}
+    for player, (where, lines) in texts.items():
         report = check_deck(lines)
         if not report.valid:
-            raise UsageError(f"{path}: {player}'s deck is not legal: {'; '.join(report.problems[:3])}")
+            raise UsageError(f"{where}: {player}'s deck is not legal: {'; '.join(report.problems[:3])}")
         decks[player] = [e.physical_id for e in report.cards] + (
             [report.personal_effect.physical_id] if report.personal_effect else [])
     return decks
@@ -77,7 +84,18 @@ def current_game(state_dir: Path) -> Path | None:
 
 def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap,
              style: Mapping[str, Any] | None = None) -> Table:
-    """Start a new game record and make it the game in progress (a running tracker switches to it)."""
+    """Start a new game record and make it the game in progress (a running tracker switches to it).
+    Decks the rules refuse (a card listed twice) are a `UsageError` and leave no record file behind."""
+    from rules.game import Game
+    from rules.styles import StyleError
+    from tracker.table.derived import style_arguments
+
+    try:
+        Game.new(decks, board, **style_arguments(style))
+    except StyleError as exc:
+        raise UsageError(f"the play style cannot start a game: {exc}") from exc
+    except (ValueError, KeyError) as exc:
+        raise UsageError(f"the decks cannot start a game: {exc}") from exc
     records = state_dir / "records"
     records.mkdir(parents=True, exist_ok=True)
     name = time.strftime("game-%Y%m%d-%H%M%S.sqlite")
@@ -85,7 +103,7 @@ def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap,
     while (records / name).exists():
         n += 1
         name = time.strftime(f"game-%Y%m%d-%H%M%S-{n}.sqlite")
-    table = Table(board, GameRecord(str(records / name), load_or_create_key(state_dir)), decks, style=style)
+    table = open_table(board, GameRecord(str(records / name), load_or_create_key(state_dir)), decks, style=style)
     pointer = records / CURRENT
     tmp = pointer.with_suffix(".tmp")
     tmp.write_text(name + "\n", encoding="utf-8")
@@ -94,7 +112,7 @@ def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap,
 
 
 def open_game(path: Path, state_dir: Path, board: BoardMap) -> Table:
-    return Table(board, GameRecord(str(path), load_or_create_key(state_dir)))
+    return open_table(board, GameRecord(str(path), load_or_create_key(state_dir)))
 
 
 class TableRuntime:
@@ -121,9 +139,10 @@ class TableRuntime:
         learned = palette_store.load(state_dir, cfg.players)
         if learned is None:
             table.warn("token colours not learned yet: on the calibration page, put one token of each player "
-                       "on the stand it names and press 'learn colours'")
+                       "on the stand it names and press 'learn colours'", "warning", key="colours")
         self.palette = learned or palette_store.nominal(cfg.players)
         self.reader = BoardReader(self.layout, self.calibration.pose, self.palette)
+        self.service.organiser = self._organise
         self.service.calibration = CalibrationService(self.layout, lambda: self.latest.get("overhead"),
                                                       lambda: self.calibration.pose, self._calibrated_by_hand,
                                                       self._colours_learned, lambda: self.palette)
@@ -141,7 +160,7 @@ class TableRuntime:
         self.palette = {**self.palette, **palette}
         palette_store.save(self.state_dir, self.palette)
         self._new_reader()
-        self.warn(f"token colours learned for {', '.join(sorted(palette))}")
+        self.table.warn(f"token colours learned for {', '.join(sorted(palette))}", "info", key="colours")
 
     def warn(self, message: str) -> None:
         self.table.warn(message)  # whichever game is in progress
@@ -155,6 +174,17 @@ class TableRuntime:
                               on_warning=self.warn)
         self.service.keyframes = store
         return store
+
+    def _organise(self, decks: dict[str, list[str]]) -> str:
+        """The organiser page's new game: deck lines per seat -> a new record, followed at once."""
+        if set(decks) != set(self.cfg.players):
+            raise UsageError(f"give one deck per seat ({', '.join(self.cfg.players)})")
+        table = new_game(self.state_dir, deck_lists({p: (f"{p}'s deck", lines) for p, lines in decks.items()}),
+                         self.table.board)
+        path = table.record.path
+        table.record.close()
+        self.switch_game()
+        return path
 
     def switch_game(self) -> bool:
         """Follow ``records/current`` when an organiser started a new game (`kipukas-tracker game new`)."""
@@ -222,7 +252,7 @@ class TableRuntime:
             self._camera_frames(name, cam, process)
         except Exception as exc:  # a loop must never die silently: say so where judges look
             log.exception("%s loop stopped", name)
-            self.table.warn(f"{name} stopped: {exc}")
+            self.table.warn(f"{name} stopped: {exc}", "error", key=name)
 
     def _camera_frames(self, name: str, cam: CameraConfig, process: object) -> None:
         short = name.split()[0]
@@ -232,7 +262,8 @@ class TableRuntime:
                 break
             self.dog.beat(name)
             if isinstance(item, CameraStatus):
-                self.table.warn(f"{name} {'back' if item.ok else 'lost'}: {item.reason}")
+                self.table.warn(f"{name} {'back' if item.ok else 'lost'}: {item.reason}",
+                                "info" if item.ok else "error", key=name)
                 continue
             self.latest[short] = item.image
             process(item)  # type: ignore[operator]

@@ -23,7 +23,7 @@ from tracker.record.store import GameRecord
 from tracker.runtime.demo_script import DECKS, Step, demo_steps
 from tracker.service.service import TableService
 from tracker.table.loop import OverheadLoop
-from tracker.table.table import Table
+from tracker.table.table import Table, open_table
 from vision.board import BoardReader
 from vision.synth import Renderer, SlotCard, TableScene, Token
 
@@ -105,7 +105,7 @@ class DemoTable:
 
     def _new_table(self) -> Table:
         record = GameRecord(str(self.folder / f"demo-{self.rounds + 1:03d}.sqlite"), self.key)
-        return Table(self.board, record, DECKS)
+        return open_table(self.board, record, DECKS)
 
     def run(self) -> None:
         while not self.stop.is_set():

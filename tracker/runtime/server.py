@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import errno
 import logging
+import socket
 import threading
 
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
@@ -32,7 +34,13 @@ class WebServer:
         self.app, self.socketio = create_app(service, limits)
         self.stop_event = threading.Event()
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
-        self._server: BaseWSGIServer = make_server(host, port, self.app, threaded=True, request_handler=_Handler)
+        if port:
+            _check_free(host, port)  # werkzeug would print three lines of advice and exit 1
+        try:
+            self._server: BaseWSGIServer = make_server(host, port, self.app, threaded=True,
+                                                       request_handler=_Handler)
+        except SystemExit as exc:  # werkzeug prints its own advice and exits 1 when the port is taken
+            raise OSError(errno.EADDRINUSE, f"port {port} is in use by another program") from exc
         self.port = self._server.server_port
 
     def serve_forever(self) -> None:
@@ -50,3 +58,17 @@ class WebServer:
         self.stop_event.set()
         self._server.shutdown()
         self._server.server_close()
+
+
+def _check_free(host: str, port: int) -> None:
+    """Raise `OSError` naming the port when nothing can listen on (host, port)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    probe = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
+    except OSError as exc:
+        raise OSError(exc.errno, f"port {port} is in use by another program" if exc.errno == errno.EADDRINUSE
+                      else (exc.strerror or str(exc))) from exc
+    finally:
+        probe.close()

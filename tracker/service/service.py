@@ -7,6 +7,8 @@ The record's entries are cached too (rows are append-only; a new table resets th
 
 from __future__ import annotations
 
+import hashlib
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -15,14 +17,18 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rules.catalog import Catalog
-from tracker.errors import InputError
+from tracker.errors import InputError, UsageError
 from tracker.overhead.calibration_service import CalibrationService
+from tracker.record.store import GameRecord
+from tracker.service.choices import resolve
 from tracker.service.seats import SPECTATOR, AccessDenied, Seats, Viewer
 from tracker.service.views import Scene, entries_for, view_for
 from tracker.table.table import Entry, Table
 
 KEYFRAME_CAMERAS = ("overhead", "front")
 KEYFRAME_SETTLE_ROWS = 20
+ENTRY_TAIL = 400   # record entries kept in memory for views (older ones are read from the record in pages)
+LOG_PAGE = 200     # record entries per `log` message
 
 
 class KeyframeSource(Protocol):
@@ -53,6 +59,9 @@ class TableService:
         self._views: dict[tuple[Viewer, int, int], dict[str, Any]] = {}
         self._delayed: dict[int, Scene] = {}
         self._frames: dict[int, list[str]] = {}  # keyframes of rows old enough not to get new ones
+        self._fingerprints: dict[str, str] = {}
+        # The composition root's "start a new game" (deck lines per seat -> record path), when it has one.
+        self.organiser: Callable[[dict[str, list[str]]], str] | None = None
 
     def replace(self, table: Table) -> None:
         with self._cache_lock:
@@ -100,34 +109,45 @@ class TableService:
 
     # --- views ----------------------------------------------------------------------------------------------
     def _cached_entries(self) -> list[Entry]:
+        """The record's last `ENTRY_TAIL` entries (hold the table's lock)."""
         table = self.table
-        with table.lock:
-            last = self._entries[-1].seq if self._entries else 0
-            if table.record.last_seq > last:
-                self._entries = self._entries + table.entries(after=last)
-            return self._entries
+        last = self._entries[-1].seq if self._entries else max(0, table.record.last_seq - ENTRY_TAIL)
+        if table.record.last_seq > last:
+            self._entries = (self._entries + table.entries(after=last))[-ENTRY_TAIL:]
+        return self._entries
 
-    def _delayed_scene(self) -> Scene | None:
+    def _delayed_upto(self) -> int | None:
+        """The record row delayed spectators see now, or None without a delay."""
         if self.spectator_delay_min <= 0:
             return None
-        cutoff = self.clock() - self.spectator_delay_min * 60.0
-        upto = 1
-        for e in self._cached_entries():
-            if e.ts > cutoff:
-                break
-            upto = e.seq
-        if upto not in self._delayed:
-            self._delayed = {upto: Scene.of_record(self.table, upto)}
-        return self._delayed[upto]
+        table = self.table
+        with table.lock:
+            return table.record.last_row_before(self.clock() - self.spectator_delay_min * 60.0)
+
+    def _delayed_scene(self) -> Scene | None:
+        """The delayed spectators' scene, rebuilt off the table's lock from the nearest snapshot."""
+        upto = self._delayed_upto()
+        if upto is None:
+            return None
+        with self._cache_lock:
+            table, scene = self.table, self._delayed.get(upto)
+            earlier = next(iter(self._delayed.values()), None)
+        if scene is None:
+            scene = Scene.of_record(table, upto, earlier)
+            with self._cache_lock:
+                if self.table is table:
+                    self._delayed = {upto: scene}
+        return scene
 
     def snapshot(self, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         """The state as `viewer` may see it (JSON-serialisable). Cached: the same object comes back
         until the table changes (or, for delayed spectators, until the delayed row moves on)."""
+        delayed = self._delayed_scene() if viewer.role == "spectator" else None
         with self._cache_lock:
             table = self.table
             with table.lock:
                 version = self._base + table.version()
-                scene = self._delayed_scene() if viewer.role == "spectator" else None
+                scene = delayed if delayed is not None and delayed.seq < table.record.last_seq else None
                 key = (viewer, version, scene.seq if scene is not None else -1)
                 if key not in self._views:
                     if len(self._views) > 32:
@@ -139,18 +159,40 @@ class TableService:
                         view["delayed_min"] = self.spectator_delay_min
                     if viewer.role == "judge":
                         view["keyframes"] = self._keyframes_of([e["seq"] for e in view["log"]])
+                        view["key_fingerprint"] = self._fingerprint()
                     self._views[key] = view
                 return self._views[key]
 
     def entries_since(self, viewer: Viewer, after: int) -> list[dict[str, Any]]:
         """Every record entry after row `after` that `viewer` may see, projected for them."""
+        return [e for page in self.log_pages(viewer, after, newest_only=False) for e in page]
+
+    def log_pages(self, viewer: Viewer, after: int, newest_only: bool = True) -> list[list[dict[str, Any]]]:
+        """The record entries after row `after` that `viewer` may see, `LOG_PAGE` rows a page, oldest
+        first. A page with nothing to hold (`after` 0, `newest_only`) gets only the newest page: older
+        rows are the judge's replay page's and the export's."""
+        delayed = self._delayed_scene() if viewer.role == "spectator" else None
         with self._cache_lock:
             table = self.table
             with table.lock:
-                scene = self._delayed_scene() if viewer.role == "spectator" else None
-                if scene is None:
-                    return entries_for(self._cached_entries(), table.game.state, viewer, after, self.catalog)
-                return entries_for(scene.entries, scene.game.state, viewer, after, self.catalog)
+                last = table.record.last_seq
+                scene = delayed if delayed is not None and delayed.seq < last else None
+                state = (scene or Scene.of_table(table, self._cached_entries())).game.state
+                upto = scene.seq if scene is not None else last
+                tail = scene.entries if scene is not None else self._cached_entries()
+        if newest_only and after == 0:
+            after = max(0, upto - LOG_PAGE)
+        pages: list[list[dict[str, Any]]] = []
+        while after < upto:
+            end = min(upto, after + LOG_PAGE)
+            with table.lock:
+                rows = [Entry.of(r) for r in table.record.rows(after=after, upto=end)]
+            seen = {e.seq for e in rows}
+            context = rows + [e for e in tail if e.seq > end and e.seq not in seen]
+            page = entries_for(context, state, viewer, after, self.catalog)
+            pages.append([e for e in page if e["seq"] <= end])
+            after = end
+        return pages
 
     def map_image(self) -> tuple[bytes, str]:
         name = str(self.table.board.texture.get("file", "map_top.jpeg"))
@@ -182,6 +224,72 @@ class TableService:
             return None
         return path.read_bytes()
 
+    # --- the judge's replay and exports ----------------------------------------------------------------------
+    def state_at(self, viewer: Viewer, seq: int) -> dict[str, Any]:
+        """The judge's view of the table as it stood after row `seq`, rebuilt off the table's lock from
+        the nearest snapshot, with that row's entry and keyframes (the replay page)."""
+        self._judge_only(viewer, "replay the record")
+        table = self.table
+        last = table.record.last_seq
+        if not 1 <= seq <= last:
+            raise InputError(f"row {seq}: the record has rows 1..{last}")
+        scene = Scene.of_record(table, seq)
+        view = view_for(None, viewer, self.version(), scene=scene, catalog=self.catalog)
+        row = [e for e in entries_for(scene.entries, scene.game.state, viewer, seq - 1, self.catalog)
+               if e["seq"] == seq]
+        view.update({"row": row[0] if row else None, "last_seq": last,
+                     "keyframes": self._keyframes_of([seq]).get(str(seq), [])})
+        return view
+
+    def _fingerprint(self) -> str:
+        path = self.table.record.path
+        if self._fingerprints.get(path) is None:
+            self._fingerprints = {path: self.key_fingerprint()}
+        return self._fingerprints[path]
+
+    def start_game(self, viewer: Viewer, decks: dict[str, list[str]]) -> dict[str, Any]:
+        """A judge starts a new game from the organiser page: deck lines (payloads) per seat."""
+        self._judge_only(viewer, "start a new game")
+        if self.organiser is None:
+            raise InputError("this table cannot start games from its pages (the demo plays its own)")
+        try:
+            path = self.organiser(decks)
+        except (UsageError, ValueError) as exc:
+            raise InputError(str(exc)) from exc
+        return {"record": Path(path).name, "players": sorted(decks)}
+
+    def key_fingerprint(self) -> str:
+        """SHA-256 of the table's public signing key as the record holds it, in groups of four (what a
+        judge compares with the key pinned elsewhere), or "" for an unsigned record."""
+        db = sqlite3.connect(f"file:{self.table.record.path}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'public_key'").fetchone()
+        finally:
+            db.close()
+        if row is None:
+            return ""
+        digest = hashlib.sha256(bytes.fromhex(str(row[0]))).hexdigest()[:32]
+        return " ".join(digest[i:i + 4] for i in range(0, len(digest), 4))
+
+    def export_sqlite(self) -> bytes:
+        """The signed record as one SQLite file (a consistent copy, taken without stopping the table)."""
+        source = sqlite3.connect(f"file:{self.table.record.path}?mode=ro", uri=True)
+        copy = sqlite3.connect(":memory:")
+        try:
+            source.backup(copy)
+            return copy.serialize()
+        finally:
+            source.close()
+            copy.close()
+
+    def export_rows(self) -> list[dict[str, Any]]:
+        """Every row of the record with its hashes, as `kipukas-tracker log export` writes them."""
+        record = GameRecord(self.table.record.path, readonly=True)
+        try:
+            return [row.to_json() for row in record.rows()]
+        finally:
+            record.close()
+
     # --- inputs ---------------------------------------------------------------------------------------------
     def call_judge(self, viewer: Viewer) -> dict[str, Any]:
         if viewer.role != "player" or viewer.seat is None:
@@ -201,6 +309,9 @@ class TableService:
         if viewer.role == "player" and (not words or words[0] != viewer.seat):
             raise AccessDenied(f"you sit at {viewer.seat}: actions must start with '{viewer.seat}'")
         source = "judge" if viewer.role == "judge" else f"phone:{viewer.seat}"
+        if viewer.seat is not None and "@" in text:  # a face-down card named by its stand (tap to act)
+            with self.table.lock:
+                text = resolve(self.table.game, viewer.seat, text)
         entry = self.table.act(source, text)
         return self._project(viewer, entry)
 

@@ -24,14 +24,20 @@ from rules.board_map import BoardMap
 from rules.catalog import Catalog
 from rules.game import Game
 from rules.state import CardState, GameState
+from tracker.record.snapshots import SnapshotStore, snapshot_path
+from tracker.record.store import GameRecord
+from tracker.service.choices import choices_for
 from tracker.service.seats import JUDGE, SPECTATOR, Viewer
+from tracker.service.sync_help import sync_help
 from tracker.table.board import StandValue
 from tracker.table.cards import explain_mat
+from tracker.table.derived import Derived
 from tracker.table.expected import differences, expected_board
 from tracker.table.reconcile import Question
-from tracker.table.replay import replay
+from tracker.table.replay import parse_token, replay_record
 from tracker.table.table import Entry, Table
 
+SCENE_TAIL = 120  # record entries a rebuilt scene keeps (its log tail and the secrets still open)
 LOG_TAIL = 40  # entries a state carries; a connection gets the whole record once, as a `log` message
 PUBLIC_ZONES = ("discard", "prison")
 PLAYER_KINDS = ("action", "undo", "correct", "question")
@@ -144,6 +150,8 @@ class Scene:
     start: dict[str, Any]
     questions: list[Question] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    alerts: list[tuple[str, str, str]] = field(default_factory=list)
+    derived: Derived | None = None  # what a later delayed scene can step forward from
     mat_flags: list[str] = field(default_factory=list)
 
     @classmethod
@@ -151,16 +159,35 @@ class Scene:
         """The live table (hold `table.lock`). `entries` may be passed in when the caller caches them."""
         return cls(table.game, table.board, dict(table.observed), entries if entries is not None else table.entries(),
                    table.record.last_seq, dict(table.start), list(table.questions), list(table.warnings),
-                   list(table.mat_flags))
+                   list(table.alerts), mat_flags=list(table.mat_flags))
 
     @classmethod
-    def of_record(cls, table: Table, upto: int) -> Scene:
-        """The table as it stood after row `upto`, rebuilt from the record (a delayed spectator view)."""
-        rows = [r for r in table.record.rows() if r.seq <= upto]
-        done = replay(rows, table.board, upto=upto)
+    def of_record(cls, table: Table, upto: int, earlier: Scene | None = None) -> Scene:
+        """The table as it stood after row `upto`, through the table's own read-only connections (a
+        delayed spectator view): the table's lock is not held. Stepped forward from `earlier` when no
+        correction came in between (the delayed row moves on a row or two at a time), otherwise rebuilt
+        from the nearest snapshot."""
+        record = GameRecord(table.record.path, readonly=True)
+        snaps = SnapshotStore(snapshot_path(table.record.path), readonly=True) if table.snapshots else None
+        try:
+            base = earlier.derived if earlier is not None and earlier.seq <= upto else None
+            rows = list(record.rows(after=base.seq, upto=upto)) if base is not None else []
+            if base is not None and upto - base.seq <= SCENE_TAIL and all(r.kind != "correct" for r in rows):
+                done = base.forked()
+                for row in rows:
+                    done.step(row, {}, lambda seq: replay_record(record, table.board, upto=seq, snapshots=snaps,
+                                                                 corrections_upto=upto).game.state, parse_token)
+                kept = [e for e in earlier.entries if e.seq > upto - SCENE_TAIL] if earlier else []
+                entries = kept + [Entry.of(r) for r in rows]
+            else:
+                done = replay_record(record, table.board, upto=upto, snapshots=snaps)
+                entries = [Entry.of(r) for r in record.rows(after=max(0, upto - SCENE_TAIL), upto=upto)]
+        finally:
+            record.close()
+            if snaps is not None:
+                snaps.close()
         flags = explain_mat(done.game, table.board, table.catalog, done.mat, {}, done.shown).flags
-        return cls(done.game, table.board, done.observed, [Entry.of(r) for r in rows], upto, done.start,
-                   mat_flags=flags)
+        return cls(done.game, table.board, done.observed, entries, upto, done.start, derived=done, mat_flags=flags)
 
 
 def map_json(board: BoardMap) -> dict[str, Any]:
@@ -194,7 +221,22 @@ def _card(c: CardState, board: BoardMap, catalog: Catalog, named: bool) -> dict[
     return out
 
 
-def _entry(e: Entry, redact: Redact, secret: dict[int, str], viewer: Viewer) -> dict[str, Any]:
+CARD_ID = re.compile(r"(?<![A-Za-z0-9_#-])([A-Za-z0-9_-]{4}(?:#[0-9]{1,8})?)(?![A-Za-z0-9_#-])")
+
+
+def named(text: str, names: dict[str, str]) -> str:
+    """`text` with every card id in `names` followed by the card's title: ``HMPU#0004 (Hilbert...)``."""
+    if not names:
+        return text
+    return CARD_ID.sub(lambda m: f"{m.group(1)} ({names[m.group(1)]})" if m.group(1) in names else m.group(1), text)
+
+
+def card_names(state: GameState, visible: set[str], catalog: Catalog) -> dict[str, str]:
+    return {cid: catalog.card(c.code).title for cid, c in state.cards.items() if cid in visible}
+
+
+def _entry(e: Entry, redact: Redact, secret: dict[int, str], viewer: Viewer,
+           names: dict[str, str] | None = None) -> dict[str, Any]:
     action, message = redact(e.text), redact(e.message)
     owner = secret.get(e.seq)
     if owner is not None and viewer.role != "judge" and owner != viewer.seat:
@@ -202,7 +244,7 @@ def _entry(e: Entry, redact: Redact, secret: dict[int, str], viewer: Viewer) -> 
         action = f"{m.group('player')} means {redact(m.group('card'))} (secret)" if m else "a judge's correction"
         message = "(secret until both sides have chosen)" if e.kind == "action" else ""
     return {"seq": e.seq, "time": e.ts, "source": e.source, "kind": e.kind, "action": action,
-            "accepted": e.accepted, "rule": e.rule, "message": message}
+            "label": named(action, names or {}), "accepted": e.accepted, "rule": e.rule, "message": message}
 
 
 def _bout(state: GameState, viewer: Viewer) -> dict[str, Any] | None:
@@ -235,6 +277,7 @@ def view_for(table: Table | None, viewer: Viewer, version: int = 0, *, scene: Sc
     secret = {} if judge else secret_means(scene.entries, waiting_means(s))
     cards = [_card(c, scene.board, catalog, c.id in visible) for c in sorted(s.cards.values(), key=lambda c: c.id)
              if c.zone == "play"]
+    names = card_names(s, visible, catalog)
     kinds = None if judge else PLAYER_KINDS
     entries = [e for e in scene.entries if kinds is None or e.kind in kinds][-LOG_TAIL:]
     expected = expected_board(s, scene.board)
@@ -251,6 +294,7 @@ def view_for(table: Table | None, viewer: Viewer, version: int = 0, *, scene: Sc
         "claims": {t: {"owner": o, "kind": k} for t, (o, k) in sorted(s.claims.items())},
         "stands": _tokens(expected), "observed": _tokens(scene.observed),
         "in_sync": not diffs, "differences": diffs,
+        "sync_help": sync_help(s, expected, scene.observed, scene.entries, names) if diffs else [],
         "cards": cards,
         "hands": {p: len(s.in_zone("hand", p)) for p in s.players},
         "decks": {p: len(s.in_zone("deck", p)) for p in s.players},
@@ -258,10 +302,13 @@ def view_for(table: Table | None, viewer: Viewer, version: int = 0, *, scene: Sc
         "prison": [c.id for c in s.in_zone("prison")],
         "bout": _bout(s, viewer),
         "prompts": prompts, "questions": questions,
-        "log": [_entry(e, redact, secret, viewer) for e in entries],
+        "log": [_entry(e, redact, secret, viewer, names) for e in entries],
         "warnings": list(scene.warnings),
+        "alerts": [{"severity": sev, "message": msg} for sev, msg, _ in scene.alerts],
+        "names": names,
     }
     if viewer.seat is not None:
+        view["choices"] = choices_for(scene.game, viewer.seat, visible, catalog)
         view["hand"] = [_card(c, scene.board, catalog, True) for c in s.in_zone("hand", viewer.seat)]
         view["effects"] = [_card(c, scene.board, catalog, True) for c in s.in_zone("effect", viewer.seat)]
     if judge:
@@ -281,7 +328,8 @@ def entries_for(entries: list[Entry], state: GameState, viewer: Viewer, after: i
     visible = {cid for cid, c in state.cards.items() if knows(viewer, c)}
     redact: Redact = (lambda text: text) if judge else redactor(state, visible, catalog)
     secret = {} if judge else secret_means(entries, waiting_means(state))
-    return [_entry(e, redact, secret, viewer) for e in entries
+    names = card_names(state, visible, catalog)
+    return [_entry(e, redact, secret, viewer, names) for e in entries
             if e.seq > after and (judge or e.kind in PLAYER_KINDS)]
 
 

@@ -137,7 +137,7 @@ def _face_up(game: Game, board: BoardMap, slot: str, here: list[MatCard], last_d
     territory = territory_of_slot(board, slot)
     for card in reversed(shown):
         cs = game.state.cards.get(card)
-        if cs is None or territory is None:
+        if cs is None or territory is None or cs.zone != "hand":  # shown before, and played since
             continue
         line = f"{cs.owner} play {cs.id} {territory} revealed"
         return Proposal(line, legal=_legal(game, line))

@@ -9,38 +9,33 @@ Row kinds (body keys):
   the physical id read from a face-down card's QR (judges only: players never receive mat rows);
 - ``shown``: ``card``, ``known``: a card shown to the front camera;
 - ``question``: ``player``, ``text``, ``options``: an ambiguity put to a player;
-- ``undo``: ``reason``, ``undid``: a judge took back the last accepted action;
+- ``undo``: ``reason``, ``undid``: a judge took back the last accepted action (at most `UNDO_DEPTH` back);
 - ``correct``: ``target`` (seq of an action row), ``text`` (its replacement, empty to strike it),
   ``reason``: a judge's correction. Replay applies corrections retroactively, so later rows are
   re-decided on the corrected state.
+
+`replay` replays rows held in memory from the first; `replay_record` starts from the latest usable
+snapshot (`tracker.table.derived`) and replays only the rows after it, so a long game costs the same
+as a short one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rules.board_map import BoardMap
 from rules.game import Game
+from rules.state import GameState
 from tracker.errors import RecordError
-from tracker.record.store import Row
+from tracker.record.snapshots import SnapshotStore
+from tracker.record.store import GameRecord, Row
 from tracker.table.board import EMPTY, StandValue
+from tracker.table.derived import SHOWN_KEPT, Before, Derived, Replayed, style_arguments
 from tracker.table.mat import SlotValue
 
-SHOWN_KEPT = 8  # cards shown to the front camera that a face-up card on the mat may be
-
-
-@dataclass
-class Replayed:
-    game: Game
-    observed: dict[str, StandValue] = field(default_factory=dict)
-    mismatches: list[str] = field(default_factory=list)  # rows whose stored verdict replay does not reproduce
-    start: dict[str, Any] = field(default_factory=dict)
-    rejected: dict[str, int] = field(default_factory=dict)  # action -> accepted actions when it was rejected
-    questions: list[dict[str, Any]] = field(default_factory=list)  # bodies of question rows
-    mat: dict[str, SlotValue] = field(default_factory=dict)
-    shown: list[str] = field(default_factory=list)  # cards shown to the front camera, newest last
+__all__ = ["SHOWN_KEPT", "Derived", "Replayed", "board_body", "mat_body", "parse_token", "replay", "replay_record",
+           "style_arguments"]
 
 
 def parse_token(text: str) -> StandValue:
@@ -56,45 +51,90 @@ def board_body(observed: dict[str, StandValue]) -> dict[str, str]:
     return {s: v.text() for s, v in sorted(observed.items())}
 
 
-def style_arguments(style: Any) -> dict[str, Any]:
-    """`Game.new` keyword arguments from a start row's ``style`` (absent in records of domination games)."""
-    if not style:
-        return {}
-    return {"style": str(style["name"]), "cycles": style.get("cycles"), **dict(style.get("params") or {})}
-
-
 def mat_body(mat: dict[str, SlotValue]) -> dict[str, dict[str, str | None]]:
     return {s: v.body() for s, v in sorted(mat.items())}
 
 
-def replay(rows: Iterable[Row], board: BoardMap, upto: int | None = None) -> Replayed:
-    """The game after every row up to and including `upto` (all rows when None)."""
-    rows = [r for r in rows if upto is None or r.seq <= upto]
-    if not rows or rows[0].kind != "start":
+def _first(start: Row, board: BoardMap) -> Derived:
+    if start.kind != "start":
         raise RecordError("the record does not begin with a start row")
-    start = rows[0].body
+    game = Game.new(start.body["decks"], board, **style_arguments(start.body.get("style")))
+    return Derived(game, start=dict(start.body), seq=start.seq)
+
+
+def _run(d: Derived, rows: Iterable[Row], corrections: Mapping[int, str], before: Before) -> Derived:
+    for row in rows:
+        d.step(row, corrections, before, parse_token)
+    return d
+
+
+def replay(rows: Iterable[Row], board: BoardMap, upto: int | None = None) -> Derived:
+    """The game after every row up to and including `upto` (all rows when None), from the first row."""
+    rows = [r for r in rows if upto is None or r.seq <= upto]
+    if not rows:
+        raise RecordError("the record does not begin with a start row")
     corrections = {int(r.body["target"]): str(r.body.get("text", "")) for r in rows if r.kind == "correct"}
-    out = Replayed(Game.new(start["decks"], board, **style_arguments(start.get("style"))), start=dict(start))
-    for row in rows[1:]:
-        if row.kind == "action":
-            text = corrections.get(row.seq, row.body["text"])
-            if not text:
-                continue
-            verdict = out.game.apply(text)
-            if not verdict.accepted:
-                out.rejected[text] = len(out.game.history)
-            if row.seq not in corrections and verdict.accepted != row.body.get("accepted"):
-                then = "accepted" if row.body.get("accepted") else "rejected"
-                now = "accepts" if verdict.accepted else "rejects"
-                out.mismatches.append(f"row {row.seq}: {text!r} was {then} when recorded, replay {now} it")
-        elif row.kind == "board":
-            out.observed = {s: parse_token(t) for s, t in row.body["observed"].items()}
-        elif row.kind == "mat":
-            out.mat = {slot: SlotValue(str(v["face"]), v.get("card")) for slot, v in row.body["slots"].items()}
-        elif row.kind == "shown":
-            out.shown = [*[c for c in out.shown if c != row.body["card"]], str(row.body["card"])][-SHOWN_KEPT:]
-        elif row.kind == "question":
-            out.questions.append(row.body)
-        elif row.kind == "undo" and out.game.history:
-            out.game.undo()
-    return out
+
+    def before(seq: int) -> GameState:
+        return _run(_first(rows[0], board), (r for r in rows[1:] if r.seq <= seq), corrections, before).game.state
+
+    return _run(_first(rows[0], board), rows[1:], corrections, before)
+
+
+def replay_record(record: GameRecord, board: BoardMap, upto: int | None = None,
+                  snapshots: SnapshotStore | None = None, corrections_upto: int | None = None,
+                  extra: Mapping[int, str] | None = None) -> Derived:
+    """The same as `replay(record.rows(), board, upto)`, starting from the latest snapshot that the rows
+    up to `upto` leave valid: one taken before every correction that reaches back behind it.
+    `corrections_upto`: apply the corrections recorded up to this row (default `upto`; an undo needs the
+    state before an action as the corrections made since see it). `extra`: corrections not recorded yet
+    (target -> text), as if recorded after `upto`."""
+    upto = record.last_seq if upto is None else min(upto, record.last_seq)
+    fixes = [(r.seq, int(r.body["target"]), str(r.body.get("text", "")))
+             for r in record.rows(upto=max(upto, corrections_upto or 0), kinds=("correct",))]
+    fixes += [(upto + 1, target, text) for target, text in (extra or {}).items()]
+    corrections = {target: text for _, target, text in fixes}
+    return _from_snapshot(record, board, upto, snapshots, fixes, corrections, {})
+
+
+def _from_snapshot(record: GameRecord, board: BoardMap, upto: int, snapshots: SnapshotStore | None,
+                   fixes: list[tuple[int, int, str]], corrections: Mapping[int, str],
+                   memo: dict[int, GameState]) -> Derived:
+    def before(seq: int) -> GameState:
+        if seq not in memo:
+            memo[seq] = _from_snapshot(record, board, seq, snapshots, fixes, corrections, memo).game.state
+        return memo[seq]
+
+    start: Derived | None = None
+    below: int | None = None
+    while snapshots is not None and start is None:
+        found = snapshots.latest(upto, below)
+        if found is None:
+            break
+        seq, digest, body = found
+        reaching = [target for fseq, target, _ in fixes if fseq > seq and target <= seq]
+        if reaching:
+            below = min(reaching)
+            continue
+        row = next(record.rows(after=seq - 1, upto=seq), None)
+        if row is None or row.hash != digest:
+            snapshots.drop_from(seq)  # written for rows the record no longer has
+            below = seq
+            continue
+        try:
+            start = Derived.from_bytes(body, board)
+        except (RecordError, ValueError, KeyError, TypeError):
+            below = seq
+    if start is None:
+        first = next(record.rows(upto=1), None)
+        if first is None:
+            raise RecordError(f"{record.path}: the record does not begin with a start row")
+        start = _first(first, board)
+    return _run(start, record.rows(after=start.seq, upto=upto), corrections, before)
+
+
+def start_body(record: GameRecord) -> dict[str, Any]:
+    first = next(record.rows(upto=1), None)
+    if first is None or first.kind != "start":
+        raise RecordError(f"{record.path}: the record does not begin with a start row")
+    return dict(first.body)

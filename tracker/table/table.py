@@ -18,14 +18,28 @@ from rules.catalog import Catalog
 from rules.errors import RulesError
 from rules.game import Game
 from rules.notation import parse
+from rules.state import GameState
 from tracker.errors import InputError
+from tracker.record.snapshots import SnapshotStore, snapshot_path
 from tracker.record.store import GameRecord, Row
 from tracker.table.board import StandValue
 from tracker.table.cards import explain_mat
+from tracker.table.derived import SNAPSHOT_EVERY, UNDO_DEPTH, Derived
 from tracker.table.expected import differences, expected_board
 from tracker.table.mat import SlotValue, expected_mat
 from tracker.table.reconcile import Question, propose
-from tracker.table.replay import SHOWN_KEPT, board_body, mat_body, replay, style_arguments
+from tracker.table.replay import board_body, mat_body, parse_token, replay_record, style_arguments
+
+ERROR_WORDS = ("lost", "stopped", "cannot", "differs", "failed", "unusable", "ended")
+INFO_WORDS = (" back", "learned", "calibrated")
+
+
+def severity_of(message: str) -> str:
+    """info, warning or error, from the words of a warning that did not say."""
+    if any(w in message for w in ERROR_WORDS):
+        return "error"
+    return "info" if " not " not in message and any(w in message for w in INFO_WORDS) else "warning"
+
 
 MAX_EXPLAINED = 12  # actions one board change may explain (fast play: several moves between two readings)
 
@@ -58,11 +72,14 @@ class Entry:
 
 class Table:
     def __init__(self, board: BoardMap, record: GameRecord, decks: Mapping[str, list[str]] | None = None,
-                 clock: Callable[[], float] = time.time, style: Mapping[str, Any] | None = None) -> None:
+                 clock: Callable[[], float] = time.time, style: Mapping[str, Any] | None = None,
+                 snapshots: SnapshotStore | None = None) -> None:
         """Open `record`, or start it with `decks` (and `style`: the play style, ``{"name", "cycles",
         "params"}``, domination by default) when it is new."""
         self.board = board
         self.record = record
+        self.snapshots = snapshots  # derived state every `snapshot_every` rows, so restarts need not replay all
+        self.snapshot_every = SNAPSHOT_EVERY
         self.clock = clock
         self.lock = threading.RLock()
         self._changed = threading.Condition(self.lock)
@@ -74,10 +91,10 @@ class Table:
         self.warnings: list[str] = []
         self.mat_flags: list[str] = []  # what the stable mat shows that no card action explains
         self.catalog = Catalog.packaged()
+        self.alerts: list[tuple[str, str, str]] = []  # (severity, message, key) behind `warnings`
         # Called with the entries each input produced (keyframes, logs); under the table's lock.
         self.listeners: list[Callable[[list[Entry]], None]] = []
-        rows = list(record.rows())
-        if not rows:
+        if record.last_seq == 0:
             if decks is None:
                 raise InputError(f"{record.path}: a new record needs the players' decks")
             body: dict[str, Any] = {"decks": {p: list(c) for p, c in decks.items()}, "map": board.name,
@@ -86,21 +103,24 @@ class Table:
                 body["style"] = dict(style)
                 Game.new(body["decks"], board, **style_arguments(body["style"]))  # refuse a bad style before storing
             self.record.append("start", "tracker", body, ts=clock())
-            rows = list(record.rows())
-        done = replay(rows, board)
+        done = replay_record(record, board, snapshots=snapshots)
+        self.derived: Derived = done
         self.game: Game = done.game
         self.observed: dict[str, StandValue] = done.observed
         self.mat: dict[str, SlotValue] = done.mat
         self._remembered: dict[str, str] = {}  # slot -> a face-down card just turned over there
         self._revealed_seen: dict[str, set[str]] = self._revealed_by_slot()
-        self._shown: list[str] = done.shown
         self._mat_explained_at = -1
         self.start = done.start
-        self._rejected = done.rejected
-        for q in done.questions:
+        self._snapped = done.seq
+        self._rejected = {t: d for t, d in done.rejected.items() if d == done.depth}
+        for q in done.open_questions():
             self.questions.append(Question(str(q["player"]), str(q["text"]), tuple(q["options"])))
             self._asked.add("|".join(q["options"]))
-        self.warnings += [f"replay differs from the record: {m}" for m in done.mismatches]
+        self.alerts += [("error", f"replay differs from the record: {m}", "") for m in done.mismatches]
+        if snapshots is not None and snapshots.problem:
+            self.alerts.append(("warning", snapshots.problem, "snapshots"))
+        self.warnings = [m for _, m, _ in self.alerts]
         self._turn = self.game.state.turn
         if self.observed:
             # A crash may have come between storing a board and storing the actions it explains.
@@ -133,6 +153,7 @@ class Table:
                 return entries
             entries = [Entry.of(self._append("board", source, {"observed": board_body(dict(stable))}))]
             self.observed = dict(stable)
+            self.derived.observed = self.observed
             entries += self._explain(source)
             self._bump(entries)
             return entries
@@ -167,8 +188,8 @@ class Table:
         entries: list[Entry] = []
         try:
             for _ in range(MAX_EXPLAINED):
-                found = explain_mat(self.game, self.board, self.catalog, self.mat, self._remembered, self._shown,
-                                    stale)
+                found = explain_mat(self.game, self.board, self.catalog, self.mat, self._remembered,
+                                    self.derived.shown, stale)
                 self.mat_flags = found.flags
                 proposal = found.proposal
                 if proposal is None:
@@ -178,7 +199,7 @@ class Table:
                         self._ask(proposal.question, source, entries)
                     break
                 assert proposal.action is not None
-                accepted_now = len(self.game.history)
+                accepted_now = self.derived.depth
                 if self._rejected.get(proposal.action) == accepted_now:
                     break
                 entry = self._apply(source, proposal.action)
@@ -186,7 +207,6 @@ class Table:
                 if not entry.accepted:
                     self._rejected[proposal.action] = accepted_now
                     break
-                self._shown = [c for c in self._shown if c not in entry.text.split(" ")]
             return entries
         finally:
             self._mat_explained_at = self.record.last_seq
@@ -202,11 +222,18 @@ class Table:
     def undo(self, source: str, reason: str) -> Entry:
         """A judge takes back the last accepted action."""
         with self.lock:
-            if not self.game.history:
-                raise InputError("nothing to undo: no action has been accepted")
-            undid = self.game.history[-1][0].to_text()
+            if not self.derived.stack:
+                raise InputError("nothing to undo: no action has been accepted" if not self.derived.depth else
+                                 f"an undo reaches back at most {UNDO_DEPTH} actions: correct the row instead")
+            if self.game.history:
+                undid = self.game.history[-1][0].to_text()
+            else:
+                undid = str(next(self.record.rows(after=self.derived.stack[-1] - 1,
+                                                  upto=self.derived.stack[-1])).body["text"])
             row = self._append("undo", source, {"undid": undid, "reason": reason})
-            self.game.undo()
+            self.derived.undone(self._state_after)
+            self.derived.seq = row.seq
+            self.game = self.derived.game
             entry = Entry.of(row)
             self._bump([entry])
             return entry
@@ -220,11 +247,19 @@ class Table:
             except RulesError as exc:
                 raise InputError(f"{text!r}: {exc}") from exc
         with self.lock:
-            rows = list(self.record.rows())
-            if not any(r.seq == target and r.kind == "action" for r in rows):
+            found = next(self.record.rows(after=target - 1, upto=target), None) if target > 0 else None
+            if found is None or found.kind != "action":
                 raise InputError(f"row {target} is not an action row of this record")
+            seen = self.record.last_seq
+        done = self._replay_off_lock(seen, {target: text})  # phones keep acting meanwhile
+        with self.lock:
             row = self._append("correct", source, {"target": target, "text": text, "reason": reason})
-            done = replay([*rows, row], self.board)
+            fixes = {int(r.body["target"]): str(r.body.get("text", ""))
+                     for r in self.record.rows(kinds=("correct",))}
+            for later in self.record.rows(after=seen, upto=row.seq):  # recorded while the replay ran
+                done.step(later, fixes, self._state_after, parse_token)
+            done.observed = self.derived.observed
+            self.derived = done
             self.game = done.game
             self._rejected.clear()
             entry = Entry.of(row)
@@ -238,7 +273,6 @@ class Table:
             state = self.game.state
             cs = state.cards.get(card)
             entries = [Entry.of(self._append("shown", source, {"card": card, "known": cs is not None}))]
-            self._shown = [*[c for c in self._shown if c != card], card][-SHOWN_KEPT:]
             if cs is not None:
                 player = cs.owner
                 options: list[str] = []
@@ -258,7 +292,29 @@ class Table:
 
     # --- internals ------------------------------------------------------------------------------------------
     def _append(self, kind: str, source: str, body: dict[str, Any]) -> Row:
-        return self.record.append(kind, source, body, ts=self.clock())
+        row = self.record.append(kind, source, body, ts=self.clock())
+        self.derived.seq = row.seq
+        if kind in ("mat", "shown"):  # the same bookkeeping a replay does, so snapshots match it
+            self.derived.step(row, {}, self._state_after, parse_token)
+        elif kind == "question":
+            self.derived.questions = [*self.derived.questions[-99:], dict(body)]
+        return row
+
+    def _replay_off_lock(self, upto: int, extra: Mapping[int, str]) -> Derived:
+        """The derived state after row `upto` with corrections `extra` added, rebuilt through read-only
+        connections of its own, so the table's lock is not held while it replays."""
+        record = GameRecord(self.record.path, readonly=True)
+        snaps = SnapshotStore(self.snapshots.path, readonly=True) if self.snapshots is not None else None
+        try:
+            return replay_record(record, self.board, upto=upto, snapshots=snaps, extra=extra)
+        finally:
+            record.close()
+            if snaps is not None:
+                snaps.close()
+
+    def _state_after(self, seq: int) -> GameState:
+        return replay_record(self.record, self.board, upto=seq, snapshots=self.snapshots,
+                             corrections_upto=self.record.last_seq).game.state
 
     def _apply(self, source: str, text: str) -> Entry:
         verdict = self.game.apply(text)
@@ -269,6 +325,7 @@ class Table:
             if verdict.accepted:
                 self.game.undo()  # not stored, so it did not happen
             raise
+        self.derived.recorded(row.seq, text, verdict.accepted)
         if self.game.state.turn != self._turn:
             self._turn = self.game.state.turn
             if self.record.can_sign:
@@ -293,7 +350,7 @@ class Table:
                 self._ask(proposal.question, source, entries)
                 break
             assert proposal.action is not None
-            accepted_now = len(self.game.history)
+            accepted_now = self.derived.depth
             if self._rejected.get(proposal.action) == accepted_now:
                 break  # already recorded as rejected in this very position
             entry = self._apply(source, proposal.action)
@@ -310,13 +367,35 @@ class Table:
                           and any(self.game.is_legal(parse(o)) for o in q.options)]
         self._version += 1
         self._changed.notify_all()
+        if self.snapshots is not None and self.record.last_seq - self._snapped >= self.snapshot_every:
+            self.snapshot()
         for listener in self.listeners if entries else ():
             listener(list(entries or ()))
 
-    def warn(self, message: str) -> None:
+    def snapshot(self) -> None:
+        """Keep the derived state at the record's last row beside the record (hold the lock)."""
+        if self.snapshots is None:
+            return
+        self.snapshots.put(self.record.last_seq, self.record.last_hash, self.derived.to_bytes())
+        self._snapped = self.record.last_seq
+
+    def warn(self, message: str, severity: str = "", key: str = "") -> None:
+        """A message for the judges. `key` names what it is about: a later warning with the same key
+        replaces it (a camera "back" replaces its "lost"), and `resolve(key)` takes it away. `severity`
+        (info, warning, error) is guessed from the words when not given."""
         with self.lock:
-            self.warnings = [*self.warnings[-19:], message]
+            kept = [a for a in self.alerts if not key or a[2] != key][-19:]
+            self.alerts = [*kept, (severity or severity_of(message), message, key)]
+            self.warnings = [m for _, m, _ in self.alerts]
             self._bump()
+
+    def resolve(self, key: str) -> None:
+        """Take away the warnings about `key` (it was put right)."""
+        with self.lock:
+            if any(a[2] == key for a in self.alerts):
+                self.alerts = [a for a in self.alerts if a[2] != key]
+                self.warnings = [m for _, m, _ in self.alerts]
+                self._bump()
 
     # --- views ----------------------------------------------------------------------------------------------
     def version(self) -> int:
@@ -343,3 +422,9 @@ class Table:
     def entries(self, after: int = 0) -> list[Entry]:
         with self.lock:
             return [Entry.of(r) for r in self.record.rows(after)]
+
+
+def open_table(board: BoardMap, record: GameRecord, decks: Mapping[str, list[str]] | None = None,
+               clock: Callable[[], float] = time.time, style: Mapping[str, Any] | None = None) -> Table:
+    """A table whose derived state is snapshotted beside its record (``<record>.snapshots``)."""
+    return Table(board, record, decks, clock, style=style, snapshots=SnapshotStore(snapshot_path(record.path)))

@@ -116,7 +116,7 @@ window.Kipukas = (function () {
       : e.kind === "correct" ? "judge correction" : e.accepted ? "accepted" : `rejected ${e.rule}`;
     return html("li", { class: cls, "data-seq": e.seq },
       html("span", { class: "seq" }, `#${e.seq}`), " ",
-      html("span", { class: "act" }, e.action),
+      html("span", { class: "act" }, e.label || e.action),
       html("span", { class: "verdict" }, verdict),
       html("span", { class: "msg" }, e.message));
   }
@@ -134,7 +134,13 @@ window.Kipukas = (function () {
   function syncBanner(el, state) {
     if (state.in_sync) { el.className = "banner hidden"; el.textContent = ""; return; }
     el.className = "banner out";
-    el.textContent = "Board out of sync with the record: " + state.differences.join("; ");
+    const help = state.sync_help || [];
+    if (!help.length) { el.textContent = "Board out of sync with the record: " + state.differences.join("; "); return; }
+    el.replaceChildren(html("p", { class: "banner-title" }, "Board out of sync with the record"),
+      ...help.map((h) => html("p", { "data-stand": h.stand },
+        html("b", {}, `${h.stand}: `), `the camera sees ${h.seen}, the record expects ${h.expected}. `,
+        h.rule ? html("span", { class: "rule" }, `${h.rule} `) : "", `${h.reason}. `,
+        html("b", {}, `What to do: ${h.todo}.`))));
   }
 
   // --- the connection ---------------------------------------------------------------------------------------
@@ -169,6 +175,11 @@ window.Kipukas = (function () {
     el.className = `notice ${kind || ""}`;
     clearTimeout(noticeTimer);
     noticeTimer = setTimeout(() => { el.className = "notice hidden"; }, 8000);
+  }
+
+  // Install to the home screen and keep the pages' shells for when the Wi-Fi drops (static/sw.js).
+  if ("serviceWorker" in navigator && location.protocol !== "file:") {
+    navigator.serviceWorker.register("/sw.js").catch(() => undefined);
   }
 
   return { svg, html, colour, Board, Record, entryItem, statusText, syncBanner, connect, notice };

@@ -11,6 +11,20 @@
     history.replaceState(null, "", location.pathname);
   }
   const board = K.Board($("overlay"));
+  const choices = K.Choices($("choices"), (text) => act(text));
+
+  // The stands this seat may move to now, ringed on the map.
+  function drawTargets(state) {
+    const overlay = $("overlay");
+    let g = overlay.querySelector("#targets");
+    if (!g) g = K.svg("g", { id: "targets" }, overlay);
+    g.replaceChildren();
+    const pos = Object.fromEntries(state.map.stands.map((s) => [s.id, s]));
+    for (const id of (state.choices && state.choices.targets) || []) {
+      const s = pos[id];
+      if (s) K.svg("circle", { cx: s.x, cy: s.y, r: 9, class: "target", "data-stand": id }, g);
+    }
+  }
   let me = { role: "spectator", seat: null };
   const notice = K.notice;
 
@@ -182,7 +196,7 @@
     drawBout(state);
     drawCards(state);
     drawPrompts(state);
-    if (me.seat) drawMine(state);
+    if (me.seat) { drawMine(state); choices(state.choices || null); drawTargets(state); }
     drawLog(record);
     $("phase").textContent = K.statusText(state);
     $("delay").textContent = state.delayed_min ? `(shown ${state.delayed_min} min late)` : "";
@@ -198,6 +212,7 @@
       $("title").textContent = h.seat ? `Kipukas · you are ${h.seat}` : "Kipukas table";
       $("mine").className = h.seat ? "panel mine" : "panel hidden";
       $("call-judge").className = h.seat ? "call-judge" : "call-judge hidden";
+      if (h.seat) $("action").placeholder = `e.g. ${h.seat} roll d20 12`;
     },
     state: render,
     log: drawLog,

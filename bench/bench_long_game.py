@@ -1,0 +1,164 @@
+"""Long games stay instant: on records of 5,000 and 20,000 rows (a long tournament game), the time to
+rebuild the state at a row, a judge's correction, the delayed spectators' view and a restart, each
+beside a full replay of the same record from its first row, measured in the same process.
+
+Each record is built once (seeded: a real game, then a walk over the actions the rules allow, with
+rejected actions, camera readings and undos mixed in), with the tracker's snapshots every 200 rows.
+- state at a row: `replay_record` at 20 seeded random rows (max, median);
+- correction: `Table.correct` of the last action (what a judge corrects), and of one about 100 rows
+  back (every row after it is re-decided, so this grows with the distance, not with the record), and the
+  longest the table's lock was held during either;
+- delayed view: `Scene.of_record` rebuilt at 20 seeded rows near the head, and moving on one row at a
+  time from the previous delayed scene (what the service does as the delayed row moves on);
+- restart: opening the table again (record + snapshots);
+- memory: Python allocations kept by the restarted table and its service after one judge view
+  (tracemalloc), and the judge's first `log` message in bytes.
+
+    python bench/bench_long_game.py [--rows 5000 20000] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000.0
+
+
+def measure(rows: int, seed: int, folder: Path) -> dict[str, float]:
+    from rules.board_map import BoardMap
+    from tests.long_game import long_table
+    from tests.table_helpers import KEY
+    from tracker.record.snapshots import SnapshotStore, snapshot_path
+    from tracker.record.store import GameRecord
+    from tracker.service.seats import JUDGE
+    from tracker.service.service import TableService
+    from tracker.service.views import Scene
+    from tracker.table.replay import replay, replay_record
+    from tracker.table.table import Table
+
+    path = folder / f"long-{rows}.sqlite"
+    t0 = time.perf_counter()
+    table = long_table(path, rows, seed)
+    build_s = (time.perf_counter() - t0)
+    board = BoardMap.packaged()
+    record = table.record
+    n = record.last_seq
+    rng = random.Random(seed * 7919 + rows)
+    out: dict[str, float] = {"rows": n, "build_s": build_s}
+
+    t0 = time.perf_counter()
+    full = replay(list(record.rows()), board)
+    out["full_replay_ms"] = ms(t0)
+    assert full.game.to_text() == table.game.to_text(), "the live table differs from a full replay"
+
+    reader = GameRecord(str(path), readonly=True)
+    snaps = SnapshotStore(snapshot_path(str(path)), readonly=True)
+    times = []
+    for upto in rng.sample(range(1, n + 1), 20):
+        t0 = time.perf_counter()
+        replay_record(reader, board, upto=upto, snapshots=snaps)
+        times.append(ms(t0))
+    out["state_at_row_max_ms"], out["state_at_row_median_ms"] = max(times), statistics.median(times)
+
+    times = []
+    for upto in rng.sample(range(n - 300, n), 20):
+        t0 = time.perf_counter()
+        Scene.of_record(table, upto)
+        times.append(ms(t0))
+    out["delayed_view_max_ms"], out["delayed_view_median_ms"] = max(times), statistics.median(times)
+    times = []
+    scene = Scene.of_record(table, n - 200)
+    for upto in range(n - 199, n - 179):  # the delayed row moving on, one row at a time
+        t0 = time.perf_counter()
+        scene = Scene.of_record(table, upto, scene)
+        times.append(ms(t0))
+    out["delayed_step_max_ms"], out["delayed_step_median_ms"] = max(times), statistics.median(times)
+
+    recent = [r for r in record.rows(after=n - 150) if r.kind == "action" and r.body["accepted"]]
+    held: list[float] = []
+    original_lock = table.lock
+
+    class TimedLock:
+        """The table's lock, noting how long each hold lasts."""
+
+        def __enter__(self) -> None:
+            original_lock.acquire()
+            self.t0 = time.perf_counter()
+
+        def __exit__(self, *_: object) -> None:
+            held.append(ms(self.t0))
+            original_lock.release()
+
+    table.lock = TimedLock()  # type: ignore[assignment]
+    t0 = time.perf_counter()
+    table.correct("judge", recent[-1].seq, "", "bench: struck")  # the action just made
+    out["correction_ms"] = ms(t0)
+    t0 = time.perf_counter()
+    far = [r for r in recent if r.seq <= n - 100][-1]
+    table.correct("judge", far.seq, "", "bench: struck")  # ~100 rows back: every later row is re-decided
+    out["correction_100_ms"] = ms(t0)
+    out["correction_lock_held_max_ms"] = max(held)
+    table.lock = original_lock
+    check = replay(list(record.rows()), board)
+    assert check.game.to_text() == table.game.to_text(), "the corrected table differs from a full replay"
+    table.record.close()
+    if table.snapshots is not None:
+        table.snapshots.close()
+
+    t0 = time.perf_counter()
+    again = Table(board, GameRecord(str(path), KEY), snapshots=SnapshotStore(snapshot_path(str(path))))
+    out["restart_ms"] = ms(t0)
+    again.record.close()
+    tracemalloc.start()  # a second restart, measured for memory only (tracing slows allocation down)
+    again = Table(board, GameRecord(str(path), KEY), snapshots=SnapshotStore(snapshot_path(str(path))))
+    service = TableService(again)
+    service.snapshot(JUDGE)
+    first_log = service.log_pages(JUDGE, 0)
+    out["memory_kept_mb"] = tracemalloc.get_traced_memory()[0] / 1e6
+    tracemalloc.stop()
+    out["first_log_kb"] = len(json.dumps(first_log[0])) / 1024
+    assert again.game.to_text() == check.game.to_text()
+    again.record.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", type=int, nargs="+", default=[5000, 20000])
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    folder = Path(tempfile.mkdtemp(prefix="bench-long-"))
+    lines = [("state at a row, max", "state_at_row_max_ms"), ("state at a row, median", "state_at_row_median_ms"),
+             ("correction of the last action", "correction_ms"),
+             ("correction ~100 rows back", "correction_100_ms"),
+             ("table lock held during a correction, max", "correction_lock_held_max_ms"),
+             ("delayed spectators' view, max", "delayed_view_max_ms"),
+             ("delayed spectators' view, median", "delayed_view_median_ms"),
+             ("delayed view moving on a row, max", "delayed_step_max_ms"),
+             ("delayed view moving on a row, median", "delayed_step_median_ms"), ("restart", "restart_ms")]
+    for rows in args.rows:
+        r = measure(rows, args.seed, folder)
+        full = r["full_replay_ms"]
+        print(f"--- record of {int(r['rows'])} rows (built in {r['build_s']:.0f} s); full replay {full:.0f} ms")
+        for label, key in lines:
+            print(f"  {label:<42} {r[key]:8.1f} ms   ratio to a full replay {r[key] / full:.4f}")
+        print(f"  {'memory kept by a restarted table':<42} {r['memory_kept_mb']:8.1f} MB")
+        print(f"  {'judge first log message':<42} {r['first_log_kb']:8.0f} kB")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

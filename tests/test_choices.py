@@ -1,0 +1,85 @@
+"""Tap to act: the choices a phone offers are what the rules allow that seat now, by name, and never
+tell a card the seat may not know."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rules.board_map import BoardMap
+from rules.catalog import Catalog
+from rules.game import Game
+from rules.notation import parse
+from tests.test_web_support import golden_script, new_service
+from tracker.service.choices import choices_for, resolve
+from tracker.service.seats import player
+from tracker.service.views import knows
+
+NOT_SAMPLED = ("craft",)  # the engine's candidate list leaves these combinations out (rules.legal)
+
+
+def offered(choices: dict[str, object], game: Game, seat: str, line: str) -> bool:
+    words = line.split()
+    if words[1] == "roll" and words[2] != "diel":
+        value = words[3].lstrip("=")
+        pads = [d for d in choices["dice"] if d["prefix"] == " ".join(words[:3])]  # type: ignore[attr-defined]
+        return any(bool(d.get("total")) == words[3].startswith("=") and
+                   all(1 <= int(f) <= n for f, n in zip(value.split(","), d["dice"], strict=False)) for d in pads)
+    if words[1] == "draw":
+        draw = choices["draw"]
+        if not isinstance(draw, dict):
+            return False
+        ids = words[2].split(",")
+        return len(ids) in draw["counts"] and set(ids) <= {c["id"] for c in draw["deck"]}
+    return any(resolve(game, seat, " ".join([seat, *p])) == line for p in choices["paths"])  # type: ignore[attr-defined]
+
+
+def test_every_line_of_a_real_game_is_offered_to_its_seat_by_taps() -> None:
+    decks, lines = golden_script()
+    game = Game.new(decks, BoardMap.packaged())
+    catalog = Catalog.packaged()
+    checked = 0
+    for line in lines:
+        seat = line.split()[0]
+        legal = game.is_legal(parse(line))
+        if legal and line.split()[1] not in NOT_SAMPLED and "affinity" not in line:
+            visible = {cid for cid, c in game.state.cards.items() if knows(player(seat), c)}
+            choices = choices_for(game, seat, visible, catalog)
+            assert offered(choices, game, seat, line), f"{line!r} is allowed but not offered as taps"
+            checked += 1
+        game.apply(line)
+    assert checked >= 40
+
+
+def test_choices_never_name_a_card_the_seat_may_not_know() -> None:
+    decks, lines = golden_script()
+    game = Game.new(decks, BoardMap.packaged())
+    catalog = Catalog.packaged()
+    face_down_targets = 0
+    for line in lines:
+        for seat in ("red", "blue"):
+            visible = {cid for cid, c in game.state.cards.items() if knows(player(seat), c)}
+            text = json.dumps(choices_for(game, seat, visible, catalog))
+            hidden = [cid for cid in game.state.cards if cid not in visible]
+            assert not [cid for cid in hidden if f'"{cid}"' in text or f"{cid}," in text or f",{cid}" in text]
+            for cid in hidden:
+                title = catalog.card(game.state.cards[cid].code).title
+                if all(title != catalog.card(game.state.cards[v].code).title for v in visible):
+                    assert title not in text, f"{title} leaked to {seat}"
+            face_down_targets += text.count("face-down card on")
+        game.apply(line)
+    assert face_down_targets > 0, "no face-down card was ever offered as a target by its stand"
+
+
+def test_a_face_down_target_named_by_its_stand_is_recorded_by_its_id(tmp_path: Path) -> None:
+    service = new_service(tmp_path)
+    _, lines = golden_script()
+    index = lines.index("red attack WCA9#0001 ZrrD#0001")
+    for line in lines[:index]:
+        service.table.act(f"phone:{line.split()[0]}", line)
+    view = service.snapshot(player("red"))
+    paths = [p for p in view["choices"]["paths"] if p[:2] == ["attack", "WCA9#0001"]]
+    assert paths and paths[0][2].startswith("@") and "ZrrD" not in json.dumps(view["choices"])
+    entry = service.act(player("red"), "red " + " ".join(paths[0]))
+    assert entry["accepted"], entry
+    assert service.table.entries()[-1].text == "red attack WCA9#0001 ZrrD#0001"
