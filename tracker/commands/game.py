@@ -49,6 +49,10 @@ def show(args: argparse.Namespace) -> int:
     if path is None:
         print(json.dumps({"record": None}))
         return 0
+    from tracker.record.keys import table_public_key
+
     record = GameRecord(str(path), readonly=True)
-    print(json.dumps({"record": str(path), "rows": record.last_seq, "verified": record.verify().ok}))
+    verified = record.verify(table_public_key(state_dir)).ok
+    record.close()
+    print(json.dumps({"record": str(path), "rows": record.last_seq, "verified": verified}))
     return 0
