@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 from calibration.calfile import Calibration
 from calibration.camera import default_pose
 from rules.board_map import BoardMap

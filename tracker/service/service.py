@@ -136,6 +136,9 @@ class TableService:
                     view = view_for(None, viewer, version, scene=scene, catalog=self.catalog)
                     if scene.seq != table.record.last_seq:
                         view["delayed_min"] = self.spectator_delay_min
+                    else:  # every page is a witness of the latest signed head (issue 16)
+                        view["signed_head"] = table.record.signed_head()
+                    view["table_key"] = table.record.fingerprint
                     if viewer.role == "judge":
                         view["keyframes"] = self._keyframes_of([e["seq"] for e in view["log"]])
                     self._views[key] = view
