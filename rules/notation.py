@@ -17,6 +17,19 @@ from rules.errors import RulesError
 
 PLAYERS = ("red", "blue")
 _CARD = re.compile(r"^[A-Za-z0-9_-]{4}(?:#[0-9]{1,8})?$")
+_WORD = re.compile(r"^[A-Za-z0-9#=,_-]{1,80}$")  # no markup, quotes or spaces reach a record or a page
+_NUMBER = re.compile(r"^[0-9]{1,3}$")
+# Faces a die may show, per roll kind (#game_setup, #diel_cycle, #retreat); bout rolls: faces of dice up
+# to a D20, or an agreed total =N.
+_ROLLS: dict[str, re.Pattern[str]] = {
+    "d6": re.compile(r"^[1-6]$"),
+    "d20": re.compile(r"^(?:[1-9]|1[0-9]|20)$"),
+    "diel": re.compile(r"^(?:day|night|storm)$"),
+    "escape": re.compile(r"^[1-6],[1-6]$"),
+    "chase": re.compile(r"^(?:[1-9]|1[0-9]|20)$"),
+    "attack": re.compile(r"^(?:(?:[1-9]|1[0-9]|20)(?:,(?:[1-9]|1[0-9]|20)){0,5}|=[0-9]{1,3})$"),
+    "defence": re.compile(r"^(?:(?:[1-9]|1[0-9]|20)(?:,(?:[1-9]|1[0-9]|20)){0,5}|=[0-9]{1,3})$"),
+}
 
 
 class NotationError(RulesError, ValueError):
@@ -290,7 +303,13 @@ def parse(text: str) -> Action:
     hints = get_type_hints(cls)
     values: list[object] = []
     for f, word in zip(fields, rest, strict=True):
+        if not _WORD.match(word):
+            raise NotationError(text, f"{f.name} {word[:40]!r} may hold only letters, digits and # = , _ -")
+        if f.name == "card" and not (cls is Personal and word == "none"):
+            _check_card(text, word)
         values.append(_convert(text, f.name, hints[f.name], word, cls.choices.get(f.name)))
+    if cls is Roll and not _ROLLS[words[2]].match(words[3]):
+        raise NotationError(text, f"a {words[2]} roll cannot show {words[3][:40]!r}")
     return cls(player, *values)
 
 
@@ -298,12 +317,12 @@ def _convert(text: str, name: str, hint: object, word: str, choices: tuple[str, 
     if choices is not None and word not in choices:
         raise NotationError(text, f"{name} must be one of {', '.join(choices)}, got {word!r}")
     if hint is int:
-        if not word.isdigit():
+        if not _NUMBER.match(word):
             raise NotationError(text, f"{name} must be a whole number, got {word!r}")
         return int(word)
     if hint == tuple[int, ...]:
         parts = word.split(",")
-        if not all(p.isdigit() for p in parts):
+        if not all(_NUMBER.match(p) for p in parts):
             raise NotationError(text, f"{name} must be comma-separated numbers like 4,5, got {word!r}")
         return tuple(int(p) for p in parts)
     if hint == tuple[str, str]:

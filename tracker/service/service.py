@@ -83,6 +83,11 @@ class TableService:
         return self.calibration.set_corners(corners)
 
     def learn_colours(self, samples: dict[str, str]) -> dict[str, Any]:
+        seats = self.seats.players
+        strangers = sorted({seat for seat in samples.values() if seat not in seats})
+        if strangers:  # a colour for a label that is no seat would make the reader propose unparseable actions
+            raise InputError(f"{strangers[0][:16]!r} is not a seat of this table (seats: {', '.join(seats)}): "
+                             "colours are learned only for seats")
         if self.calibration is None:
             raise InputError("this table has no overhead camera")
         return self.calibration.learn_colours(samples)
