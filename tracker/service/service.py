@@ -200,7 +200,10 @@ class TableService:
         if viewer.role == "player" and (not words or words[0] != viewer.seat):
             raise AccessDenied(f"you sit at {viewer.seat}: actions must start with '{viewer.seat}'")
         source = "judge" if viewer.role == "judge" else f"phone:{viewer.seat}"
-        entry = self.table.act(source, text)
+        entry = self.table.act(source, text, seat=viewer.seat)
+        if not entry.seq:  # counted, not stored as a row (a seat that keeps getting rejections)
+            seen = entries_for([entry], self.table.game.state, viewer, -1, self.catalog)
+            return {**seen[0], "counted": True}
         return self._project(viewer, entry)
 
     def undo(self, viewer: Viewer, reason: str) -> dict[str, Any]:

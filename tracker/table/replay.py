@@ -3,6 +3,9 @@
 Row kinds (body keys):
 - ``start``: ``decks`` (player -> card ids), ``map``, ``players``: the first row of every record;
 - ``action``: ``text`` (notation), ``accepted``, ``rule``, ``message``: an input and the verdict it got;
+  ``refused`` (true): rejected before the rules were asked (a player named a card they cannot know);
+- ``probes``: ``count``, ``last``, ``rule``, ``first_ts``, ``last_ts``: rejected actions of one phone seat
+  counted instead of stored one by one (`tracker.table.probes`);
 - ``board``: ``observed`` (stand -> token text): a new stable board seen by the overhead camera;
 - ``question``: ``player``, ``text``, ``options``: an ambiguity put to a player;
 - ``undo``: ``reason``, ``undid``: a judge took back the last accepted action;
@@ -58,7 +61,7 @@ def replay(rows: Iterable[Row], board: BoardMap, upto: int | None = None) -> Rep
     for row in rows[1:]:
         if row.kind == "action":
             text = corrections.get(row.seq, row.body["text"])
-            if not text:
+            if not text or (row.body.get("refused") and row.seq not in corrections):
                 continue
             verdict = out.game.apply(text)
             if not verdict.accepted:
