@@ -104,8 +104,11 @@ class DemoTable:
             self.rounds += 1
             if not self.repeat or self.stop.wait(self.linger_s):
                 return
+            ended = self.table
             self.table = self._new_table()
             self.service.replace(self.table)
+            with ended.lock:  # the game is over: release its database, WAL and shared-memory files
+                ended.record.close()
 
     def _play_once(self) -> None:
         loop = OverheadLoop(self.table, self.reader)
