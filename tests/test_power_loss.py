@@ -72,7 +72,7 @@ def cut(old: bytes, new: bytes, rng: random.Random, torn: bool, page: int = 0) -
     return bytes(out)
 
 
-def play(folder: Path) -> tuple[list[Disk], list[tuple[str, str, object]]]:
+def play(folder: Path) -> tuple[list[Disk], list[tuple[str, str, dict[str, Any]]]]:
     """Play the script, keeping the files after every transaction (each row, each signed checkpoint):
     within one transaction the WAL frames are written and synced first, then a checkpoint may copy pages
     into the database; the WAL restarts only in a later transaction, after the database was synced."""
