@@ -36,7 +36,8 @@ PAYLOADS = ['<img src=x onerror="window.__pwned=(window.__pwned||0)+1">',
             "javascript:window.__pwned=1"]
 WATCH = """
 window.__csp = [];
-document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(e.violatedDirective + " " + e.blockedURI));
+document.addEventListener("securitypolicyviolation",
+                          (e) => window.__csp.push(e.violatedDirective + " " + e.blockedURI));
 """
 
 
