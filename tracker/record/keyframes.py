@@ -72,6 +72,10 @@ class KeyframeStore:
         self._failing = False
         self._scan()
         self._scan_others()
+        # With one limit for the table, pruning earlier games is the steady state of a long day: a new game
+        # does not warn again for usage already past the threshold; deleting its own keyframes does.
+        self._warned = self.root is not None and self._used() >= warn_fraction * limit_bytes
+        self._own_pruned = False
 
     def _name(self, seq: int, camera: str) -> Path:
         return self.folder / f"{seq:08d}-{camera}.jpg"
@@ -230,6 +234,10 @@ class KeyframeStore:
                 break
             used -= self._files.pop(key)
             _log.info("keyframes: deleted %s to stay under %s", self._name(*key).name, _megabytes(self.limit_bytes))
+            if self.root is not None and not self._own_pruned:
+                self._own_pruned = True
+                self._warn(f"keyframes: the limit of {_megabytes(self.limit_bytes)} is reached within this game: "
+                           f"its oldest keyframes are being deleted (the last {self.keep_rows} rows' are kept)")
 
     def _check_warning(self) -> None:
         used = self._used()
