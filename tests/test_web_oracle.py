@@ -123,3 +123,17 @@ def test_bad_tokens_and_pins_never_lock_out_the_judge_or_other_seats(tmp_path: P
     now[0] = 120.0
     assert connect(app, sio, {"pin": PIN}).is_connected(NAMESPACE)
     assert namespace.failures == {} and namespace.pin_checks == {}  # pruned
+
+
+def test_attacking_a_face_down_card_is_for_the_rules_but_a_rejection_says_no_more(tmp_path: Path) -> None:
+    from tests.table_helpers import say
+
+    service = dealt(tmp_path)
+    say(service.table, "blue play F3GW#0001 3 revealed", "red play SWyA#0001 1 unrevealed")
+    blue = player("blue")
+    face_down = service.act(blue, f"blue attack F3GW#0001 {RED_IN_HAND}")  # not in contention: rejected
+    missing = service.act(blue, f"blue attack F3GW#0001 {NOT_IN_GAME}")
+    assert not face_down["accepted"] and not missing["accepted"]
+    same_but_id(face_down, missing, RED_IN_HAND, NOT_IN_GAME)
+    again = Table(BoardMap.packaged(), service.table.record)
+    assert again.game.to_text() == service.table.game.to_text()

@@ -88,6 +88,9 @@ class GameRecord:
         if key is not None:
             self._remember_public_key(key.public_key())
         self._closed = False
+        self._fingerprint: str | None = ""  # "": not read yet
+        self._head: tuple[int, str, str] | None = None  # (seq, hash, signature) of the signed head
+        self._game: str | None = None  # the hash of row 1
 
     def _settle_format(self) -> None:
         fmt = self._meta("format")
@@ -128,14 +131,16 @@ class GameRecord:
         stamp = round(time.time() if ts is None else ts, 6)
         body_text = canonical(body)
         digest = row_hash(self._hash, seq, stamp, kind, source, body_text)
+        sig = self._key.sign(signed_text(HEAD, seq, digest)).hex() if self._key is not None else None
         with self._transaction():
             self._db.execute("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
                              (seq, stamp, kind, source, body_text, self._hash, digest))
-            if self._key is not None:
-                sig = self._key.sign(signed_text(HEAD, seq, digest)).hex()
+            if sig is not None:
                 self._db.execute("INSERT OR REPLACE INTO head VALUES (1, ?, ?, ?)", (seq, digest, sig))
         row = Row(seq, stamp, kind, source, json.loads(body_text), self._hash, digest)
         self._seq, self._hash = seq, digest
+        if sig is not None:
+            self._head = (seq, digest, sig)
         return row
 
     def checkpoint(self, ts: float | None = None) -> int:
@@ -159,18 +164,27 @@ class GameRecord:
 
     @property
     def fingerprint(self) -> str | None:
-        """The fingerprint of the key this record says it is signed with ("" when it carries none)."""
-        raw = self._meta("public_key")
-        return fingerprint(bytes.fromhex(raw)) if raw else None
+        """The fingerprint of the key this record says it is signed with (None when it carries none)."""
+        if self._fingerprint == "":
+            raw = self._meta("public_key")
+            self._fingerprint = fingerprint(bytes.fromhex(raw)) if raw else None
+        return self._fingerprint
 
     def signed_head(self) -> dict[str, Any] | None:
-        """The latest signed head as a witness keeps it (`tracker.record.verify.Witness`), or None."""
-        head = self._db.execute("SELECT seq, hash, signature FROM head WHERE id = 1").fetchone()
-        first = self._db.execute("SELECT hash FROM records WHERE seq = 1").fetchone()
-        if head is None or first is None:
+        """The latest signed head as a witness keeps it (`tracker.record.verify.Witness`), or None.
+        Kept in memory after the first read (pages ask for it with every state)."""
+        if self._head is None:
+            head = self._db.execute("SELECT seq, hash, signature FROM head WHERE id = 1").fetchone()
+            if head is not None:
+                self._head = (int(head[0]), str(head[1]), str(head[2]))
+        if self._game is None:
+            first = self._db.execute("SELECT hash FROM records WHERE seq = 1").fetchone()
+            self._game = None if first is None else str(first[0])
+        if self._head is None or self._game is None:
             return None
-        return {"kipukas_signed_head": int(FORMAT), "game": str(first[0]), "seq": int(head[0]),
-                "hash": str(head[1]), "signature": str(head[2]), "key": self.fingerprint}
+        seq, digest, sig = self._head
+        return {"kipukas_signed_head": int(FORMAT), "game": self._game, "seq": seq, "hash": digest,
+                "signature": sig, "key": self.fingerprint}
 
     @property
     def closed(self) -> bool:

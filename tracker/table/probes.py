@@ -1,9 +1,11 @@
 """No hidden-card oracle through rejections, and no unbounded record through them (issue 16).
 
 A player's action that names a card the player may not know about (not in the game, or another
-player's card out of view) gets one answer, whichever the case, so rejections do not tell a player
-which ids the opponent holds. Only stealing names an opponent's card in hand or deck by design; the
-rules answer that.
+player's card out of view) is rejected with one answer, whichever the case, so rejections do not tell a
+player which ids the opponent holds. Two actions may name such a card by design: an attack on a face-down
+card in play, and stealing from the opponent's hand or deck. The rules decide those, and if they reject
+it, the answer is the same one answer; only an accepted action (a real move, in the record for the judge)
+shows that the card was there.
 
 Rejected actions from one phone seat are stored one row each only for the first few in a row; after that
 they are counted, and the count is stored as one `probes` row when the seat's next action is accepted,
@@ -37,8 +39,9 @@ def hidden_message(seat: str, card: str) -> str:
     return f"{card} is not a card {seat} holds or can see"
 
 
-def unnamed_card(state: GameState, board: BoardMap, seat: str, action: Action) -> str | None:
-    """The first card id `action` names that `seat` may not know about, or None."""
+def unnamed_card(state: GameState, board: BoardMap, seat: str, action: Action) -> tuple[str, bool] | None:
+    """The first card id `action` names that `seat` may not know about, and whether the rules may still
+    be asked (an attack on a face-down card in play, a steal from hand or deck); None when there is none."""
     for f in dataclasses.fields(action)[1:]:
         if f.name not in CARD_FIELDS:
             continue
@@ -50,12 +53,12 @@ def unnamed_card(state: GameState, board: BoardMap, seat: str, action: Action) -
                 continue
             cs = state.cards.get(cid)
             if cs is None:
-                return str(cid)
+                return str(cid), False
             if seat in (cs.owner, cs.control) or is_public(cs):
                 continue
-            if isinstance(action, Steal) and cs.zone in ("hand", "deck"):
-                continue
-            return str(cid)
+            tryable = (f.name == "target" and cs.zone == "play") or (
+                isinstance(action, Steal) and cs.zone in ("hand", "deck"))
+            return str(cid), tryable
     return None
 
 

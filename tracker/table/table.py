@@ -104,11 +104,13 @@ class Table:
             raise InputError(f"{text!r}: {exc}") from exc
         with self.lock:
             hidden = unnamed_card(self.game.state, self.board, seat, action) if seat else None
-            if hidden is not None and seat is not None:
-                entry = self._rejected_row(source, action.to_text(), HIDDEN_RULE, hidden_message(seat, hidden),
-                                           refused=True)
-            else:
+            if hidden is None or seat is None:
                 entry = self._apply(source, action.to_text())
+            elif hidden[1]:  # the rules decide; a rejection gets the one answer
+                entry = self._apply(source, action.to_text(), hide=hidden_message(seat, hidden[0]))
+            else:
+                entry = self._rejected_row(source, action.to_text(), HIDDEN_RULE, hidden_message(seat, hidden[0]),
+                                           refused=True)
             self._bump([entry] if entry.seq else None)
             return entry
 
@@ -206,8 +208,10 @@ class Table:
         if body is not None:
             self._append("probes", source, body)
 
-    def _apply(self, source: str, text: str) -> Entry:
+    def _apply(self, source: str, text: str, hide: str | None = None) -> Entry:
         verdict = self.game.apply(text)
+        if not verdict.accepted and hide is not None:
+            return self._rejected_row(source, text, HIDDEN_RULE, hide, refused=True)
         if not verdict.accepted:
             return self._rejected_row(source, text, verdict.rule, verdict.message)
         try:
