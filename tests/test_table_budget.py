@@ -93,4 +93,4 @@ def test_an_ended_games_record_is_closed(tmp_path: Path) -> None:
     thread.join(60)
     assert demo.rounds >= 2, f"only {demo.rounds} round(s) played"
     assert first.record.closed
-    assert open_files("demo-001.sqlite") == [], "the first game's database, WAL or shm is still open"
+    assert open_files(str(tmp_path / "demo-001.sqlite")) == [], "the first game's database, WAL or shm is still open"
