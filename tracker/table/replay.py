@@ -1,7 +1,8 @@
 """Rebuild a table's game from its record: the state is always a replay of the record.
 
 Row kinds (body keys):
-- ``start``: ``decks`` (player -> card ids), ``map``, ``players``: the first row of every record;
+- ``start``: ``decks`` (player -> card ids), ``map``, ``players``, and ``style`` (``name``, ``cycles``,
+  ``params``) unless the game is plain domination: the first row of every record;
 - ``action``: ``text`` (notation), ``accepted``, ``rule``, ``message``: an input and the verdict it got;
   ``refused`` (true): rejected before the rules were asked (a player named a card they cannot know);
 - ``probes``: ``count``, ``last``, ``rule``, ``first_ts``, ``last_ts``: rejected actions of one phone seat
@@ -58,6 +59,13 @@ def board_body(observed: dict[str, StandValue]) -> dict[str, str]:
     return {s: v.text() for s, v in sorted(observed.items())}
 
 
+def style_arguments(style: Any) -> dict[str, Any]:
+    """`Game.new` keyword arguments from a start row's ``style`` (absent in records of domination games)."""
+    if not style:
+        return {}
+    return {"style": str(style["name"]), "cycles": style.get("cycles"), **dict(style.get("params") or {})}
+
+
 def mat_body(mat: dict[str, SlotValue]) -> dict[str, dict[str, str | None]]:
     return {s: v.body() for s, v in sorted(mat.items())}
 
@@ -69,7 +77,7 @@ def replay(rows: Iterable[Row], board: BoardMap, upto: int | None = None) -> Rep
         raise RecordError("the record does not begin with a start row")
     start = rows[0].body
     corrections = {int(r.body["target"]): str(r.body.get("text", "")) for r in rows if r.kind == "correct"}
-    out = Replayed(Game.new(start["decks"], board), start=dict(start))
+    out = Replayed(Game.new(start["decks"], board, **style_arguments(start.get("style"))), start=dict(start))
     for row in rows[1:]:
         if row.kind == "action":
             text = corrections.get(row.seq, row.body["text"])

@@ -26,7 +26,7 @@ from tracker.table.expected import differences, expected_board
 from tracker.table.mat import SlotValue, expected_mat
 from tracker.table.probes import HIDDEN_RULE, ProbeLedger, hidden_message, unnamed_card
 from tracker.table.reconcile import Question, propose
-from tracker.table.replay import SHOWN_KEPT, board_body, mat_body, replay
+from tracker.table.replay import SHOWN_KEPT, board_body, mat_body, replay, style_arguments
 
 MAX_EXPLAINED = 12  # actions one board change may explain (fast play: several moves between two readings)
 
@@ -62,7 +62,9 @@ class Entry:
 
 class Table:
     def __init__(self, board: BoardMap, record: GameRecord, decks: Mapping[str, list[str]] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, style: Mapping[str, Any] | None = None) -> None:
+        """Open `record`, or start it with `decks` (and `style`: the play style, ``{"name", "cycles",
+        "params"}``, domination by default) when it is new."""
         self.board = board
         self.record = record
         self.clock = clock
@@ -83,8 +85,12 @@ class Table:
         if not rows:
             if decks is None:
                 raise InputError(f"{record.path}: a new record needs the players' decks")
-            self.record.append("start", "tracker", {"decks": {p: list(c) for p, c in decks.items()},
-                                                    "map": board.name, "players": sorted(decks)}, ts=clock())
+            body: dict[str, Any] = {"decks": {p: list(c) for p, c in decks.items()}, "map": board.name,
+                                    "players": sorted(decks)}
+            if style is not None:
+                body["style"] = dict(style)
+                Game.new(body["decks"], board, **style_arguments(body["style"]))  # refuse a bad style before storing
+            self.record.append("start", "tracker", body, ts=clock())
             rows = list(record.rows())
         done = replay(rows, board)
         self.game: Game = done.game
