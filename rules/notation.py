@@ -21,14 +21,14 @@ _WORD = re.compile(r"^[A-Za-z0-9#=,_-]{1,80}$")  # no markup, quotes or spaces r
 _NUMBER = re.compile(r"^[0-9]{1,3}$")
 # Faces a die may show, per roll kind (#game_setup, #diel_cycle, #retreat); bout rolls: faces of dice up
 # to a D20, or an agreed total =N.
-_BOUT_ROLL = re.compile(r"^(?:(?:[1-9]|1[0-9]|20)(?:,(?:[1-9]|1[0-9]|20)){0,5}|=[0-9]{1,3})$")
+# Other roll kinds (`territory`: the rules name its die, #random_territory): bounded numbers only.
+_OTHER_ROLL = re.compile(r"^(?:[0-9]{1,3}(?:,[0-9]{1,3}){0,5}|=[0-9]{1,3})$")
 _ROLLS: dict[str, re.Pattern[str]] = {
     "d6": re.compile(r"^[1-6]$"),
     "d20": re.compile(r"^(?:[1-9]|1[0-9]|20)$"),
     "diel": re.compile(r"^(?:day|night|storm)$"),
     "escape": re.compile(r"^[1-6],[1-6]$"),
     "chase": re.compile(r"^(?:[1-9]|1[0-9]|20)$"),
-    "territory": re.compile(r"^(?:[1-9]|1[0-9]|20)$"),  # a D20 (or D12) picks a territory
     "attack": re.compile(r"^(?:(?:[1-9]|1[0-9]|20)(?:,(?:[1-9]|1[0-9]|20)){0,5}|=[0-9]{1,3})$"),
     "defence": re.compile(r"^(?:(?:[1-9]|1[0-9]|20)(?:,(?:[1-9]|1[0-9]|20)){0,5}|=[0-9]{1,3})$"),
 }
@@ -455,7 +455,7 @@ def parse(text: str) -> Action:
     for f, word in zip(fields, rest, strict=False):
         values.append(_checked(text, cls, f.name, hints[f.name], word))
     keywords = {extra[i]: _checked(text, cls, extra[i], hints[extra[i]], extra[i + 1]) for i in range(0, len(extra), 2)}
-    if cls is Roll and not _ROLLS.get(words[2], _BOUT_ROLL).match(words[3]):
+    if cls is Roll and not _ROLLS.get(words[2], _OTHER_ROLL).match(words[3]):
         raise NotationError(text, f"a {words[2]} roll cannot show {words[3][:40]!r}")
     return cls(player, *values, **keywords)
 
