@@ -1,7 +1,8 @@
 """Everything the hub knows about how a row's hash and a head's signature are made, in one place.
 
-The hub only calls into `tracker.record.store` here, so a change of the record's hashing or signing
-(labels, domain separation) is adapted in this one module.
+The hub only calls into `tracker.record.chain` here (the hashing and the labelled messages a signature
+covers, shared with the record's writer and checker), so a change of the record's format is adapted in
+this one module.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from tracker.record import store
+from tracker.record import chain
 
-GENESIS = store.GENESIS
+GENESIS = chain.GENESIS
 
 
 class RowError(ValueError):
@@ -50,10 +51,10 @@ def check_row(raw: Any) -> PushedRow:
     if not (isinstance(ts, int | float) and isinstance(kind, str) and isinstance(source, str)
             and isinstance(body, dict) and isinstance(prev, str) and isinstance(digest, str)):
         raise RowError(f"row {seq}: a field has the wrong type")
-    body_text = store.canonical(body)
-    if store.row_hash(prev, seq, float(ts), kind, source, body_text) != digest:
+    body_text = chain.canonical(body)
+    if chain.row_hash(prev, seq, float(ts), kind, source, body_text) != digest:
         raise RowError(f"row {seq}: its hash does not match its content")
-    text = store.canonical({"seq": seq, "ts": ts, "kind": kind, "source": source, "body": body,
+    text = chain.canonical({"seq": seq, "ts": ts, "kind": kind, "source": source, "body": body,
                             "prev": prev, "hash": digest})
     return PushedRow(seq, prev, digest, text)
 
@@ -66,9 +67,10 @@ def public_key(hex_key: str) -> Ed25519PublicKey:
 
 
 def head_valid(key_hex: str, seq: int, digest: str, signature: str) -> bool:
-    """True when `signature` is the table's signature of its head (seq, hash)."""
+    """True when `signature` is the table's signature of its head (seq, hash), signed as a head (not a
+    checkpoint: the two sign distinct labelled messages)."""
     try:
-        public_key(key_hex).verify(bytes.fromhex(signature), store._signed_text(seq, digest))
+        public_key(key_hex).verify(bytes.fromhex(signature), chain.signed_text(chain.HEAD, seq, digest))
     except (InvalidSignature, ValueError, RowError):
         return False
     return True

@@ -17,6 +17,21 @@ from rules.errors import RulesError
 
 PLAYERS = ("red", "blue")
 _CARD = re.compile(r"^[A-Za-z0-9_-]{4}(?:#[0-9]{1,8})?$")
+_WORD = re.compile(r"^[A-Za-z0-9#=,_-]{1,80}$")  # no markup, quotes or spaces reach a record or a page
+_NUMBER = re.compile(r"^[0-9]{1,3}$")
+# Faces a die may show, per roll kind (#game_setup, #diel_cycle, #retreat); bout rolls: faces of dice up
+# to a D20, or an agreed total =N.
+# Other roll kinds (`territory`: the rules name its die, #random_territory): bounded numbers only.
+_OTHER_ROLL = re.compile(r"^(?:[0-9]{1,3}(?:,[0-9]{1,3}){0,5}|=[0-9]{1,3})$")
+_ROLLS: dict[str, re.Pattern[str]] = {
+    "d6": re.compile(r"^[1-6]$"),
+    "d20": re.compile(r"^(?:[1-9]|1[0-9]|20)$"),
+    "diel": re.compile(r"^(?:day|night|storm)$"),
+    "escape": re.compile(r"^[1-6],[1-6]$"),
+    "chase": re.compile(r"^(?:[1-9]|1[0-9]|20)$"),
+    "attack": re.compile(r"^(?:(?:[1-9]|1[0-9]|20)(?:,(?:[1-9]|1[0-9]|20)){0,5}|=[0-9]{1,3})$"),
+    "defence": re.compile(r"^(?:(?:[1-9]|1[0-9]|20)(?:,(?:[1-9]|1[0-9]|20)){0,5}|=[0-9]{1,3})$"),
+}
 
 
 class NotationError(RulesError, ValueError):
@@ -438,22 +453,32 @@ def parse(text: str) -> Action:
     hints = get_type_hints(cls)
     values: list[object] = []
     for f, word in zip(fields, rest, strict=False):
-        values.append(_convert(text, f.name, hints[f.name], word, cls.choices.get(f.name)))
-    keywords = {extra[i]: _convert(text, extra[i], hints[extra[i]], extra[i + 1], cls.choices.get(extra[i]))
-                for i in range(0, len(extra), 2)}
+        values.append(_checked(text, cls, f.name, hints[f.name], word))
+    keywords = {extra[i]: _checked(text, cls, extra[i], hints[extra[i]], extra[i + 1]) for i in range(0, len(extra), 2)}
+    if cls is Roll and not _ROLLS.get(words[2], _OTHER_ROLL).match(words[3]):
+        raise NotationError(text, f"a {words[2]} roll cannot show {words[3][:40]!r}")
     return cls(player, *values, **keywords)
+
+
+def _checked(text: str, cls: type[Action], name: str, hint: object, word: str) -> object:
+    """One argument: only notation characters, a card field a card id, then converted to its type."""
+    if not _WORD.match(word):
+        raise NotationError(text, f"{name} {word[:40]!r} may hold only letters, digits and # = , _ -")
+    if name == "card" and not (cls is Personal and word == "none"):
+        _check_card(text, word)
+    return _convert(text, name, hint, word, cls.choices.get(name))
 
 
 def _convert(text: str, name: str, hint: object, word: str, choices: tuple[str, ...] | None) -> object:
     if choices is not None and word not in choices:
         raise NotationError(text, f"{name} must be one of {', '.join(choices)}, got {word!r}")
     if hint is int:
-        if not word.isdigit():
+        if not _NUMBER.match(word):
             raise NotationError(text, f"{name} must be a whole number, got {word!r}")
         return int(word)
     if hint == tuple[int, ...]:
         parts = word.split(",")
-        if not all(p.isdigit() for p in parts):
+        if not all(_NUMBER.match(p) for p in parts):
             raise NotationError(text, f"{name} must be comma-separated numbers like 4,5, got {word!r}")
         return tuple(int(p) for p in parts)
     if hint == tuple[str, str]:

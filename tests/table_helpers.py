@@ -7,8 +7,12 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from rules.board_map import BoardMap
+from rules.identity import parse_payload
+from tracker.overhead.layout import table_layout
 from tracker.record.store import GameRecord
+from tracker.runtime.demo_script import Step
 from tracker.table.board import EMPTY, StandValue
+from tracker.table.mat import EMPTY_SLOT, SlotValue
 from tracker.table.table import Table
 
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
@@ -44,3 +48,15 @@ def set_up(table: Table) -> dict[str, StandValue]:
     say(table, *AFTER_CLAIMS)
     assert table.game.state.phase == "day"
     return seen
+
+
+def exact_mat(step: Step) -> dict[str, SlotValue]:
+    """What a perfect camera sees of the mat after a demo step: every slot's top card, a face-down one by
+    its physical id."""
+    mat = {spec.id: EMPTY_SLOT for spec in table_layout(BoardMap.packaged()).slots}
+    for slot, cards in step.cards.items():
+        if not cards:
+            continue
+        face, payload = cards[-1]
+        mat[slot] = SlotValue(face, parse_payload(payload).physical_id if payload else None)
+    return mat

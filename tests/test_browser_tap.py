@@ -13,7 +13,7 @@ from typing import Any, Literal
 import pytest
 from playwright.sync_api import ViewportSize, sync_playwright
 
-from tests.table_helpers import empty_board
+from tests.table_helpers import empty_board, exact_mat
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.test_web_support import PIN, new_service, running
 from tracker.runtime.demo_script import DECKS, demo_steps
@@ -37,6 +37,8 @@ def tap_line(page: Any, line: str) -> None:
     elif words[1] == "draw":
         for card in words[2].split(","):
             page.click(f"#choices .draw-picker button[data-card='{card}']", timeout=10_000)
+    elif page.locator(f"button.answer[data-line='{line}']").count():
+        page.click(f"button.answer[data-line='{line}']", timeout=10_000)  # a question's answer
     else:
         for word in words[1:]:
             page.click(f"#choices .tree button[data-word='{word}']", timeout=10_000)
@@ -98,7 +100,10 @@ def test_a_whole_demo_game_by_tapping_only(tmp_path: Path, artifacts_dir: Path) 
             seen = empty_board()
             for stand, (kind, owner, count) in step.tokens.items():
                 seen[stand] = StandValue(kind, owner, count)
+            for card in step.shown:
+                service.table.shown("front", card)  # a card shown to the front camera
             service.table.observe(seen)  # what the overhead camera reports once the hands are gone
+            service.table.observe_mat(exact_mat(step))
         assert service.table.game.state.phase == "night", service.table.game.state.phase
         phone_lines = [e.text for e in service.table.entries() if e.source.startswith("phone:") and e.accepted]
         assert phone_lines == said

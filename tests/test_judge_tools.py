@@ -12,6 +12,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from tests.table_helpers import KEY
 from tests.test_web_support import golden_script, new_service
+from tracker.record.keys import PinnedKey
 from tracker.record.store import GameRecord
 from tracker.service.seats import JUDGE
 from tracker.table.replay import replay
@@ -44,7 +45,7 @@ def test_replay_and_downloads_are_the_record(tmp_path: Path) -> None:
     copy = tmp_path / "download.sqlite"
     copy.write_bytes(sqlite.data)
     record = GameRecord(str(copy), readonly=True)
-    report = record.verify()
+    report = record.verify(PinnedKey.of(KEY, "the test table's key"))
     assert report.ok and report.rows == last and record.last_hash == service.table.record.last_hash
 
     exported = [json.loads(x) for x in http.get(f"/export/record.json?k={key}").data.decode().splitlines()]

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.table_helpers import new_table, say, set_up
+from tests.table_helpers import KEY, new_table, say, set_up
 from tracker.cli import main
+from tracker.record.keys import KEY_FILE, fingerprint
 
 
 @pytest.fixture()
@@ -19,13 +20,21 @@ def record_file(tmp_path: Path) -> Path:
     set_up(table)
     say(table, "blue play F3GW#0001 3 revealed", "red play HMPU#0004 1 revealed")
     table.record.close()
+    write_key(tmp_path)  # the table's state folder: `log verify` checks against its key
     return tmp_path / "game.sqlite"
+
+
+def write_key(folder: Path) -> None:
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+    (folder / KEY_FILE).write_bytes(KEY.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
 
 
 def test_verify_ok(record_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["log", "verify", str(record_file)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["ok"] and out["rows"] > 20 and out["first_bad_seq"] is None
+    assert out["key"] == fingerprint(KEY)
 
 
 def test_verify_names_the_first_bad_row(record_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,29 +8,15 @@ from pathlib import Path
 import pytest
 
 from rules.board_map import BoardMap
-from rules.identity import parse_payload
-from tests.table_helpers import DECKS, KEY
-from tracker.overhead.layout import table_layout
+from tests.table_helpers import DECKS, KEY, exact_mat
 from tracker.record.store import GameRecord
 from tracker.runtime.demo import DemoFrames, DemoTable, begin_step
-from tracker.runtime.demo_script import Step, demo_steps
+from tracker.runtime.demo_script import demo_steps
 from tracker.table.board import EMPTY, StandValue
 from tracker.table.loop import OverheadLoop
-from tracker.table.mat import EMPTY_SLOT, SlotValue
 from tracker.table.table import Table
 
 pytestmark = pytest.mark.slow
-
-
-def exact_mat(step: Step) -> dict[str, SlotValue]:
-    """What a perfect camera sees of the mat: every slot's top card, a face-down one by its physical id."""
-    mat = {spec.id: EMPTY_SLOT for spec in table_layout(BoardMap.packaged()).slots}
-    for slot, cards in step.cards.items():
-        if not cards:
-            continue
-        face, payload = cards[-1]
-        mat[slot] = SlotValue(face, parse_payload(payload).physical_id if payload else None)
-    return mat
 
 
 def script_record(tmp_path: Path) -> list[tuple[str, str, bool]]:

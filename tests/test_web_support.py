@@ -24,7 +24,8 @@ from web.namespace import Limits
 
 GOLDEN = Path(__file__).parent / "golden" / "hilbert_vs_wolf_and_raven.game"
 PIN = "4711"
-FAST = Limits(rate_per_s=10_000.0, burst=10_000, strikes_to_disconnect=10**9)
+FAST = Limits(rate_per_s=10_000.0, burst=10_000, strikes_to_disconnect=10**9, seat_rate_per_s=10_000.0,
+              seat_burst=10_000, rejected_per_min=10**6, rejected_burst=10_000)
 
 
 def golden_script(path: Path = GOLDEN) -> tuple[dict[str, list[str]], list[str]]:

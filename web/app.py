@@ -12,11 +12,24 @@ from flask_socketio import SocketIO
 
 from tracker.api import JUDGE, SPECTATOR, TableService, Viewer, player
 from web.calibration import calibration
+from web.decoding import guard_decoding
 from web.judge_tools import tools
 from web.namespace import NAMESPACE, Limits, TableNamespace, room_of
 from web.pages import pages
 
 MAX_HTTP_BUFFER = 64 * 1024  # engine.io drops bigger packets; our own per-event limit is smaller
+# Every asset is served by the Pi: scripts only from our own files (no inline script, no eval), nothing
+# framed, no plugins. Inline styles stay allowed (the pages colour seats with style attributes); a style
+# cannot run script.
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+                           "img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+                           "frame-ancestors 'none'; form-action 'self'")
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
 log = logging.getLogger(__name__)
 
 
@@ -32,16 +45,34 @@ def origin_check(allowed: tuple[str, ...]) -> Any:
     return check
 
 
+class SecureHeaders:
+    """WSGI middleware around the whole app (Flask and the engine.io transport): every response gets the
+    security headers, pages, assets, QR codes, keyframes, errors and Socket.IO polling alike."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            present = {name.lower() for name, _ in headers}
+            headers = [*headers, *((k, v) for k, v in SECURITY_HEADERS.items() if k.lower() not in present)]
+            return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)
+
+        return self.app(environ, start)
+
+
 def create_app(service: TableService, limits: Limits | None = None) -> tuple[Flask, SocketIO]:
     """Build the app and its Socket.IO server; call `start_publisher` once the server runs."""
     app = Flask(__name__)
     socketio = SocketIO(app, async_mode="threading", cors_allowed_origins=origin_check(service.allowed_origins),
                         max_http_buffer_size=MAX_HTTP_BUFFER, manage_session=False)
+    app.wsgi_app = SecureHeaders(app.wsgi_app)  # type: ignore[method-assign]  # after SocketIO wrapped it
     app.register_blueprint(pages)
     app.register_blueprint(calibration)
     app.register_blueprint(tools)
     namespace = TableNamespace(service, limits)
     socketio.on_namespace(namespace)
+    guard_decoding(socketio.server, NAMESPACE)
     app.extensions["kipukas_service"] = service
     app.extensions["kipukas_namespace"] = namespace
     return app, socketio

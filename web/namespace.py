@@ -3,8 +3,15 @@
 A connection names itself in the connect handler's `auth` (`token` of a seat or the spectator link,
 `pin` of the judge, `since`: the last record row the client saw). Every other event goes through
 `trigger_event`, which applies in order: a known connection, the per-connection rate limit, the size
-limit and the event's schema (`web.validation`), the role's permission, and only then the table. Any
-failure is answered to that client only, as an `error` event and as the event's acknowledgement.
+limit and the event's schema (`web.validation`), the role's permission, the seat's (or role's) own
+limits, and only then the table. Any failure is answered to that client only, as an `error` event and as
+the event's acknowledgement.
+
+Limits that matter against a prober are kept per seat and role, not per connection, since reconnecting
+is free: actions per second, and rejected actions per minute. Wrong judge PINs slow PIN checks from that
+address (one check per `lockout_s / failed_logins` seconds once `failed_logins` were wrong); a correct PIN
+is admitted whenever it is checked, unknown seat tokens never lock anything (they are unguessable), and
+the failure table is pruned on every connection.
 """
 
 from __future__ import annotations
@@ -42,8 +49,38 @@ class Limits:
     rate_per_s: float = 5.0
     burst: int = 20
     strikes_to_disconnect: int = 200
-    failed_logins: int = 5          # wrong PINs or tokens from one address...
-    lockout_s: float = 60.0         # ...within this many seconds lock that address out for as long
+    failed_logins: int = 5          # wrong PINs from one address within...
+    lockout_s: float = 60.0         # ...this many seconds slow its PIN checks to failed_logins per lockout_s
+    seat_rate_per_s: float = 3.0    # act/undo/correct per seat (or role), over all its connections
+    seat_burst: int = 30
+    rejected_per_min: float = 6.0   # rejected actions per seat before its actions wait
+    rejected_burst: int = 10
+
+
+@dataclass
+class Bucket:
+    """A token bucket: `rate` per second, at most `burst`."""
+
+    rate: float
+    burst: float
+    tokens: float = -1.0
+    stamp: float = 0.0
+
+    def _fill(self, now: float) -> None:
+        if self.tokens < 0:
+            self.tokens, self.stamp = self.burst, now
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+
+    def take(self, now: float) -> bool:
+        self._fill(now)
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+    def give_back(self) -> None:
+        self.tokens = min(self.burst, self.tokens + 1.0)
 
 
 @dataclass
@@ -83,25 +120,51 @@ class TableNamespace(Namespace):  # type: ignore[misc]
         self.limits = limits or Limits()
         self.clock = clock
         self.clients: dict[str, Client] = {}
-        self.failures: dict[str, list[float]] = {}  # address -> times of refused credentials (PIN guessing)
+        self.failures: dict[str, list[float]] = {}  # address -> times of wrong PINs (pruned)
+        self.pin_checks: dict[str, float] = {}      # address -> last PIN check while slowed (pruned)
+        self.seat_buckets: dict[str, Bucket] = {}   # room (seat or role) -> its actions
+        self.rejections: dict[str, Bucket] = {}     # room -> its rejected actions
         self._lock = threading.Lock()
 
     # --- connection -----------------------------------------------------------------------------------------
+    def _prune(self, now: float) -> None:
+        keep = self.limits.lockout_s
+        self.failures = {a: r for a, ts in self.failures.items() if (r := [t for t in ts if now - t < keep])}
+        self.pin_checks = {a: t for a, t in self.pin_checks.items() if now - t < keep}
+
+    def _pin_wait(self, address: str, now: float) -> float:
+        """Seconds until this address may have its PIN checked (0: now). Counts this check."""
+        with self._lock:
+            self._prune(now)
+            if len(self.failures.get(address, ())) < self.limits.failed_logins:
+                return 0.0
+            interval = self.limits.lockout_s / max(1, self.limits.failed_logins)
+            last = self.pin_checks.get(address)
+            if last is not None and now - last < interval:
+                return interval - (now - last)
+            self.pin_checks[address] = now
+            return 0.0
+
     def on_connect(self, auth: Any = None) -> None:
         address = str(request.remote_addr)
         now = self.clock()
-        with self._lock:
-            recent = [t for t in self.failures.get(address, []) if now - t < self.limits.lockout_s]
-            self.failures[address] = recent
-        if len(recent) >= self.limits.failed_logins:
-            raise ConnectionRefusedError(f"too many wrong PINs or tokens from {address}: wait "
-                                         f"{self.limits.lockout_s:g} seconds")
         try:
             fields = validate_auth(auth)
-            viewer = self.service.authenticate(fields.get("token"), fields.get("pin"), is_local(address))
-        except (BadMessage, AccessDenied) as exc:
-            with self._lock:
-                self.failures.setdefault(address, []).append(now)
+        except BadMessage as exc:
+            raise ConnectionRefusedError(str(exc)) from exc
+        pin = fields.get("pin")
+        if pin is not None:
+            wait = self._pin_wait(address, now)
+            if wait > 0:
+                raise ConnectionRefusedError(f"too many wrong PINs from {address}: PINs are checked once every "
+                                             f"{self.limits.lockout_s / max(1, self.limits.failed_logins):g} "
+                                             f"seconds now; try again in {wait:.0f} s")
+        try:
+            viewer = self.service.authenticate(fields.get("token"), pin, is_local(address))
+        except AccessDenied as exc:
+            if pin is not None:
+                with self._lock:
+                    self.failures.setdefault(address, []).append(now)
             raise ConnectionRefusedError(str(exc)) from exc
         sid: str = request.sid  # type: ignore[attr-defined]
         with self._lock:
@@ -150,9 +213,17 @@ class TableNamespace(Namespace):  # type: ignore[misc]
         viewer = client.viewer
         if viewer.role not in ALLOWED[event]:
             raise AccessDenied(f"{event}: not allowed for a {viewer.role}")
+        if event != "resume":
+            self._seat_limits(viewer, reserve=event == "act" and viewer.role == "player")
         if event == "act":
-            entry = self.service.act(viewer, fields["text"])
-            if not entry["accepted"]:
+            try:
+                entry = self.service.act(viewer, fields["text"])
+            except Exception:
+                self._give_back(viewer)
+                raise
+            if entry["accepted"]:
+                self._give_back(viewer)
+            else:
                 self._send("rejected", entry, sid)
             return {"entry": entry}
         if event == "undo":
@@ -162,6 +233,23 @@ class TableNamespace(Namespace):  # type: ignore[misc]
         if event == "call_judge":
             return self.service.call_judge(viewer)
         return {"entries": self._send_log(viewer, fields["since"], sid)}
+
+    def _give_back(self, viewer: Viewer) -> None:
+        with self._lock:
+            self.rejections[room_of(viewer)].give_back()
+
+    def _seat_limits(self, viewer: Viewer, reserve: bool) -> None:
+        """The seat's (or role's) own limits, whatever connection it uses. `reserve`: an action that may be
+        rejected holds one of the seat's rejections (events run concurrently) until it is accepted."""
+        room, now, lim = room_of(viewer), self.clock(), self.limits
+        with self._lock:
+            actions = self.seat_buckets.setdefault(room, Bucket(lim.seat_rate_per_s, lim.seat_burst))
+            rejected = self.rejections.setdefault(room, Bucket(lim.rejected_per_min / 60.0, lim.rejected_burst))
+            if not actions.take(now):
+                raise BadMessage(f"too many actions from {viewer.name}: at most {lim.seat_rate_per_s:g} a second")
+            if reserve and not rejected.take(now):
+                raise BadMessage(f"too many rejected actions from {viewer.name}: at most "
+                                 f"{lim.rejected_per_min:g} a minute; wait and check the action first")
 
     def _send_log(self, viewer: Viewer, since: int, sid: str) -> int:
         """The record after row `since` in pages (a page with nothing yet gets the newest page only)."""

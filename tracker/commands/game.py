@@ -44,7 +44,7 @@ def start(args: argparse.Namespace) -> int:
     except RulesError as exc:
         raise UsageError(f"--style {args.style}: {exc}") from exc
     print(json.dumps({"record": table.record.path, "rows": table.record.last_seq}))
-    table.record.close()
+    table.close()
     return 0
 
 
@@ -61,21 +61,20 @@ def style_params(pairs: list[str]) -> dict[str, object]:
 
 def show(args: argparse.Namespace) -> int:
     from tracker.commands.run import table_setup
+    from tracker.record.keys import table_public_key
+    from tracker.record.snapshots import SnapshotStore, snapshot_path
     from tracker.record.store import GameRecord
-    from tracker.runtime.appliance import current_game
+    from tracker.runtime.appliance import current_game, load_board
+    from tracker.table.replay import replay_record
 
-    _, state_dir, _ = table_setup(args)
+    cfg, state_dir, _ = table_setup(args)
     path = current_game(state_dir)
     if path is None:
         print(json.dumps({"record": None}))
         return 0
-    from tracker.record.snapshots import SnapshotStore, snapshot_path
-    from tracker.runtime.appliance import load_board
-    from tracker.table.replay import replay_record
-
-    cfg, _, _ = table_setup(args)
     record = GameRecord(str(path), readonly=True)
-    out: dict[str, Any] = {"record": str(path), "rows": record.last_seq, "verified": record.verify().ok}
+    verified = record.verify(table_public_key(state_dir)).ok
+    out: dict[str, Any] = {"record": str(path), "rows": record.last_seq, "verified": verified}
     try:
         done = replay_record(record, load_board(cfg), snapshots=SnapshotStore(snapshot_path(str(path)), readonly=True))
     except RecordError as exc:

@@ -14,12 +14,20 @@ from tracker.errors import RecordError, UsageError
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser("log", help="verify, export or replay a game record")
     verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")
-    v = verbs.add_parser("verify", help="check the hash chain, checkpoints and signed head")
+    v = verbs.add_parser("verify", help="check the hash chain, checkpoints and signed head against the table's key")
     v.add_argument("file", type=Path)
+    v.add_argument("--key", metavar="FILE|FINGERPRINT",
+                   help="the table's key: a key file, or the fingerprint written down from the judge page "
+                        "(default: table_key.pem of the state folder the record lies in)")
+    v.add_argument("--state", type=Path, metavar="DIR", help="the table's state folder holding table_key.pem")
+    v.add_argument("--witness", type=Path, nargs="+", default=[], metavar="FILE",
+                   help="signed heads kept by pages or exports: the record must reach each of them")
     v.set_defaults(func=verify)
-    e = verbs.add_parser("export", help="write the record as JSON Lines (stdout by default)")
+    e = verbs.add_parser("export", help="write the record as JSON Lines (stdout by default) and its signed head")
     e.add_argument("file", type=Path)
     e.add_argument("--out", type=Path, help="write to this file instead of stdout")
+    e.add_argument("--head", type=Path, metavar="FILE",
+                   help="write the signed head (a witness) here (default with --out: OUT.head.json)")
     e.set_defaults(func=export)
     s = verbs.add_parser("state", help="rebuild the game state at a sequence number")
     s.add_argument("file", type=Path)
@@ -38,13 +46,39 @@ def _open(path: Path) -> Any:
         raise UsageError(str(exc)) from exc
 
 
+def _pinned(args: argparse.Namespace) -> Any:
+    """The key to check against: --key, else the state folder's (--state, or the folder holding the
+    record or its parent: records live in STATE/records/)."""
+    from tracker.record.keys import pinned_key, table_public_key
+
+    try:
+        if args.key:
+            return pinned_key(args.key)
+        folders = [args.state] if args.state else [args.file.parent, args.file.parent.parent]
+        for folder in folders:
+            found = table_public_key(folder)
+            if found is not None:
+                return found
+    except RecordError as exc:
+        raise UsageError(str(exc)) from exc
+    return None
+
+
 def verify(args: argparse.Namespace) -> int:
-    report = _open(args.file).verify()
+    from tracker.record.verify import Witness
+
+    try:
+        witnesses = [Witness.read(path) for path in args.witness]
+        report = _open(args.file).verify(_pinned(args), witnesses)
+    except RecordError as exc:
+        raise UsageError(str(exc)) from exc
     out = {"file": str(args.file), "ok": report.ok, "rows": report.rows, "checkpoints": report.checkpoints,
-           "first_bad_seq": report.first_bad_seq, "problem": report.problem}
+           "first_bad_seq": report.first_bad_seq, "problem": report.problem, "key": report.key,
+           "witnessed": report.witnessed}
     print(json.dumps(out))
     if not report.ok:
-        print(f"kipukas-tracker log verify: {args.file}: row {report.first_bad_seq}: {report.problem}", file=sys.stderr)
+        where = f"row {report.first_bad_seq}: " if report.first_bad_seq is not None else ""
+        print(f"kipukas-tracker log verify: {args.file}: {where}{report.problem}", file=sys.stderr)
         return 2
     return 0
 
@@ -60,6 +94,18 @@ def export(args: argparse.Namespace) -> int:
                 fh.writelines(lines)
         except OSError as exc:
             raise UsageError(f"{args.out}: cannot write ({exc.strerror})") from exc
+    head = record.signed_head()
+    shown = record.fingerprint or "none: the record is unsigned"
+    print(f"table key fingerprint (compare with the judge page): {shown}", file=sys.stderr)
+    target = args.head or (args.out.with_name(args.out.name + ".head.json") if args.out else None)
+    if head is not None and target is not None:
+        try:
+            target.write_text(json.dumps(head, indent=1) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"{target}: cannot write ({exc.strerror})") from exc
+        print(f"signed head at row {head['seq']} written to {target}", file=sys.stderr)
+    elif head is not None:
+        print(f"signed head: {json.dumps(head)}", file=sys.stderr)
     return 0
 
 

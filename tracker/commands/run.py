@@ -97,5 +97,5 @@ def run(args: argparse.Namespace) -> int:
     runtime.dog.stopping()
     server.shutdown()
     runtime.close()
-    runtime.table.record.close()
+    runtime.table.close()
     return 0

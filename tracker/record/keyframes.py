@@ -6,10 +6,13 @@ file in the same folder and renamed into place, so a power cut leaves either the
 (stale temporaries are removed on start).
 
 Retention keeps an SD card from filling: when the total passes `limit_bytes`, the oldest keyframes (lowest
-sequence number first) are deleted until it is under again; the newest one is never deleted. Crossing
-`warn_fraction` of the limit calls `on_warning` once (again only after usage fell below and crossed
-again). A folder that vanished is recreated; a failed write (disk full, read-only card) is a warning and
-`save` returns None: the game goes on and no other keyframe is touched. Thread-safe.
+sequence number first) are deleted until it is under again; the newest one is never deleted. With `root`
+(the table's keyframe folder, holding one folder per game, `folder` being the running game's), the limit
+is one for the whole table: every game's keyframes count, the oldest games' are deleted first, and the
+running game's keyframes of its last `keep_rows` rows never are. Crossing `warn_fraction` of the limit
+calls `on_warning` once (again only after usage fell below and crossed again). A folder that vanished is
+recreated; a failed write (disk full, read-only card) is a warning and `save` returns None: the game goes
+on and no other keyframe is touched. Thread-safe.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ _log = logging.getLogger(__name__)
 NAME = re.compile(r"^(\d{8,})-([a-z0-9_-]+)\.jpg$")
 CAMERA = re.compile(r"^[a-z0-9_-]{1,32}$")
 TEMP_PREFIX = ".keyframe-"
+KEEP_ROWS = 20  # with a table-wide limit: the running game's last rows whose keyframes are never deleted
 JPEG_QUALITY = 85
 
 
@@ -46,7 +50,8 @@ class KeyframeStore:
     """JPEG keyframes by (sequence number, camera) in `folder`, at most `limit_bytes` in total."""
 
     def __init__(self, folder: str | Path, limit_bytes: int, warn_fraction: float = 0.8,
-                 on_warning: Callable[[str], object] | None = None, quality: int = JPEG_QUALITY) -> None:
+                 on_warning: Callable[[str], object] | None = None, quality: int = JPEG_QUALITY,
+                 root: str | Path | None = None, keep_rows: int = KEEP_ROWS) -> None:
         if limit_bytes <= 0:
             raise ValueError(f"keyframe store {folder}: limit_bytes must be positive, got {limit_bytes}")
         if not 0 < warn_fraction <= 1:
@@ -58,9 +63,19 @@ class KeyframeStore:
         self.on_warning: Callable[[str], object] = on_warning if on_warning is not None else _log_warning
         self._lock = threading.Lock()
         self._files: dict[tuple[int, str], int] = {}  # (seq, camera) -> size in bytes
+        self.root = None if root is None else Path(root)
+        if self.root is not None and self.folder.parent.resolve() != self.root.resolve():
+            raise ValueError(f"keyframe store {folder}: a game's folder must lie directly in {root}")
+        self.keep_rows = keep_rows
+        self._others: dict[tuple[str, int, str], int] = {}  # earlier games: (folder, seq, camera) -> size
         self._warned = False
         self._failing = False
         self._scan()
+        self._scan_others()
+        # With one limit for the table, pruning earlier games is the steady state of a long day: a new game
+        # does not warn again for usage already past the threshold; deleting its own keyframes does.
+        self._warned = self.root is not None and self._used() >= warn_fraction * limit_bytes
+        self._own_pruned = False
 
     def _name(self, seq: int, camera: str) -> Path:
         return self.folder / f"{seq:08d}-{camera}.jpg"
@@ -84,6 +99,49 @@ class KeyframeStore:
                     os.unlink(entry.path)
             except OSError:
                 continue
+
+    def _scan_others(self) -> None:
+        """Index the other games' keyframes under `root` (they share the table's limit)."""
+        self._others.clear()
+        if self.root is None:
+            return
+        try:
+            games = [e for e in os.scandir(self.root) if e.is_dir() and e.name != self.folder.name]
+        except OSError:
+            return
+        for game in games:
+            try:
+                entries = list(os.scandir(game.path))
+            except OSError:
+                continue
+            for entry in entries:
+                match = NAME.match(entry.name)
+                if match:
+                    with contextlib.suppress(OSError):
+                        self._others[(game.name, int(match[1]), match[2])] = entry.stat().st_size
+
+    def _prune_others(self, used: int) -> int:
+        """Delete earlier games' keyframes, oldest game first, until `used` is within the limit."""
+        assert self.root is not None
+        for key in sorted(self._others):
+            if used <= self.limit_bytes:
+                break
+            game, seq, camera = key
+            path = self.root / game / f"{seq:08d}-{camera}.jpg"
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                self._warn(f"keyframes: cannot delete {game}/{path.name}: {exc.strerror or exc}")
+                break
+            used -= self._others.pop(key)
+            if not any(k[0] == game for k in self._others):
+                with contextlib.suppress(OSError):
+                    (self.root / game).rmdir()
+                _log.info("keyframes: deleted the last keyframes of %s to stay under %s", game,
+                          _megabytes(self.limit_bytes))
+        return used
 
     def _warn(self, message: str) -> None:
         try:
@@ -154,14 +212,17 @@ class KeyframeStore:
             raise
 
     def _used(self) -> int:
-        return sum(self._files.values())
+        return sum(self._files.values()) + sum(self._others.values())
 
     def _retain(self, keep: tuple[int, str]) -> None:
         used = self._used()
+        if self._others and used > self.limit_bytes:
+            used = self._prune_others(used)
+        protected = keep[0] - self.keep_rows if self.root is not None else keep[0]
         for key in sorted(self._files):
             if used <= self.limit_bytes:
                 break
-            if key == keep:
+            if key == keep or (self.root is not None and key[0] > protected):
                 continue
             try:
                 self._name(*key).unlink()
@@ -173,13 +234,18 @@ class KeyframeStore:
                 break
             used -= self._files.pop(key)
             _log.info("keyframes: deleted %s to stay under %s", self._name(*key).name, _megabytes(self.limit_bytes))
+            if self.root is not None and not self._own_pruned:
+                self._own_pruned = True
+                self._warn(f"keyframes: the limit of {_megabytes(self.limit_bytes)} is reached within this game: "
+                           f"its oldest keyframes are being deleted (the last {self.keep_rows} rows' are kept)")
 
     def _check_warning(self) -> None:
         used = self._used()
         threshold = self.warn_fraction * self.limit_bytes
         if used >= threshold and not self._warned:
             self._warned = True
-            self._warn(f"keyframes in {self.folder} use {_megabytes(used)} of {_megabytes(self.limit_bytes)} "
+            where = self.root or self.folder
+            self._warn(f"keyframes in {where} use {_megabytes(used)} of {_megabytes(self.limit_bytes)} "
                        f"({100 * used / self.limit_bytes:.0f}%, warning at {100 * self.warn_fraction:.0f}%); "
                        "past the limit the oldest keyframes are deleted")
         elif used < threshold:

@@ -3,26 +3,38 @@
 Each row's hash is SHA-256 over the previous row's hash and the row's canonical JSON, so an edited,
 reordered or deleted row breaks the chain from that row on. Checkpoints sign (seq, hash) with the
 table's Ed25519 key; the latest row's hash is also signed (the signed head), so truncating the tail
-after the last checkpoint is detected too. WAL with synchronous=FULL: a row is on disk once `append`
+after the last checkpoint is detected too. Head and checkpoint sign distinct labelled messages
+(`signed_text`), so one can never stand in for the other. The signed head also goes out to witnesses
+outside the file (pages, `log export`), which is what makes cutting the file back to an older head
+detectable (`tracker.record.verify`). WAL with synchronous=FULL: a row is on disk once `append`
 returns, which is what "acknowledged" means after a power cut.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tracker.errors import RecordError
+from tracker.record.chain import (
+    CHECKPOINT,
+    FORMAT,
+    GENESIS,
+    HEAD,
+    VerifyReport,
+    canonical,
+    row_hash,
+    signed_text,
+)
+from tracker.record.keys import PinnedKey, fingerprint, public_bytes
+from tracker.record.verify import Witness, verify_connection
 
-GENESIS = "0" * 64
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (
@@ -50,28 +62,6 @@ class Row:
                 "prev": self.prev, "hash": self.hash}
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyReport:
-    ok: bool
-    rows: int
-    checkpoints: int
-    first_bad_seq: int | None = None
-    problem: str = ""
-
-
-def canonical(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def row_hash(prev: str, seq: int, ts: float, kind: str, source: str, body_text: str) -> str:
-    payload = canonical({"seq": seq, "ts": ts, "kind": kind, "source": source, "body": json.loads(body_text)})
-    return hashlib.sha256((prev + payload).encode("utf-8")).hexdigest()
-
-
-def _signed_text(seq: int, digest: str) -> bytes:
-    return f"kipukas-record:{seq}:{digest}".encode()
-
-
 class GameRecord:
     """One table's record in one SQLite file. Not thread-safe: the table loop owns it."""
 
@@ -92,14 +82,27 @@ class GameRecord:
             raise RecordError(f"{path}: cannot open the game record ({exc})") from exc
         except sqlite3.DatabaseError as exc:
             raise RecordError(f"{path}: not a game record ({exc})") from exc
+        self._seq, self._hash = (int(last[0]), str(last[1])) if last else (0, GENESIS)
+        if not readonly:
+            self._settle_format()
         if key is not None:
             self._remember_public_key(key.public_key())
-        self._seq, self._hash = (int(last[0]), str(last[1])) if last else (0, GENESIS)
+        self._closed = False
+        self._fingerprint: str | None = ""  # "": not read yet
+        self._head: tuple[int, str, str] | None = None  # (seq, hash, signature) of the signed head
+        self._game: str | None = None  # the hash of row 1
+
+    def _settle_format(self) -> None:
+        fmt = self._meta("format")
+        if fmt is None and self._seq == 0:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (FORMAT,))
+        elif fmt != FORMAT:
+            self._db.close()
+            raise RecordError(f"{self.path}: signed with an older format (kipukas-record/{fmt or 1}); it can be "
+                              "read and exported but not continued: start a new game")
 
     def _remember_public_key(self, public: Ed25519PublicKey) -> None:
-        from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-
-        raw = public.public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+        raw = public_bytes(public).hex()
         known = self._meta("public_key")
         if known is None:
             self._db.execute("INSERT INTO meta VALUES ('public_key', ?)", (raw,))
@@ -128,21 +131,23 @@ class GameRecord:
         stamp = round(time.time() if ts is None else ts, 6)
         body_text = canonical(body)
         digest = row_hash(self._hash, seq, stamp, kind, source, body_text)
+        sig = self._key.sign(signed_text(HEAD, seq, digest)).hex() if self._key is not None else None
         with self._transaction():
             self._db.execute("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
                              (seq, stamp, kind, source, body_text, self._hash, digest))
-            if self._key is not None:
-                sig = self._key.sign(_signed_text(seq, digest)).hex()
+            if sig is not None:
                 self._db.execute("INSERT OR REPLACE INTO head VALUES (1, ?, ?, ?)", (seq, digest, sig))
         row = Row(seq, stamp, kind, source, json.loads(body_text), self._hash, digest)
         self._seq, self._hash = seq, digest
+        if sig is not None:
+            self._head = (seq, digest, sig)
         return row
 
     def checkpoint(self, ts: float | None = None) -> int:
         """Sign the current head as a checkpoint (end of each diel cycle); return its sequence number."""
         if self._key is None:
             raise RecordError(f"{self.path}: no table key to sign a checkpoint with")
-        sig = self._key.sign(_signed_text(self._seq, self._hash)).hex()
+        sig = self._key.sign(signed_text(CHECKPOINT, self._seq, self._hash)).hex()
         with self._transaction():
             self._db.execute("INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?)",
                              (self._seq, self._hash, time.time() if ts is None else ts, sig))
@@ -167,12 +172,46 @@ class GameRecord:
     def _transaction(self) -> Any:
         return _Tx(self._db)
 
-    def close(self) -> None:
-        self._db.close()
+    @property
+    def fingerprint(self) -> str | None:
+        """The fingerprint of the key this record says it is signed with (None when it carries none)."""
+        if self._fingerprint == "":
+            raw = self._meta("public_key")
+            self._fingerprint = fingerprint(bytes.fromhex(raw)) if raw else None
+        return self._fingerprint
 
-    def verify(self) -> VerifyReport:
-        """Check the chain, every checkpoint and the signed head; name the first bad row."""
-        return verify_connection(self._db, self.path)
+    def signed_head(self) -> dict[str, Any] | None:
+        """The latest signed head as a witness keeps it (`tracker.record.verify.Witness`), or None.
+        Kept in memory after the first read (pages ask for it with every state)."""
+        if self._head is None:
+            head = self._db.execute("SELECT seq, hash, signature FROM head WHERE id = 1").fetchone()
+            if head is not None:
+                self._head = (int(head[0]), str(head[1]), str(head[2]))
+        if self._game is None:
+            first = self._db.execute("SELECT hash FROM records WHERE seq = 1").fetchone()
+            self._game = None if first is None else str(first[0])
+        if self._head is None or self._game is None:
+            return None
+        seq, digest, sig = self._head
+        return {"kipukas_signed_head": int(FORMAT), "game": self._game, "seq": seq, "hash": digest,
+                "signature": sig, "key": self.fingerprint}
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Close the database (idempotent): its file handles (db, WAL, shared memory) are released now."""
+        if not self._closed:
+            self._closed = True
+            self._db.close()
+
+    def verify(self, pinned: PinnedKey | None = None, witnesses: Sequence[Witness] = ()) -> VerifyReport:
+        """Check the chain, every checkpoint and the signed head against `pinned` (default: the key this
+        record is written with; a read-only record needs one); name the first bad row."""
+        if pinned is None and self._key is not None:
+            pinned = PinnedKey.of(self._key, "the table key")
+        return verify_connection(self._db, self.path, pinned, witnesses)
 
 
 class _Tx:
@@ -184,50 +223,3 @@ class _Tx:
 
     def __exit__(self, exc_type: object, *_: object) -> None:
         self.db.execute("ROLLBACK" if exc_type else "COMMIT")
-
-
-def verify_connection(db: sqlite3.Connection, path: str) -> VerifyReport:
-    key_hex = db.execute("SELECT value FROM meta WHERE key = 'public_key'").fetchone()
-    public = Ed25519PublicKey.from_public_bytes(bytes.fromhex(key_hex[0])) if key_hex else None
-    expect_prev, expect_seq, count = GENESIS, 1, 0
-    hashes: dict[int, str] = {}
-    for seq, ts, kind, source, body, prev, digest in db.execute(
-            "SELECT seq, ts, kind, source, body, prev, hash FROM records ORDER BY rowid"):
-        count += 1
-        if seq != expect_seq:
-            return VerifyReport(False, count, 0, expect_seq, f"row {expect_seq} is missing or out of order "
-                                                             f"(found row {seq} in its place)")
-        try:
-            recomputed = row_hash(prev, seq, ts, kind, source, body)
-        except (json.JSONDecodeError, TypeError):
-            return VerifyReport(False, count, 0, seq, f"row {seq} has a body that is not JSON")
-        if prev != expect_prev:
-            return VerifyReport(False, count, 0, seq, f"row {seq} does not chain to row {seq - 1}")
-        if recomputed != digest:
-            return VerifyReport(False, count, 0, seq, f"row {seq} was altered (its hash does not match its content)")
-        hashes[seq] = digest
-        expect_prev, expect_seq = digest, seq + 1
-    checkpoints = db.execute("SELECT seq, hash, signature FROM checkpoints ORDER BY seq").fetchall()
-    for seq, digest, sig in checkpoints:
-        if public is None or not _valid(public, seq, digest, sig):
-            return VerifyReport(False, count, len(checkpoints), seq, f"checkpoint at row {seq} has a bad signature")
-        if hashes.get(seq) != digest:
-            return VerifyReport(False, count, len(checkpoints), min(seq, expect_seq),
-                                f"row {seq} no longer matches its signed checkpoint (rows deleted or truncated)")
-    head = db.execute("SELECT seq, hash, signature FROM head WHERE id = 1").fetchone()
-    if public is not None and count:
-        if head is None or not _valid(public, head[0], head[1], head[2]):
-            return VerifyReport(False, count, len(checkpoints), expect_seq - 1, "the signed head is missing or forged")
-        if head[0] != expect_seq - 1 or head[1] != expect_prev:
-            return VerifyReport(False, count, len(checkpoints), min(int(head[0]), expect_seq - 1) + 1,
-                                f"the record ends at row {expect_seq - 1} but its signed head is row {head[0]} "
-                                "(the tail was truncated)")
-    return VerifyReport(True, count, len(checkpoints))
-
-
-def _valid(public: Ed25519PublicKey, seq: int, digest: str, sig: str) -> bool:
-    try:
-        public.verify(bytes.fromhex(sig), _signed_text(seq, digest))
-    except (InvalidSignature, ValueError):
-        return False
-    return True

@@ -45,6 +45,7 @@ from vision.board import BoardReader
 
 log = logging.getLogger("kipukas-tracker")
 CURRENT = "current"  # file in records/ naming the game in progress
+RETIRE_GRACE_S = 5.0
 
 
 def load_board(cfg: TableConfig) -> BoardMap:
@@ -127,6 +128,7 @@ class TableRuntime:
         self._own_dog = dog is None  # a watchdog handed in is already running
         self.dog = dog or Watchdog(stall_s=20.0)
         self.overhead: OverheadLoop | None = None
+        self._retired: list[tuple[Table, float]] = []  # ended games, their records closed after a grace time
         self.hub: HubPusher | None = None
         self.latest: dict[str, np.ndarray] = {}
         # JPEG encoding takes tens of ms per camera: done off the table lock, in order, by one worker.
@@ -169,9 +171,9 @@ class TableRuntime:
         """Keyframes of the game in progress, in a folder named after its record."""
         if not self.cfg.keyframes:
             return None
-        store = KeyframeStore(self.state_dir / "keyframes" / self.game_path.stem,
-                              int(self.cfg.keyframe_limit_mb * 1_000_000), self.cfg.keyframe_warn_percent / 100,
-                              on_warning=self.warn)
+        root = self.state_dir / "keyframes"  # one limit for every game's keyframes on this table
+        store = KeyframeStore(root / self.game_path.stem, int(self.cfg.keyframe_limit_mb * 1_000_000),
+                              self.cfg.keyframe_warn_percent / 100, on_warning=self.warn, root=root)
         self.service.keyframes = store
         return store
 
@@ -182,7 +184,7 @@ class TableRuntime:
         table = new_game(self.state_dir, deck_lists({p: (f"{p}'s deck", lines) for p, lines in decks.items()}),
                          self.table.board)
         path = table.record.path
-        table.record.close()
+        table.close()
         self.switch_game()
         return path
 
@@ -195,6 +197,7 @@ class TableRuntime:
         table.listeners.append(self._save_keyframes)
         if self.hub is not None:
             table.listeners.append(self._nudge_hub)
+        self._retired.append((self.table, time.monotonic()))
         self.table, self.game_path = table, path
         self.keyframes = self._keyframe_store()
         if self.overhead is not None:
@@ -215,9 +218,22 @@ class TableRuntime:
                 for camera, image in frames.items():
                     self._keyframe_writer.submit(store.save, entry.seq, camera, image)
 
+    def close_retired(self, grace_s: float = RETIRE_GRACE_S) -> None:
+        """Close the records of games that ended at least `grace_s` ago (a camera loop may still hold the
+        old table for a moment after a switch): their database, WAL and shared-memory files are released."""
+        now = time.monotonic()
+        keep: list[tuple[Table, float]] = []
+        for table, since in self._retired:
+            if now - since < grace_s:
+                keep.append((table, since))
+                continue
+            table.close()
+        self._retired = keep
+
     def close(self) -> None:
-        """Finish writing the keyframes already handed over."""
+        """Finish writing the keyframes already handed over; close the records of ended games."""
         self._keyframe_writer.shutdown(wait=True)
+        self.close_retired(grace_s=0.0)
 
     def _frames(self, name: str, cam: CameraConfig) -> Iterable[Frame | CameraStatus]:
         if cam.source in ("folder", "video"):  # a recording plays once; its end is not a fault
@@ -280,6 +296,7 @@ class TableRuntime:
             try:
                 if self.switch_game():
                     log.info("switched to the new game %s", self.game_path)
+                self.close_retired()
             except Exception as exc:  # a broken new record must not stop the table in progress
                 self.table.warn(f"cannot open the new game: {exc}")
             self.dog.beat("table")

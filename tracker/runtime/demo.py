@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from calibration.calfile import Calibration
 from calibration.camera import default_pose
 from rules.board_map import BoardMap
 from tracker.overhead.calibration_service import CalibrationService
 from tracker.overhead.layout import table_layout
+from tracker.record.keys import load_or_create_key
 from tracker.record.store import GameRecord
 from tracker.runtime.demo_script import DECKS, Step, demo_steps
 from tracker.service.service import TableService
@@ -77,7 +77,7 @@ class DemoTable:
         self.reader = BoardReader(layout, pose, PALETTE, reference=self.reference)
         self.folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="kipukas-demo-"))
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.key = Ed25519PrivateKey.generate()
+        self.key = load_or_create_key(self.folder)  # beside the records, so `log verify` finds it
         self.fps, self.repeat, self.linger_s = fps, repeat, linger_s
         self.hand_frames, self.settled_frames = hand_frames, settled_frames
         self.stop = threading.Event()
@@ -113,8 +113,10 @@ class DemoTable:
             self.rounds += 1
             if not self.repeat or self.stop.wait(self.linger_s):
                 return
+            ended = self.table
             self.table = self._new_table()
             self.service.replace(self.table)
+            ended.close()  # the game is over: release its database, WAL, shared-memory and snapshot files
 
     def _play_once(self) -> None:
         loop = OverheadLoop(self.table, self.reader)

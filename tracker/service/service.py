@@ -93,6 +93,11 @@ class TableService:
         return self.calibration.set_corners(corners)
 
     def learn_colours(self, samples: dict[str, str]) -> dict[str, Any]:
+        seats = self.seats.players
+        strangers = sorted({seat for seat in samples.values() if seat not in seats})
+        if strangers:  # a colour for a label that is no seat would make the reader propose unparseable actions
+            raise InputError(f"{strangers[0][:16]!r} is not a seat of this table (seats: {', '.join(seats)}): "
+                             "colours are learned only for seats")
         if self.calibration is None:
             raise InputError("this table has no overhead camera")
         return self.calibration.learn_colours(samples)
@@ -157,6 +162,9 @@ class TableService:
                     view = view_for(None, viewer, version, scene=scene, catalog=self.catalog)
                     if scene.seq != table.record.last_seq:
                         view["delayed_min"] = self.spectator_delay_min
+                    else:  # every page is a witness of the latest signed head (issue 16)
+                        view["signed_head"] = table.record.signed_head()
+                    view["table_key"] = table.record.fingerprint
                     if viewer.role == "judge":
                         view["keyframes"] = self._keyframes_of([e["seq"] for e in view["log"]])
                         view["key_fingerprint"] = self._fingerprint()
@@ -312,7 +320,10 @@ class TableService:
         if viewer.seat is not None and "@" in text:  # a face-down card named by its stand (tap to act)
             with self.table.lock:
                 text = resolve(self.table.game, viewer.seat, text)
-        entry = self.table.act(source, text)
+        entry = self.table.act(source, text, seat=viewer.seat)
+        if not entry.seq:  # counted, not stored as a row (a seat that keeps getting rejections)
+            seen = entries_for([entry], self.table.game.state, viewer, -1, self.catalog)
+            return {**seen[0], "counted": True}
         return self._project(viewer, entry)
 
     def undo(self, viewer: Viewer, reason: str) -> dict[str, Any]:

@@ -43,6 +43,7 @@ PUBLIC_ZONES = ("discard", "prison")
 PLAYER_KINDS = ("action", "undo", "correct", "question")
 MEANS = re.compile(r"^(?P<player>\S+) means (?P<card>\S+) (?P<index>\S+)")
 Redact = Callable[[str], str]
+ANY_CARD_ID = re.compile(r"(?<![A-Za-z0-9_#-])[A-Za-z0-9_-]{4}#[0-9]{1,8}(?![A-Za-z0-9_#-])")
 
 
 def is_public(card: CardState) -> bool:
@@ -75,9 +76,14 @@ def redactor(state: GameState, visible: set[str], catalog: Catalog | None = None
             if title not in shown:
                 parts.append(title)
     pattern = _pattern(tuple(parts + hidden_ids))
+
+    def unknown(m: re.Match[str]) -> str:
+        return m[0] if m[0] in visible else "a card"
+
+    # Ids not in the game are redacted too: otherwise the redaction itself tells which ids exist.
     if pattern is None:
-        return lambda text: text
-    return lambda text: pattern.sub("a card", text)
+        return lambda text: ANY_CARD_ID.sub(unknown, text)
+    return lambda text: ANY_CARD_ID.sub(unknown, pattern.sub("a card", text))
 
 
 def secret_means(entries: Iterable[Entry], waiting: str | None = None) -> dict[int, str]:

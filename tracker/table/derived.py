@@ -82,6 +82,8 @@ class Derived:
              parse_token: Callable[[str], StandValue]) -> None:
         if row.kind == "action":
             text = corrections.get(row.seq, row.body["text"])
+            if row.body.get("refused") and row.seq not in corrections:
+                text = ""  # refused before the rules saw it (a probe of cards the seat may not know)
             if text:
                 verdict = self.game.apply(parsed(text))
                 self.recorded(row.seq, text, verdict.accepted)

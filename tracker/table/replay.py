@@ -4,6 +4,9 @@ Row kinds (body keys):
 - ``start``: ``decks`` (player -> card ids), ``map``, ``players``, and ``style`` (``name``, ``cycles``,
   ``params``) unless the game is plain domination: the first row of every record;
 - ``action``: ``text`` (notation), ``accepted``, ``rule``, ``message``: an input and the verdict it got;
+  ``refused`` (true): rejected before the rules were asked (a player named a card they cannot know);
+- ``probes``: ``count``, ``last``, ``rule``, ``first_ts``, ``last_ts``: rejected actions of one phone seat
+  counted instead of stored one by one (`tracker.table.probes`);
 - ``board``: ``observed`` (stand -> token text): a new stable board seen by the overhead camera;
 - ``mat``: ``slots`` (slot -> ``{"face", "card"}``): a new stable mat seen by the overhead camera; ``card`` is
   the physical id read from a face-down card's QR (judges only: players never receive mat rows);

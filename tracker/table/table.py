@@ -27,6 +27,7 @@ from tracker.table.cards import explain_mat
 from tracker.table.derived import SNAPSHOT_EVERY, UNDO_DEPTH, Derived
 from tracker.table.expected import differences, expected_board
 from tracker.table.mat import SlotValue, expected_mat
+from tracker.table.probes import HIDDEN_RULE, ProbeLedger, hidden_message, unnamed_card
 from tracker.table.reconcile import Question, propose
 from tracker.table.replay import board_body, mat_body, parse_token, replay_record, style_arguments
 
@@ -61,6 +62,9 @@ class Entry:
     def of(cls, row: Row) -> Entry:
         b = row.body
         text = str(b.get("text") or b.get("undid") or "")
+        if row.kind == "probes":
+            text = f"{b.get('count')} more rejected actions counted, not stored one by one (last: {b.get('last')})"
+            return cls(row.seq, row.ts, row.source, row.kind, text, False, str(b.get("rule", "")), "")
         if row.kind == "correct":
             text = f"correct row {b.get('target')}: {b.get('text') or 'strike'}"
         elif row.kind == "mat":  # judges only: it names the face-down cards
@@ -85,6 +89,7 @@ class Table:
         self._changed = threading.Condition(self.lock)
         self._version = 0
         self._rejected: dict[str, int] = {}
+        self._probes = ProbeLedger()
         self._explained_at = -1  # the record's last row when the current board was last explained
         self._asked: set[str] = set()
         self.questions: list[Question] = []
@@ -127,16 +132,25 @@ class Table:
             self._explain("overhead")
 
     # --- inputs ---------------------------------------------------------------------------------------------
-    def act(self, source: str, text: str) -> Entry:
+    def act(self, source: str, text: str, seat: str | None = None) -> Entry:
         """A player's (or the script's) action in notation. Bad notation raises `InputError` and records
-        nothing; a rules rejection is recorded and returned."""
+        nothing; a rules rejection is recorded (or counted, `tracker.table.probes`) and returned; an
+        entry not stored as a row has `seq` 0. With `seat` (a player's phone), naming a card that seat
+        may not know about gets the same rejection whether or not the card is in the game."""
         try:
             action = parse(text)
         except RulesError as exc:
             raise InputError(f"{text!r}: {exc}") from exc
         with self.lock:
-            entry = self._apply(source, action.to_text())
-            self._bump([entry])
+            hidden = unnamed_card(self.game.state, self.board, seat, action) if seat else None
+            if hidden is None or seat is None:
+                entry = self._apply(source, action.to_text())
+            elif hidden[1]:  # the rules decide; a rejection gets the one answer
+                entry = self._apply(source, action.to_text(), hide=hidden_message(seat, hidden[0]))
+            else:
+                entry = self._rejected_row(source, action.to_text(), HIDDEN_RULE, hidden_message(seat, hidden[0]),
+                                           refused=True)
+            self._bump([entry] if entry.seq else None)
             return entry
 
     def observe(self, stable: Mapping[str, StandValue], source: str = "overhead") -> list[Entry]:
@@ -312,22 +326,54 @@ class Table:
             if snaps is not None:
                 snaps.close()
 
+    def close(self) -> None:
+        """Release the record's and the snapshots' files (a game that ended, a command that is done)."""
+        with self.lock:
+            self.record.close()
+            if self.snapshots is not None:
+                self.snapshots.close()
+
     def _state_after(self, seq: int) -> GameState:
         return replay_record(self.record, self.board, upto=seq, snapshots=self.snapshots,
                              corrections_upto=self.record.last_seq).game.state
 
-    def _apply(self, source: str, text: str) -> Entry:
+    def _rejected_row(self, source: str, text: str, rule: str, message: str, refused: bool = False) -> Entry:
+        """Store a rejection as its own row, or only count it (a seat that keeps getting rejections).
+        `refused`: rejected before the rules were asked (replay does not ask them either)."""
+        now = self.clock()
+        if self._probes.rejected(source, text, rule, now):
+            body: dict[str, Any] = {"text": text, "accepted": False, "rule": rule, "message": message}
+            row = self._append("action", source, {**body, "refused": True} if refused else body)
+            if not refused:  # a replay asks the rules again and keeps the rejection; a refused row it skips
+                self.derived.recorded(row.seq, text, False)
+            return Entry.of(row)
+        if self._probes.due(source):
+            self._store_probes(source, reset=False)
+        return Entry(0, now, source, "action", text, False, rule, message)
+
+    def _store_probes(self, source: str, reset: bool) -> None:
+        body = self._probes.take(source, reset)
+        if body is not None:
+            self._append("probes", source, body)
+
+    def _apply(self, source: str, text: str, hide: str | None = None) -> Entry:
         verdict = self.game.apply(text)
+        if not verdict.accepted and hide is not None:
+            return self._rejected_row(source, text, HIDDEN_RULE, hide, refused=True)
+        if not verdict.accepted:
+            return self._rejected_row(source, text, verdict.rule, verdict.message)
         try:
+            self._store_probes(source, reset=True)
             row = self._append("action", source, {"text": text, "accepted": verdict.accepted,
                                                   "rule": verdict.rule, "message": verdict.message})
         except Exception:
-            if verdict.accepted:
-                self.game.undo()  # not stored, so it did not happen
+            self.game.undo()  # not stored, so it did not happen
             raise
         self.derived.recorded(row.seq, text, verdict.accepted)
         if self.game.state.turn != self._turn:
             self._turn = self.game.state.turn
+            for probing in self._probes.sources():
+                self._store_probes(probing, reset=False)
             if self.record.can_sign:
                 self.record.checkpoint(ts=self.clock())  # end of a diel cycle (#diel_cycle)
         return Entry.of(row)

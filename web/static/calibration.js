@@ -68,7 +68,10 @@
     box.innerHTML = "";
     seats.forEach((seat, i) => {
       const label = document.createElement("label");
-      label.innerHTML = `<span style="display:inline-block;width:1em;height:1em;background:${palette[seat]};border:1px solid #000"></span> `;
+      const swatch = document.createElement("span");  // built as a node: a colour value never becomes markup
+      Object.assign(swatch.style, { display: "inline-block", width: "1em", height: "1em",
+                                    background: String(palette[seat]), border: "1px solid #000" });
+      label.append(swatch, " ");
       const input = document.createElement("input");
       input.size = 3; input.value = SAMPLE_STANDS[i] || ""; input.dataset.seat = seat;
       label.append(`${seat} on `, input, " ");

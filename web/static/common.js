@@ -159,7 +159,11 @@ window.Kipukas = (function () {
       if (handlers.refused) handlers.refused(err.message);
     });
     socket.on("hello", (h) => handlers.hello && handlers.hello(h));
-    socket.on("state", (state) => { record.merge(state.log); handlers.state(state, record); });
+    socket.on("state", (state) => {
+      record.merge(state.log);
+      if (window.KipukasWitness) window.KipukasWitness.update(state);
+      handlers.state(state, record);
+    });
     socket.on("log", (msg) => { record.merge(msg.entries); if (handlers.log) handlers.log(record); });
     // "rejected" and "error" events repeat what the acknowledgement of our own request says: the pages
     // show the acknowledgement (see `send`), so they are not shown twice.
