@@ -73,7 +73,7 @@ def warp_map_photo(photo: Image, board_px: NDArray[np.floating], layout: TableLa
     plate = np.vstack([np.column_stack([rim, np.zeros(4)]), np.column_stack([rim, np.full(4, surface_z_mm)])])
     cv2.fillConvexPoly(frame, cv2.convexHull(np.round(pose.project(plate)).astype(np.int32)), (45, 45, 48),
                        cv2.LINE_AA)
-    mm_to_px = np.linalg.inv(px_to_mm)
+    mm_to_px = np.asarray(np.linalg.inv(px_to_mm), np.float64)
     tex_rim = apply(mm_to_px, rim)
     x0, y0 = np.maximum(np.floor(tex_rim.min(0)).astype(int), 0)
     x1, y1 = np.ceil(tex_rim.max(0)).astype(int)
@@ -103,9 +103,9 @@ def warp_map_photo(photo: Image, board_px: NDArray[np.floating], layout: TableLa
 
 
 def camera_effects(frame: Image, rng: np.random.Generator, e: Effects) -> Image:
-    out = frame.astype(np.float32) * e.exposure * np.asarray(e.white_balance, np.float32)
+    out = np.asarray(frame.astype(np.float32) * e.exposure * np.asarray(e.white_balance, np.float32), np.float32)
     if e.blur > 0:
-        out = cv2.GaussianBlur(out, (0, 0), e.blur)
+        out = np.asarray(cv2.GaussianBlur(out, (0, 0), e.blur), np.float32)
     if e.noise > 0:
         out = out + rng.normal(0.0, e.noise, out.shape).astype(np.float32)
     img = np.asarray(np.clip(out, 0, 255), np.uint8)
