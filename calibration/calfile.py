@@ -37,7 +37,9 @@ class Calibration:
         if "f" in std:
             out["focal_std_px"] = round(std["f"], 1)
         if std.get("f_bound", 0.0) > 0:
-            out["focal_note"] = "at least this long: the view is nearly orthographic (far camera or long lens)"
+            out["focal_std_px"] = None
+            out["focal_note"] = ("not determined, at least this long: the view is nearly orthographic (a far "
+                                 "camera or a long lens); the pose puts the camera at the farthest plausible distance")
         if "cx" in std:
             out["principal_point_px"] = [round(float(K[0, 2]), 1), round(float(K[1, 2]), 1)]
             out["principal_point_std_px"] = [round(std["cx"], 1), round(std.get("cy", 0.0), 1)]

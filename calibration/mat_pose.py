@@ -171,21 +171,29 @@ def estimate_pose(frame: NDArray[np.uint8], arts: Artwork | list[Artwork], K: Fl
     if f_h is not None:
         guesses.insert(0, f_h)
     f_range = focal_range(designs[0], H_world, size)
+    lim = LIMITS.get(designs[0].name, LIMITS["mat"])
+    centre = np.append(designs[0].outline().mean(0), designs[0].z_mm)
     try:
         fit = fit_camera(plane_world, plane_image, size, guesses, f_range)
-        for _ in range(2):
+        for _ in range(3):
             res = np.linalg.norm(_pose_of(fit, size).project(all_world) - all_image, axis=1)
             keep = res < tol
             if int(keep.sum()) < MIN_INLIERS:
                 break
             fit = fit_camera(all_world[keep], all_image[keep], size, [float(fit.K[0, 0]), *guesses], f_range)
-            if fit.f_bound == "longest":
-                # pinned at the longest focal length: make that the one putting the camera at the farthest
-                # plausible distance (the px-per-mm estimate assumed a straight-down view)
-                lim = LIMITS.get(designs[0].name, LIMITS["mat"])
-                c = np.append(designs[0].outline().mean(0), designs[0].z_mm)
-                far = float(np.linalg.norm(_pose_of(fit, size).centre_world() - c))
-                f_range = (f_range[0], max(f_range[0] * 1.01, f_range[1] * 0.98 * lim.max_distance_mm / far))
+            if fit.f_bound != "longest":
+                continue
+            # pinned at the longest plausible focal length. If the data clearly want a farther camera, the
+            # distance is determined and implausible: keep that fit (the plausibility check refuses it).
+            # Otherwise the view is near-orthographic: pin the camera at the farthest plausible distance
+            # (the px-per-mm estimate of the range assumed a straight-down view).
+            unbounded = fit_camera(all_world[keep], all_image[keep], size, [float(fit.K[0, 0]), *guesses],
+                                   (f_range[0], 1000.0 * f_range[1]))
+            if unbounded.rms_px < 0.8 * fit.rms_px - 0.05:
+                fit = unbounded
+                break
+            far = float(np.linalg.norm(_pose_of(fit, size).centre_world() - centre))
+            f_range = (f_range[0], max(f_range[0] * 1.01, f_range[1] * 0.98 * lim.max_distance_mm / far))
     except cv2.error as exc:
         raise CalibrationError(f"{what}: the camera fit failed ({exc.err})") from None
     res = np.linalg.norm(_pose_of(fit, size).project(all_world) - all_image, axis=1)

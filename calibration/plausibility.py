@@ -32,8 +32,11 @@ class Limits:
     min_focal_share: float = 0.3  # focal length / image width (a 2.8 mm lens on a Pi HQ sensor is 0.45)
 
 
-# the map alone may be photographed from close (a wide lens filling a third of the frame is ~0.2 m away)
-LIMITS = {"mat": Limits(min_distance_mm=300.0), "map": Limits(min_distance_mm=150.0)}
+# The map alone (``--target map``, a picture of the map, not the table's camera) may be photographed from
+# close (a 2.8 mm lens filling a third of the frame is ~0.2 m away) or with a long lens from afar (the
+# real top-down pictures are near-orthographic renders: a camera pinned at 2.5 m would add up to 3 px of
+# stand parallax they do not have).
+LIMITS = {"mat": Limits(min_distance_mm=300.0), "map": Limits(min_distance_mm=150.0, max_distance_mm=10000.0)}
 
 
 def tilt_deg(pose: CameraPose, point_mm: FloatArray) -> float:
