@@ -16,15 +16,15 @@ import pytest
 from calibration.calfile import load_calibration
 from calibration.camera import CameraPose, default_pose, intrinsics
 from calibration.errors import CalibrationError
-from calibration.layout import TableLayout
+from calibration.layout import MAP_SURFACE_Z_MM, TableLayout
 from calibration.mat_pose import Artwork
 from calibration.procedure import calibrate_frame, map_artwork, mat_artwork
 from rules.board_map import BoardMap
 from tests.conftest import SHARED
 from tracker.cli import main
-from tracker.layout import table_layout
+from tracker.overhead.layout import table_layout
 from vision.assets import asset
-from vision.synth import MAP_SURFACE_Z_MM, Renderer, TableScene
+from vision.synth import Renderer, TableScene
 from vision.synth.photo_warp import Effects, map_pose, warp_map_photo
 
 TRUTH = json.loads((Path(__file__).parent / "data" / "real_stand_tops.json").read_text(encoding="utf-8"))

@@ -44,7 +44,7 @@ def free_port() -> int:
 def table_dir(tmp_path: Path, shared_dir: Path) -> tuple[Path, int]:
     from calibration.camera import default_pose
     from rules.board_map import BoardMap
-    from tracker.layout import table_layout
+    from tracker.overhead.layout import table_layout
     from vision.synth import Renderer, TableScene, Token
 
     overhead, front = tmp_path / "overhead", tmp_path / "front"
