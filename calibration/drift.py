@@ -187,3 +187,12 @@ class PoseTracker:
         moved = drift_px(self.pose, pose, self.layout)
         self._adopt(pose, frame)
         return PoseCheck("reposed", moved, pose, used, how)
+
+
+def moved_reference(reference: NDArray[np.uint8], old: CameraPose, new: CameraPose) -> NDArray[np.uint8]:
+    """A reference frame of the empty table taken with ``old``, as ``new`` would see it (warped by the mat
+    plane's homography; the map's few millimetres of height shift by a fraction of the move)."""
+    H = new.plane_homography(0.0) @ np.linalg.inv(old.plane_homography(0.0))
+    size = (reference.shape[1], reference.shape[0])
+    return np.asarray(cv2.warpPerspective(reference, H, size, flags=cv2.INTER_LINEAR,
+                                          borderMode=cv2.BORDER_REPLICATE), np.uint8)

@@ -19,14 +19,11 @@ from numpy.typing import NDArray
 from calibration.calfile import Calibration, load_calibration
 from calibration.charuco import calibrate_intrinsics
 from calibration.errors import CalibrationError
-from calibration.layout import MAP_SURFACE_Z_MM, TableLayout
-from calibration.mat_pose import Artwork
 from calibration.overlay import draw_overlay
-from calibration.procedure import calibrate_frame, map_artwork, mat_artwork
+from calibration.procedure import calibrate_frame
 from rules.board_map import BoardMap
 from tracker.errors import UsageError
-from tracker.overhead.layout import table_layout
-from vision.assets import asset
+from tracker.overhead.layout import board_artwork, table_artworks, table_layout
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,12 +38,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--charuco", nargs="+", metavar="PHOTO",
                    help="compute K and distortion from these photos of the ChArUco board (charuco-board)")
     p.set_defaults(func=run)
-
-
-def board_artwork(board: BoardMap, layout: TableLayout) -> Artwork:
-    """The map's top texture as a 3D reference: its surface, and each stand's top at the stand's height."""
-    return map_artwork(layout, asset(str(board.texture["file"])), np.asarray(board.texture["board_px"], np.float64),
-                       MAP_SURFACE_Z_MM)
 
 
 def _charuco(paths: list[str], size: tuple[int, int]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -84,9 +75,7 @@ def run(args: argparse.Namespace) -> int:
         if intr.image_size != (frame.shape[1], frame.shape[0]):
             intr = intr.scaled((frame.shape[1], frame.shape[0]))
         K, dist = intr.K, intr.dist
-    map_art = board_artwork(board, layout)
-    # on the table the map adds 3D points (its stand tops) to the mat's plane: they fix the focal length
-    arts = [mat_artwork(layout, asset(layout.mat_image)), map_art] if args.target == "mat" else [map_art]
+    arts = table_artworks(board, layout) if args.target == "mat" else [board_artwork(board, layout)]
     try:
         stickers = True if args.stickers else (None if args.target == "mat" else False)
         cal: Calibration = calibrate_frame(frame, layout, arts, K, dist, stickers=stickers)
