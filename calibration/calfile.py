@@ -36,6 +36,10 @@ class Calibration:
         std = self.intrinsics_std
         if "f" in std:
             out["focal_std_px"] = round(std["f"], 1)
+        if self.intrinsics == "nominal":
+            out["focal_std_px"] = None
+            out["focal_note"] = ("not determined by this view (a flat design seen straight down): the Pi HQ "
+                                 "camera's 6 mm lens is assumed; keep the map in view or give --charuco photos")
         if std.get("f_bound", 0.0) > 0:
             out["focal_std_px"] = None
             out["focal_note"] = ("not determined, at least this long: the view is nearly orthographic (a far "
@@ -105,8 +109,9 @@ def parse_calibration(source: str, data: Any) -> Calibration:
         raise CalibrationFileError(source, "inliers", f"expected a whole number >= 0, got {inliers!r}")
     pose = CameraPose(K, dist, rvec, tvec, (size[0], size[1]))
     intr = data.get("intrinsics", {"source": "given"})
-    if not isinstance(intr, dict) or intr.get("source") not in ("given", "fitted"):
-        raise CalibrationFileError(source, "intrinsics.source", f"expected 'given' or 'fitted', got {intr!r}")
+    if not isinstance(intr, dict) or intr.get("source") not in ("given", "fitted", "nominal"):
+        raise CalibrationFileError(source, "intrinsics.source",
+                                   f"expected 'given', 'fitted' or 'nominal', got {intr!r}")
     return Calibration(pose, str(method), float(err), inliers, str(intr["source"]))
 
 

@@ -132,6 +132,22 @@ def _lm(obj: FloatArray, img: FloatArray, x: FloatArray, K0: FloatArray, d0: Flo
     return x, r, J.T @ (J * w[:, None])
 
 
+def _covariance(A: FloatArray) -> FloatArray:
+    """The inverse normal matrix, infinite where the data do not determine a parameter (a flat design seen
+    straight down cannot tell the focal length from the distance): no pseudo-inverse hiding that."""
+    scale = np.sqrt(np.maximum(np.diag(A), 1e-300))
+    An = A / np.outer(scale, scale)
+    if np.linalg.cond(An) > 1e10:
+        vals, vecs = np.linalg.eigh(An)
+        weak = vals < vals.max() * 1e-10
+        bad = np.abs(vecs[:, weak]).sum(axis=1) > 1e-3  # parameters in an undetermined direction
+        good = ~weak
+        cov = (vecs[:, good] / vals[good]) @ vecs[:, good].T
+        cov[np.ix_(bad, bad)] = np.inf
+        return np.asarray(cov / np.outer(scale, scale), np.float64)
+    return np.asarray(np.linalg.inv(An) / np.outer(scale, scale), np.float64)
+
+
 def _fit(obj: FloatArray, img: FloatArray, K0: FloatArray, d0: FloatArray, rvec: FloatArray, tvec: FloatArray,
          free: tuple[str, ...], f_range: tuple[float, float]) -> tuple[CameraFit, float]:
     x, r, A = _lm(obj, img, _pack(rvec, tvec, K0, d0, free), K0, d0, free, f_range)
@@ -139,10 +155,7 @@ def _fit(obj: FloatArray, img: FloatArray, K0: FloatArray, d0: FloatArray, rvec:
     w = _huber(r)
     dof = max(1, len(r) - len(x))
     sigma2 = float(np.sum(w * r * r)) / dof
-    try:
-        cov = np.linalg.pinv(A) * sigma2
-    except np.linalg.LinAlgError:
-        cov = np.full((len(x), len(x)), np.inf)
+    cov = _covariance(A) * sigma2
     std = {n: float(math.sqrt(max(cov[6 + i, 6 + i], 0.0))) for i, n in enumerate(free)}
     res = np.linalg.norm(r.reshape(-1, 2), axis=1)
     bic = len(r) * math.log(max(float(np.sum(w * r * r)) / len(r), 1e-12)) + len(x) * math.log(len(r))

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.camera import CameraPose, to_cv
+from calibration.camera import CameraPose, intrinsics, to_cv
 from calibration.camera_fit import CameraFit, fit_camera
 from calibration.errors import CalibrationError
 from calibration.features import PlaneMatch, match_plane
@@ -26,6 +26,7 @@ from calibration.plausibility import LIMITS
 
 FloatArray = NDArray[np.float64]
 MIN_INLIERS = 20
+UNDETERMINED = 0.25  # a fitted focal length with a larger relative standard deviation is not used
 # focal lengths (as a share of the image width) that seed the fit: 2.8 mm to 35 mm on a Pi HQ sensor
 FOCAL_SEEDS = (0.45, 0.7, 1.0, 1.5, 2.5, 4.0, 7.0, 11.0)
 
@@ -203,6 +204,14 @@ def estimate_pose(frame: NDArray[np.uint8], arts: Artwork | list[Artwork], K: Fl
     std = dict(fit.std)
     if fit.f_bound:
         std["f_bound"] = 1.0 if fit.f_bound == "longest" else -1.0
+    elif std["f"] > UNDETERMINED * float(fit.K[0, 0]):
+        # a flat design seen straight down does not tell the focal length: rather than an arbitrary one,
+        # assume the nominal camera, and say so
+        nominal = intrinsics(size)
+        if f_range[0] <= nominal[0, 0] <= f_range[1]:
+            est = solve_pose(all_world[keep], all_image[keep], nominal, np.zeros(5), size, "artwork")
+            return PoseEstimate(est.pose, est.reprojection_error_px, est.inliers, "artwork", est.world_points,
+                                est.image_points, "nominal", {"f": std["f"]})
     return PoseEstimate(_pose_of(fit, size), float(res[keep].mean()), int(keep.sum()), "artwork",
                         all_world[keep], all_image[keep], "fitted", std)
 
