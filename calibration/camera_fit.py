@@ -166,11 +166,26 @@ def _fit(obj: FloatArray, img: FloatArray, K0: FloatArray, d0: FloatArray, rvec:
     return fit, bic
 
 
+def above(rvec: FloatArray, tvec: FloatArray, obj: FloatArray) -> bool:
+    """Is the camera above the points? (OpenCV's object frame has z into the table.)"""
+    R, _ = cv2.Rodrigues(rvec)
+    centre = -R.T @ tvec.reshape(3)
+    return bool(centre[2] < float(obj[:, 2].min()))
+
+
 def _start(obj: FloatArray, img: FloatArray, K: FloatArray, d: FloatArray) -> tuple[FloatArray, FloatArray]:
-    ok, rvec, tvec = cv2.solvePnP(obj, img, K, d, flags=cv2.SOLVEPNP_ITERATIVE)
-    if not ok:
-        raise CalibrationError("solvePnP found no pose")
-    return np.asarray(rvec, np.float64), np.asarray(tvec, np.float64)
+    """A pose to start from, with the camera above the points. A near-orthographic view cannot tell above
+    from below (the depth reversal): then the points of the most common height (the design's plane) give it."""
+    z = np.round(obj[:, 2], 3)
+    values, counts = np.unique(z, return_counts=True)
+    for sel in (np.ones(len(obj), bool), z == values[np.argmax(counts)]):
+        if int(sel.sum()) < 6:
+            continue
+        ok, r, t = cv2.solvePnP(obj[sel], img[sel], K, d, flags=cv2.SOLVEPNP_ITERATIVE)
+        rvec, tvec = np.asarray(r, np.float64), np.asarray(t, np.float64)
+        if ok and above(rvec, tvec, obj):
+            return rvec, tvec
+    raise CalibrationError("solvePnP found no pose with the camera above the design")
 
 
 def fit_camera(world: FloatArray, image: FloatArray, size: tuple[int, int], focal_guesses: list[float],
@@ -198,16 +213,17 @@ def fit_camera(world: FloatArray, image: FloatArray, size: tuple[int, int], foca
         except (CalibrationError, cv2.error):
             continue
         cand = _fit(obj, img, K0, d0, rvec, tvec, ("f",), f_range)
-        if best is None or cand[1] < best[1]:
+        if above(cand[0].rvec, cand[0].tvec, obj) and (best is None or cand[1] < best[1]):
             best = cand
     if best is None:
-        raise CalibrationError("no camera fits the matched points")
+        raise CalibrationError("no camera above the design fits the matched points")
     base = best[0]
     chosen = best
     for free in MODELS[1:]:
         cand = _fit(obj, img, base.K, base.dist, base.rvec, base.tvec, free, f_range)
         fit = cand[0]
-        ok = all(fit.std.get(n, 0.0) < MAX_PP_STD * w for n in ("cx", "cy")) and fit.std.get("k1", 0.0) < MAX_K1_STD
+        ok = above(fit.rvec, fit.tvec, obj) and fit.std.get("k1", 0.0) < MAX_K1_STD
+        ok = ok and all(fit.std.get(n, 0.0) < MAX_PP_STD * w for n in ("cx", "cy"))
         ok = ok and abs(fit.K[0, 2] - w / 2) < 0.15 * w and abs(fit.K[1, 2] - h / 2) < 0.15 * h
         ok = ok and abs(float(fit.dist[0])) < 0.5
         if ok and cand[1] < chosen[1] - 10.0:

@@ -24,6 +24,7 @@ from calibration.errors import CalibrationError
 FRAME_MAX_SIDE = 1600
 REF_MAX_SIDE = 1000
 MIN_MATCHES = 20
+GOOD_INLIERS = 150
 # (tilt t = 1 / cos(angle), in-plane directions) of the simulated reference views
 TILTS: tuple[tuple[float, int], ...] = ((1.0, 1), (math.sqrt(2.0), 4), (2.0, 6))
 
@@ -83,26 +84,32 @@ def _simulated_view(img: NDArray[np.uint8], tilt: float,
     return out, A
 
 
-@lru_cache(maxsize=4)
-def _reference_views(key: bytes, shape: tuple[int, int]) -> tuple[tuple[NDArray[np.float64], NDArray[np.float32]], ...]:
+@lru_cache(maxsize=16)
+def _reference_views(key: bytes, shape: tuple[int, int],
+                     level: int) -> tuple[tuple[NDArray[np.float64], NDArray[np.float32]], ...]:
+    """SIFT features of the simulated views of tilt level ``level`` (an index into ``TILTS``), with their
+    keypoints mapped back to reference pixels; cached per reference."""
     img = np.frombuffer(key, np.uint8).reshape(shape)
     views = []
-    for tilt, n_dirs in TILTS:
-        for k in range(n_dirs):
-            view, A = _simulated_view(img, tilt, 180.0 * k / n_dirs)
-            pts, desc = _detect(view, 3000)
-            if desc is None or len(pts) < MIN_MATCHES:
-                continue
-            Ainv = cv2.invertAffineTransform(A)
-            ref = np.column_stack([pts, np.ones(len(pts))]) @ np.asarray(Ainv, np.float64).T
-            views.append((ref, desc))
+    tilt, n_dirs = TILTS[level]
+    for k in range(n_dirs):
+        view, A = _simulated_view(img, tilt, 180.0 * k / n_dirs)
+        pts, desc = _detect(view, 3000)
+        if desc is None or len(pts) < MIN_MATCHES:
+            continue
+        Ainv = cv2.invertAffineTransform(A)
+        ref = np.column_stack([pts, np.ones(len(pts))]) @ np.asarray(Ainv, np.float64).T
+        views.append((ref, desc))
     return tuple(views)
 
 
 def match_plane(frame: NDArray[np.uint8], reference: NDArray[np.uint8], what: str,
                 ransac_px: float = 0.006) -> PlaneMatch:
     """Matches of ``reference`` in ``frame`` (pixels of each, full resolution). ``ransac_px`` is the
-    homography tolerance as a share of the frame's long side. ``what`` names the target in errors."""
+    homography tolerance as a share of the frame's long side. ``what`` names the target in errors.
+
+    The straight-down reference is tried first; the simulated oblique views are added only while the
+    design is not found convincingly (``GOOD_INLIERS``), so a camera above the table pays for one."""
     ref_small, rs = _shrink(gray(reference), REF_MAX_SIDE)
     fr_small, fs = _shrink(gray(frame), FRAME_MAX_SIDE)
     fpts, fdesc = _detect(fr_small, 8000)
@@ -111,25 +118,37 @@ def match_plane(frame: NDArray[np.uint8], reference: NDArray[np.uint8], what: st
     matcher = cv2.FlannBasedMatcher({"algorithm": 1, "trees": 4}, {"checks": 48})
     best_dist = np.full(len(fpts), np.inf)
     best_ref = np.zeros((len(fpts), 2))
-    for ref_pts, ref_desc in _reference_views(ref_small.tobytes(), ref_small.shape[:2]):
-        for p in matcher.knnMatch(fdesc, ref_desc, k=2):
-            if len(p) == 2 and p[0].distance < 0.8 * p[1].distance and p[0].distance < best_dist[p[0].queryIdx]:
-                best_dist[p[0].queryIdx] = p[0].distance
-                best_ref[p[0].queryIdx] = ref_pts[p[0].trainIdx]
-    found = np.isfinite(best_dist)
-    n = int(found.sum())
+    result: PlaneMatch | CalibrationError = CalibrationError(f"{what}: no features of the design matched the frame")
+    for level in range(len(TILTS)):
+        for ref_pts, ref_desc in _reference_views(ref_small.tobytes(), ref_small.shape[:2], level):
+            for p in matcher.knnMatch(fdesc, ref_desc, k=2):
+                if len(p) == 2 and p[0].distance < 0.8 * p[1].distance and p[0].distance < best_dist[p[0].queryIdx]:
+                    best_dist[p[0].queryIdx] = p[0].distance
+                    best_ref[p[0].queryIdx] = ref_pts[p[0].trainIdx]
+        found = np.isfinite(best_dist)
+        result = _plane(best_ref[found] / rs, fpts[found] / fs, frame.shape[:2], ransac_px, what)
+        if isinstance(result, PlaneMatch) and int(result.inliers.sum()) >= GOOD_INLIERS:
+            return result
+    if isinstance(result, CalibrationError):
+        raise result
+    return result
+
+
+def _plane(ref_all: NDArray[np.float64], fr_all: NDArray[np.float64], shape: tuple[int, ...], ransac_px: float,
+           what: str) -> PlaneMatch | CalibrationError:
+    """The RANSAC homography over the matches, or the error saying why there is none."""
+    n = len(ref_all)
     if n < MIN_MATCHES:
-        raise CalibrationError(f"{what}: only {n} features of the design matched the frame")
-    ref_all, fr_all = best_ref[found] / rs, fpts[found] / fs
+        return CalibrationError(f"{what}: only {n} features of the design matched the frame")
     # a design feature claimed by several frame features is ambiguous: keep it once
     _, first = np.unique(np.round(ref_all / 2.0), axis=0, return_index=True)
     ref_all, fr_all = ref_all[np.sort(first)], fr_all[np.sort(first)]
-    tol = max(2.0, ransac_px * max(frame.shape[:2]))
+    tol = max(2.0, ransac_px * max(shape))
     H, inl = cv2.findHomography(ref_all, fr_all, cv2.USAC_MAGSAC, tol, maxIters=20000, confidence=0.9999)
     if H is None or inl is None:
-        raise CalibrationError(f"{what}: the {len(ref_all)} matched features do not agree on one plane")
+        return CalibrationError(f"{what}: the {len(ref_all)} matched features do not agree on one plane")
     keep = inl.ravel() > 0
     if int(keep.sum()) < MIN_MATCHES:
-        raise CalibrationError(f"{what}: only {int(keep.sum())} of {len(ref_all)} matched features agree on "
-                               "one plane (is the design in view?)")
+        return CalibrationError(f"{what}: only {int(keep.sum())} of {len(ref_all)} matched features agree on "
+                                "one plane (is the design in view?)")
     return PlaneMatch(ref_all, fr_all, np.asarray(H, np.float64), keep)

@@ -202,16 +202,20 @@ def estimate_pose(frame: NDArray[np.uint8], arts: Artwork | list[Artwork], K: Fl
     if int(keep.sum()) < MIN_INLIERS:
         raise CalibrationError(f"{what}: only {int(keep.sum())} matched features fit one camera")
     std = dict(fit.std)
-    if fit.f_bound:
-        std["f_bound"] = 1.0 if fit.f_bound == "longest" else -1.0
-    elif std["f"] > UNDETERMINED * float(fit.K[0, 0]):
-        # a flat design seen straight down does not tell the focal length: rather than an arbitrary one,
-        # assume the nominal camera, and say so
-        nominal = intrinsics(size)
-        if f_range[0] <= nominal[0, 0] <= f_range[1]:
-            est = solve_pose(all_world[keep], all_image[keep], nominal, np.zeros(5), size, "artwork")
+    nominal = intrinsics(size)
+    if (fit.f_bound or std["f"] > UNDETERMINED * float(fit.K[0, 0])) and f_range[0] <= nominal[0, 0] <= f_range[1]:
+        # The fit ran to a bound or cannot tell the focal length (a flat design seen straight down): if the
+        # nominal camera explains the points as well, assume it rather than an arbitrary focal length, and say so.
+        est = solve_pose(all_world[keep], all_image[keep], nominal, np.zeros(5), size, "artwork")
+        fitted_err = float(np.minimum(res[keep], tol).mean())
+        nominal_err = float(np.minimum(np.linalg.norm(est.pose.project(all_world[keep]) - all_image[keep], axis=1),
+                                       tol).mean())
+        above = float(est.pose.centre_world()[2]) > float(centre[2])
+        if above and nominal_err <= 1.05 * fitted_err + 0.05:
             return PoseEstimate(est.pose, est.reprojection_error_px, est.inliers, "artwork", est.world_points,
                                 est.image_points, "nominal", {"f": std["f"]})
+    if fit.f_bound:
+        std["f_bound"] = 1.0 if fit.f_bound == "longest" else -1.0
     return PoseEstimate(_pose_of(fit, size), float(res[keep].mean()), int(keep.sum()), "artwork",
                         all_world[keep], all_image[keep], "fitted", std)
 

@@ -33,10 +33,10 @@ class Limits:
 
 
 # The map alone (``--target map``, a picture of the map, not the table's camera) may be photographed from
-# close (a 2.8 mm lens filling a third of the frame is ~0.2 m away) or with a long lens from afar (the
-# real top-down pictures are near-orthographic renders: a camera pinned at 2.5 m would add up to 3 px of
-# stand parallax they do not have).
-LIMITS = {"mat": Limits(min_distance_mm=300.0), "map": Limits(min_distance_mm=150.0, max_distance_mm=10000.0)}
+# close (a 2.8 mm lens filling a third of the frame is ~0.2 m away, filling all of it ~0.1 m) or with a
+# long lens from afar (the real top-down pictures are near-orthographic renders: a camera pinned at 2.5 m
+# would add up to 3 px of stand parallax they do not have).
+LIMITS = {"mat": Limits(min_distance_mm=300.0), "map": Limits(min_distance_mm=80.0, max_distance_mm=10000.0)}
 
 
 def tilt_deg(pose: CameraPose, point_mm: FloatArray) -> float:

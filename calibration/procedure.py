@@ -99,7 +99,7 @@ def drift_px(a: CameraPose, b: CameraPose, layout: TableLayout) -> float:
 
 
 def check_calibration(frame: NDArray[np.uint8], calibration: Calibration, layout: TableLayout,
-                      art: Artwork) -> float:
+                      art: Artwork | list[Artwork]) -> float:
     """How far (px) the stands and slots have moved in ``frame`` since ``calibration``: re-estimates the
     pose with the stored intrinsics and compares. Above a few pixels, recalibrate from this frame."""
     p = calibration.pose

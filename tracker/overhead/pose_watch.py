@@ -55,6 +55,8 @@ class PoseWatch:
             return Watch(True)
         if now < self.next_check:
             return Watch(not self.lost)
+        if self.tracker.reference.shape != frame.shape[:2]:
+            return Watch(not self.lost)  # not a frame of this camera mode: the reader reports it, not the watch
         self.next_check = now + self.interval_s
         detail = ""
         try:
