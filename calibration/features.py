@@ -24,7 +24,7 @@ from calibration.errors import CalibrationError
 FRAME_MAX_SIDE = 1600
 REF_MAX_SIDE = 1000
 MIN_MATCHES = 20
-GOOD_INLIERS = 150
+GOOD_INLIERS = 100
 # (tilt t = 1 / cos(angle), in-plane directions) of the simulated reference views
 TILTS: tuple[tuple[float, int], ...] = ((1.0, 1), (math.sqrt(2.0), 4), (2.0, 6))
 
@@ -94,7 +94,7 @@ def _reference_views(key: bytes, shape: tuple[int, int],
     tilt, n_dirs = TILTS[level]
     for k in range(n_dirs):
         view, A = _simulated_view(img, tilt, 180.0 * k / n_dirs)
-        pts, desc = _detect(view, 3000)
+        pts, desc = _detect(view, 2000)
         if desc is None or len(pts) < MIN_MATCHES:
             continue
         Ainv = cv2.invertAffineTransform(A)
@@ -103,30 +103,46 @@ def _reference_views(key: bytes, shape: tuple[int, int],
     return tuple(views)
 
 
-def match_plane(frame: NDArray[np.uint8], reference: NDArray[np.uint8], what: str,
-                ransac_px: float = 0.006) -> PlaneMatch:
+@dataclass(frozen=True)
+class FrameFeatures:
+    """SIFT keypoints (full-resolution pixels) and descriptors of a frame, computed once for all designs."""
+
+    pts: NDArray[np.float64]
+    desc: NDArray[np.float32] | None
+    shape: tuple[int, int]
+
+
+def frame_features(frame: NDArray[np.uint8]) -> FrameFeatures:
+    small, s = _shrink(gray(frame), FRAME_MAX_SIDE)
+    pts, desc = _detect(small, 8000)
+    return FrameFeatures(pts / s, desc, (frame.shape[0], frame.shape[1]))
+
+
+def match_plane(frame: NDArray[np.uint8] | FrameFeatures, reference: NDArray[np.uint8], what: str,
+                ransac_px: float = 0.006, max_level: int = len(TILTS) - 1) -> PlaneMatch:
     """Matches of ``reference`` in ``frame`` (pixels of each, full resolution). ``ransac_px`` is the
     homography tolerance as a share of the frame's long side. ``what`` names the target in errors.
 
-    The straight-down reference is tried first; the simulated oblique views are added only while the
-    design is not found convincingly (``GOOD_INLIERS``), so a camera above the table pays for one."""
+    The straight-down reference is tried first; the simulated oblique views (up to ``max_level``) are
+    added only while the design is not found convincingly (``GOOD_INLIERS``), so a camera above the table
+    pays for one."""
     ref_small, rs = _shrink(gray(reference), REF_MAX_SIDE)
-    fr_small, fs = _shrink(gray(frame), FRAME_MAX_SIDE)
-    fpts, fdesc = _detect(fr_small, 8000)
+    ff = frame if isinstance(frame, FrameFeatures) else frame_features(frame)
+    fpts, fdesc = ff.pts, ff.desc
     if fdesc is None or len(fpts) < MIN_MATCHES:
         raise CalibrationError(f"{what}: too few features in the frame (is it the table, in focus and lit?)")
     matcher = cv2.FlannBasedMatcher({"algorithm": 1, "trees": 4}, {"checks": 48})
     best_dist = np.full(len(fpts), np.inf)
     best_ref = np.zeros((len(fpts), 2))
     result: PlaneMatch | CalibrationError = CalibrationError(f"{what}: no features of the design matched the frame")
-    for level in range(len(TILTS)):
+    for level in range(min(max_level, len(TILTS) - 1) + 1):
         for ref_pts, ref_desc in _reference_views(ref_small.tobytes(), ref_small.shape[:2], level):
             for p in matcher.knnMatch(fdesc, ref_desc, k=2):
                 if len(p) == 2 and p[0].distance < 0.8 * p[1].distance and p[0].distance < best_dist[p[0].queryIdx]:
                     best_dist[p[0].queryIdx] = p[0].distance
                     best_ref[p[0].queryIdx] = ref_pts[p[0].trainIdx]
         found = np.isfinite(best_dist)
-        result = _plane(best_ref[found] / rs, fpts[found] / fs, frame.shape[:2], ransac_px, what)
+        result = _plane(best_ref[found] / rs, fpts[found], ff.shape, ransac_px, what)
         if isinstance(result, PlaneMatch) and int(result.inliers.sum()) >= GOOD_INLIERS:
             return result
     if isinstance(result, CalibrationError):

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from calibration.camera import CameraPose, intrinsics, to_cv
 from calibration.camera_fit import CameraFit, fit_camera
 from calibration.errors import CalibrationError
-from calibration.features import PlaneMatch, match_plane
+from calibration.features import PlaneMatch, frame_features, match_plane
 from calibration.plausibility import LIMITS
 
 FloatArray = NDArray[np.float64]
@@ -146,9 +146,11 @@ def estimate_pose(frame: NDArray[np.uint8], arts: Artwork | list[Artwork], K: Fl
     what = f"{designs[0].name} pose"
     size = (frame.shape[1], frame.shape[0])
     matches: list[tuple[Artwork, PlaneMatch]] = []
+    features = frame_features(frame)
     for i, art in enumerate(designs):
         try:
-            matches.append((art, match_plane(frame, art.image, what)))
+            # the first design is searched at every simulated tilt; the others only add points
+            matches.append((art, match_plane(features, art.image, what, max_level=2 if i == 0 else 1)))
         except CalibrationError:
             if i == 0:
                 raise
