@@ -167,6 +167,7 @@ class TableRuntime:
         if self.overhead is not None:
             self.overhead.table = table
             self.overhead.stabiliser = Stabiliser(frames=self.cfg.frames_to_agree)
+            self.overhead.mat = Stabiliser(frames=self.cfg.frames_to_agree)
         self.service.replace(table)
         return True
 

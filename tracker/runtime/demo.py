@@ -28,7 +28,7 @@ from tracker.service.service import TableService
 from tracker.table.loop import OverheadLoop
 from tracker.table.table import Table
 from vision.board import BoardReader
-from vision.synth import Renderer, TableScene, Token
+from vision.synth import Renderer, SlotCard, TableScene, Token
 
 PALETTE: dict[str, tuple[int, int, int]] = {"red": (40, 40, 210), "blue": (200, 90, 30)}
 NOMINAL_FPS = 4.0
@@ -60,12 +60,21 @@ class DemoFrames:
         n = 0
         for index, step in enumerate(self.steps):
             tokens = {s: Token(kind, owner, count) for s, (kind, owner, count) in step.tokens.items()}
+            slots = {slot: [SlotCard(face, payload) for face, payload in cards] for slot, cards in step.cards.items()}
             renderer = self.bumped[1] if self.bumped and index >= self.bumped[0] else self.renderer
             for k in range(self.hand_frames + self.settled_frames):
                 hands = 1 if k < self.hand_frames else 0
                 n += 1
-                yield index, step, k == 0, renderer.render(TableScene(tokens, {}, hands),
+                yield index, step, k == 0, renderer.render(TableScene(tokens, slots, hands),
                                                            seed=self.seed * 100_000 + n)
+
+
+def begin_step(table: Table, step: Step) -> None:
+    """What the players do off the map when a step begins: phone actions, and cards shown to the front camera."""
+    for line in step.say:
+        table.act(f"phone:{line.split()[0]}", line)
+    for card in step.shown:
+        table.shown("front", card)
 
 
 class DemoTable:
@@ -149,8 +158,7 @@ class DemoTable:
                 return
             if first:
                 self.step_index = index
-                for line in step.say:
-                    self.table.act(f"phone:{line.split()[0]}", line)
+                begin_step(self.table, step)
             self.latest = frame
             watch = self.watch.process(frame, now=n / NOMINAL_FPS)  # the script's clock, whatever the pace
             if watch.pose is not None:
