@@ -30,6 +30,7 @@ FloatArray = NDArray[np.float64]
 PATCH = 96
 MIN_PATCHES = 6
 MIN_RESPONSE = 0.15
+QUICK_PATCHES = 8
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,21 @@ class PoseTracker:
         x, y = round(float(centre[0])), round(float(centre[1]))
         half = PATCH // 2
         return img[y - half:y + half, x - half:x + half]
+
+    def moved(self, frame: NDArray[np.uint8], n: int = QUICK_PATCHES) -> bool:
+        """A quick test fit for every frame (a few ms): do the most textured patches agree that the image
+        shifted by more than the tolerance? Patches that do not correlate (under a hand) do not count."""
+        win = cv2.createHanningWindow((PATCH, PATCH), cv2.CV_32F)
+        shifts = []
+        for p in self.pixels[:n]:
+            x, y, half = round(float(p[0])), round(float(p[1])), PATCH // 2
+            cur = frame[y - half:y + half, x - half:x + half]
+            if cur.shape[:2] != (PATCH, PATCH):
+                continue
+            (dx, dy), response = cv2.phaseCorrelate(self._patch(self.reference, p), _gray(cur), win)
+            if response >= MIN_RESPONSE:
+                shifts.append(float(np.hypot(dx, dy)))
+        return len(shifts) >= 3 and float(np.median(shifts)) > self.tolerance
 
     def check(self, frame: NDArray[np.uint8], busy: NDArray[np.bool_] | None = None) -> PoseCheck:
         """Compare ``frame`` with the reference on the free patches; re-pose when the table moved. A new

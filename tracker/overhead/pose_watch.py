@@ -1,10 +1,12 @@
 """The overhead pose follows the table during play.
 
 Every ``interval_s`` seconds the current frame is checked against the calibration (``calibration.drift``:
-free, textured patches of the empty table). A camera or mat moved by more than the tolerance is re-posed
-automatically and the pages say so; tracking resumes with the new pose. When no pose can be found the
-pages say "board unreadable: camera moved" and the loop takes no move from the frames until a later check
-finds the table again (or someone calibrates on the calibration page).
+free, textured patches of the empty table), and at once when a quick look at a few of those patches (a
+few ms, every frame) says the image shifted, so no frame of a knocked camera is read with the old pose.
+A camera or mat moved by more than the tolerance is re-posed automatically and the pages say so; tracking
+resumes with the new pose. When no pose can be found the pages say "board unreadable: camera moved" and
+the loop takes no move from the frames until a later check finds the table again (or someone calibrates
+on the calibration page).
 """
 
 from __future__ import annotations
@@ -53,10 +55,11 @@ class PoseWatch:
             self.tracker = PoseTracker(self.layout, self.pose, frame, self.arts, self.tolerance)
             self.next_check = now + self.interval_s
             return Watch(True)
-        if now < self.next_check:
-            return Watch(not self.lost)
         if self.tracker.reference.shape != frame.shape[:2]:
             return Watch(not self.lost)  # not a frame of this camera mode: the reader reports it, not the watch
+        # every few seconds in full; at once when a quick look at a few patches says the image moved
+        if now < self.next_check and (self.lost or not self.tracker.moved(frame)):
+            return Watch(not self.lost)
         self.next_check = now + self.interval_s
         detail = ""
         try:
