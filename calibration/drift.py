@@ -30,7 +30,7 @@ FloatArray = NDArray[np.float64]
 PATCH = 96
 MIN_PATCHES = 6
 MIN_RESPONSE = 0.15
-QUICK_PATCHES = 8
+QUICK_PATCHES = 4
 
 
 @dataclass(frozen=True)
