@@ -6,7 +6,7 @@ JSON, format ``kipukas-calibration/1``; every problem on load names the file and
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,32 @@ class Calibration:
     method: str
     reprojection_error_px: float
     inliers: int
+    intrinsics: str = "given"
+    intrinsics_std: dict[str, float] = field(default_factory=dict)
+
+    def intrinsics_summary(self) -> dict[str, Any]:
+        """Which intrinsics were used and how well determined: focal length (px) with one standard deviation,
+        and principal point / k1 when they were fitted."""
+        K, d = self.pose.K, np.asarray(self.pose.dist, float).reshape(-1)
+        out: dict[str, Any] = {"source": self.intrinsics, "focal_px": round(float(K[0, 0]), 1)}
+        std = self.intrinsics_std
+        if "f" in std:
+            out["focal_std_px"] = round(std["f"], 1)
+        if self.intrinsics == "nominal":
+            out["focal_std_px"] = None
+            out["focal_note"] = ("not determined by this view (a flat design seen straight down): the Pi HQ "
+                                 "camera's 6 mm lens is assumed; keep the map in view or give --charuco photos")
+        if std.get("f_bound", 0.0) > 0:
+            out["focal_std_px"] = None
+            out["focal_note"] = ("not determined, at least this long: the view is nearly orthographic (a far "
+                                 "camera or a long lens); the pose puts the camera at the farthest plausible distance")
+        if "cx" in std:
+            out["principal_point_px"] = [round(float(K[0, 2]), 1), round(float(K[1, 2]), 1)]
+            out["principal_point_std_px"] = [round(std["cx"], 1), round(std.get("cy", 0.0), 1)]
+        if "k1" in std:
+            out["k1"] = round(float(d[0]), 4)
+            out["k1_std"] = round(std["k1"], 4)
+        return out
 
     def to_json(self) -> dict[str, Any]:
         p = self.pose
@@ -38,6 +64,7 @@ class Calibration:
             "method": self.method,
             "reprojection_error_px": round(self.reprojection_error_px, 4),
             "inliers": self.inliers,
+            "intrinsics": self.intrinsics_summary(),
         }
 
     def save(self, path: str | Path) -> None:
@@ -81,7 +108,11 @@ def parse_calibration(source: str, data: Any) -> Calibration:
     if not isinstance(inliers, int) or inliers < 0:
         raise CalibrationFileError(source, "inliers", f"expected a whole number >= 0, got {inliers!r}")
     pose = CameraPose(K, dist, rvec, tvec, (size[0], size[1]))
-    return Calibration(pose, str(method), float(err), inliers)
+    intr = data.get("intrinsics", {"source": "given"})
+    if not isinstance(intr, dict) or intr.get("source") not in ("given", "fitted", "nominal"):
+        raise CalibrationFileError(source, "intrinsics.source",
+                                   f"expected 'given', 'fitted' or 'nominal', got {intr!r}")
+    return Calibration(pose, str(method), float(err), inliers, str(intr["source"]))
 
 
 def load_calibration(path: str | Path) -> Calibration:

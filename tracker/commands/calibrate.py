@@ -1,7 +1,9 @@
 """`kipukas-tracker calibrate`: calibrate the overhead camera from one still frame.
 
 Prints one JSON line: {"image", "target", "method", "reprojection_error_px", "inliers", "image_size",
-"out", "overlay"}. Bad or unusable images exit with status 2 and a one-line reason.
+"intrinsics", "out", "overlay"}; "intrinsics" says whether K was given (--charuco, --intrinsics) or fitted
+from the picture, with the focal length's standard deviation. Bad or unusable images (no mat or map in
+view, an implausible pose) exit with status 2 and a one-line reason naming the failed check.
 """
 
 from __future__ import annotations
@@ -17,14 +19,11 @@ from numpy.typing import NDArray
 from calibration.calfile import Calibration, load_calibration
 from calibration.charuco import calibrate_intrinsics
 from calibration.errors import CalibrationError
-from calibration.layout import MAP_SURFACE_Z_MM
-from calibration.mat_pose import Artwork
 from calibration.overlay import draw_overlay
-from calibration.procedure import calibrate_frame, mat_artwork
+from calibration.procedure import calibrate_frame
 from rules.board_map import BoardMap
 from tracker.errors import UsageError
-from tracker.overhead.layout import table_layout
-from vision.assets import asset
+from tracker.overhead.layout import board_artwork, table_artworks, table_layout
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,15 +38,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--charuco", nargs="+", metavar="PHOTO",
                    help="compute K and distortion from these photos of the ChArUco board (charuco-board)")
     p.set_defaults(func=run)
-
-
-def map_artwork(board: BoardMap, origin_mm: tuple[float, float]) -> Artwork:
-    """The map's top texture as a reference design on the map's surface."""
-    tex = asset(str(board.texture["file"]))
-    src = np.asarray(board.texture["board_px"], np.float32).reshape(4, 2)
-    w, h = board.size_mm
-    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) + np.asarray(origin_mm, np.float32)
-    return Artwork(tex, np.asarray(cv2.getPerspectiveTransform(src, dst), np.float64), MAP_SURFACE_Z_MM)
 
 
 def _charuco(paths: list[str], size: tuple[int, int]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -85,13 +75,14 @@ def run(args: argparse.Namespace) -> int:
         if intr.image_size != (frame.shape[1], frame.shape[0]):
             intr = intr.scaled((frame.shape[1], frame.shape[0]))
         K, dist = intr.K, intr.dist
-    art = mat_artwork(layout, asset(layout.mat_image)) if args.target == "mat" else map_artwork(
-        board, layout.map_origin_mm)
+    arts = table_artworks(board, layout) if args.target == "mat" else [board_artwork(board, layout)]
     try:
         stickers = True if args.stickers else (None if args.target == "mat" else False)
-        cal: Calibration = calibrate_frame(frame, layout, art, K, dist, stickers=stickers)
+        cal: Calibration = calibrate_frame(frame, layout, arts, K, dist, stickers=stickers)
     except CalibrationError as exc:
         raise UsageError(f"{args.image}: {exc}") from None
+    except cv2.error as exc:  # the boundary: no OpenCV exception reaches the user
+        raise UsageError(f"{args.image}: {args.target} pose: OpenCV failed on this picture ({exc.err})") from None
     if args.out:
         cal.save(args.out)
     if args.overlay and not cv2.imwrite(args.overlay, draw_overlay(frame, layout, cal.pose)):
@@ -99,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps({
         "image": args.image, "target": args.target, "method": cal.method,
         "reprojection_error_px": round(cal.reprojection_error_px, 3), "inliers": cal.inliers,
-        "image_size": list(cal.pose.image_size),
+        "image_size": list(cal.pose.image_size), "intrinsics": cal.intrinsics_summary(),
         "out": str(Path(args.out)) if args.out else None, "overlay": args.overlay or None,
     }))
     return 0

@@ -16,6 +16,7 @@ from calibration.calfile import Calibration, load_calibration
 from calibration.camera import CameraPose, default_pose
 from calibration.errors import CalibrationError
 from calibration.layout import TableLayout
+from calibration.mat_pose import Artwork
 from calibration.procedure import calibrate_frame, check_calibration, mat_artwork
 from vision.assets import asset
 
@@ -24,8 +25,10 @@ DRIFT_LIMIT_PX = 3.0
 
 class OverheadCalibration:
     def __init__(self, layout: TableLayout, image_size: tuple[int, int], path: str,
-                 warn: Callable[[str], None]) -> None:
+                 warn: Callable[[str], None], arts: list[Artwork] | None = None) -> None:
         self.layout, self.path, self.warn = layout, path, warn
+        # the mat, and the map on it when given: its stand tops fix the focal length without a ChArUco board
+        self.arts = arts or [mat_artwork(layout, asset(layout.mat_image))]
         self.calibration: Calibration | None = None
         self.pose: CameraPose = default_pose(layout, image_size=image_size)
         self.checked = False
@@ -55,10 +58,24 @@ class OverheadCalibration:
         self.warn(f"overhead camera calibrated {how} ({cal.method}, reprojection error "
                   f"{cal.reprojection_error_px:.2f} px)")
 
+    def follow(self, pose: CameraPose) -> None:
+        """The table moved and was re-posed during play (``PoseWatch``): keep and save the new pose, so a
+        restart starts from it; the watch has already said so on the pages."""
+        old = self.calibration
+        self.pose = pose
+        self.calibration = Calibration(pose, old.method if old else "artwork",
+                                       old.reprojection_error_px if old else 0.0, old.inliers if old else 0,
+                                       old.intrinsics if old else "given", dict(old.intrinsics_std) if old else {})
+        if self.path:
+            try:
+                self.calibration.save(self.path)
+            except OSError as exc:
+                self.warn(f"cannot save the re-posed calibration to {self.path}: {exc.strerror}")
+
     def first_frame(self, frame: NDArray[np.uint8]) -> CameraPose | None:
         """Check (or make) the calibration on the first frame; return a new pose when it changed."""
         self.checked = True
-        art = mat_artwork(self.layout, asset(self.layout.mat_image))
+        art = self.arts
         if self.calibration is not None:
             try:
                 drift = check_calibration(frame, self.calibration, self.layout, art)

@@ -27,7 +27,8 @@ from tracker.front.camera import FrontCamera
 from tracker.overhead import palettes as palette_store
 from tracker.overhead.auto_calibration import OverheadCalibration
 from tracker.overhead.calibration_service import CalibrationService
-from tracker.overhead.layout import table_layout
+from tracker.overhead.layout import table_artworks, table_layout
+from tracker.overhead.pose_watch import PoseWatch
 from tracker.record.hub_push import HubPusher
 from tracker.record.keyframes import KeyframeStore
 from tracker.record.keys import load_or_create_key
@@ -136,8 +137,10 @@ class TableRuntime:
         self.keyframes = self._keyframe_store()
         table.listeners.append(self._save_keyframes)
         self.layout = table_layout(table.board)
+        arts = table_artworks(table.board, self.layout)
         self.calibration = OverheadCalibration(self.layout, (cfg.overhead.width, cfg.overhead.height),
-                                               cfg.calibration, self.warn)
+                                               cfg.calibration, self.warn, arts)
+        self.watch = PoseWatch(self.layout, self.calibration.pose, arts, self.warn)
         learned = palette_store.load(state_dir, cfg.players)
         if learned is None:
             table.warn("token colours not learned yet: on the calibration page, put one token of each player "
@@ -156,6 +159,7 @@ class TableRuntime:
 
     def _calibrated_by_hand(self, cal: Calibration) -> None:
         self.calibration.set(cal, "by hand on the calibration page")
+        self.watch.reset(cal.pose)  # the next frame becomes the check's reference
         self._new_reader()
 
     def _colours_learned(self, palette: dict[str, tuple[int, int, int]]) -> None:
@@ -248,6 +252,13 @@ class TableRuntime:
                 pose = self.calibration.first_frame(frame.image)
                 if pose is not None:
                     self._new_reader()
+                self.watch.reset(self.calibration.pose, frame.image)
+            watch = self.watch.process(frame.image, time.monotonic())  # every few seconds
+            if watch.pose is not None:
+                self.calibration.follow(watch.pose)
+                self._new_reader()
+            if not watch.readable:
+                return  # board unreadable: camera moved; no move from this frame
             loop.process(frame.image)
 
         self._camera_loop("overhead camera", self.cfg.overhead, process)

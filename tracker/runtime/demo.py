@@ -11,13 +11,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from calibration.calfile import Calibration
-from calibration.camera import default_pose
+from calibration.camera import CameraPose, default_pose
+from calibration.drift import moved_reference
 from rules.board_map import BoardMap
 from tracker.overhead.calibration_service import CalibrationService
-from tracker.overhead.layout import table_layout
+from tracker.overhead.layout import table_artworks, table_layout
+from tracker.overhead.pose_watch import PoseWatch
 from tracker.record.keys import load_or_create_key
 from tracker.record.store import GameRecord
 from tracker.runtime.demo_script import DECKS, Step, demo_steps
@@ -28,6 +31,16 @@ from vision.board import BoardReader
 from vision.synth import Renderer, SlotCard, TableScene, Token
 
 PALETTE: dict[str, tuple[int, int, int]] = {"red": (40, 40, 210), "blue": (200, 90, 30)}
+NOMINAL_FPS = 4.0
+
+
+def bumped_pose(pose: CameraPose) -> CameraPose:
+    """The demo camera after a knock: turned by about a degree and shifted by a centimetre."""
+    R, _ = cv2.Rodrigues(pose.rvec)
+    turn, _ = cv2.Rodrigues(np.radians(np.array([0.6, -0.4, 0.8])))
+    rvec, _ = cv2.Rodrigues(turn @ R)
+    return CameraPose(pose.K, pose.dist, np.asarray(rvec, np.float64), pose.tvec + np.array([[8.0], [-5.0], [0.0]]),
+                      pose.image_size)
 DEMO_IMAGE_SIZE = (2028, 1520)  # the Pi HQ camera binned mode the overhead reader is tuned for
 
 
@@ -40,6 +53,7 @@ class DemoFrames:
     hand_frames: int = 2
     settled_frames: int = 4
     seed: int = 0
+    bumped: tuple[int, Renderer] | None = None  # from this step on, the camera has been knocked
 
     def frames(self) -> Iterator[tuple[int, Step, bool, np.ndarray]]:
         """Yield (step index, step, first frame of the step?, frame)."""
@@ -47,11 +61,12 @@ class DemoFrames:
         for index, step in enumerate(self.steps):
             tokens = {s: Token(kind, owner, count) for s, (kind, owner, count) in step.tokens.items()}
             slots = {slot: [SlotCard(face, payload) for face, payload in cards] for slot, cards in step.cards.items()}
+            renderer = self.bumped[1] if self.bumped and index >= self.bumped[0] else self.renderer
             for k in range(self.hand_frames + self.settled_frames):
                 hands = 1 if k < self.hand_frames else 0
                 n += 1
-                yield index, step, k == 0, self.renderer.render(TableScene(tokens, slots, hands),
-                                                                seed=self.seed * 100_000 + n)
+                yield index, step, k == 0, renderer.render(TableScene(tokens, slots, hands),
+                                                           seed=self.seed * 100_000 + n)
 
 
 def begin_step(table: Table, step: Step) -> None:
@@ -66,7 +81,8 @@ class DemoTable:
     """The demo pipeline; `run()` plays the script (again and again when `repeat`), pacing frames at `fps`."""
 
     def __init__(self, fps: float | None = 4.0, repeat: bool = True, linger_s: float = 10.0,
-                 hand_frames: int = 2, settled_frames: int = 4, folder: Path | None = None) -> None:
+                 hand_frames: int = 2, settled_frames: int = 4, folder: Path | None = None,
+                 bump_at_step: int | None = None) -> None:
         self.board = BoardMap.packaged()
         layout = table_layout(self.board)
         pose = default_pose(layout, image_size=DEMO_IMAGE_SIZE)
@@ -90,6 +106,14 @@ class DemoTable:
         self.service.calibration = CalibrationService(layout, lambda: self.latest, lambda: self.pose,
                                                       self._calibrated_by_hand, self._colours_learned,
                                                       lambda: self.palette)
+        # the pose follows the table: checked every few (nominal) seconds, re-posed when the camera moved
+        self.watch = PoseWatch(layout, pose, table_artworks(self.board, layout), self.table_warn)
+        self.watch.reset(pose, self.reference)
+        self.bump_at_step = bump_at_step
+        self.bumped = Renderer(layout, bumped_pose(pose), PALETTE) if bump_at_step is not None else None
+
+    def table_warn(self, message: str) -> None:
+        self.table.warn(message)  # whichever round is in progress
 
     def _colours_learned(self, palette: dict[str, tuple[int, int, int]]) -> None:
         self.palette = {**self.palette, **palette}
@@ -97,7 +121,13 @@ class DemoTable:
 
     def _calibrated_by_hand(self, cal: Calibration) -> None:
         """The calibration page moved the corners: read the synthetic table with the new pose."""
-        self.pose = cal.pose
+        self._follow(cal.pose)
+        self.watch.reset(cal.pose)
+
+    def _follow(self, pose: CameraPose) -> None:
+        """Read with a new pose; the empty-table reference is moved with it."""
+        self.reference = moved_reference(self.reference, self.pose, pose)
+        self.pose = pose
         self._new_reader()
 
     def _new_reader(self) -> None:
@@ -121,8 +151,10 @@ class DemoTable:
     def _play_once(self) -> None:
         loop = OverheadLoop(self.table, self.reader)
         period = 1.0 / self.fps if self.fps else 0.0
-        frames = DemoFrames(self.renderer, demo_steps(), self.hand_frames, self.settled_frames, seed=self.rounds)
-        for index, step, first, frame in frames.frames():
+        bumped = (self.bump_at_step, self.bumped) if self.bump_at_step is not None and self.bumped else None
+        frames = DemoFrames(self.renderer, demo_steps(), self.hand_frames, self.settled_frames, seed=self.rounds,
+                            bumped=bumped)
+        for n, (index, step, first, frame) in enumerate(frames.frames()):
             started = time.monotonic()
             if self.stop.is_set():
                 return
@@ -130,6 +162,11 @@ class DemoTable:
                 self.step_index = index
                 begin_step(self.table, step)
             self.latest = frame
+            watch = self.watch.process(frame, now=n / NOMINAL_FPS)  # the script's clock, whatever the pace
+            if watch.pose is not None:
+                self._follow(watch.pose)
+            if not watch.readable:
+                continue  # board unreadable: no move from this frame
             loop.reader = self.reader
             loop.process(frame)
             if period:
