@@ -181,7 +181,8 @@ class Renderer:
             hard_shadow(f, room, shadow)
         if glare > 0:
             glare_spots(f, room, glare, self.px_per_mm)
-        lit = np.asarray(np.clip(f, 0, 255), np.uint8) if kelvin is not None or shadow > 0 or glare > 0 else clean.copy()
+        room_light = kelvin is not None or shadow > 0 or glare > 0
+        lit = np.asarray(np.clip(f, 0, 255), np.uint8) if room_light else clean.copy()
         return self._camera_effects(lit, rng, lighting, noise, blur, jpeg_quality)
 
     def _draw_tokens(self, frame: Image, scene: TableScene, rng: np.random.Generator) -> None:
