@@ -62,11 +62,11 @@ def draw_clutter(frame: Image, mask: NDArray[np.uint8], project: Project, item: 
         cv2.fillPoly(frame, [np.round(shine * 16).astype(np.int32)], (62, 62, 68), cv2.LINE_AA, shift=4)
     elif item.kind == "die":
         side = float(rng.uniform(14.0, 20.0))
-        body = _colour(rng, 30, 250)
+        die = _colour(rng, 30, 250)
         top = _prism(frame, mask, project, _rect(side, side, x, y, ang), z, z + side,
-                     tuple(int(c * 0.6) for c in body), body)  # type: ignore[arg-type]
+                     _dim(die, 0.6), die)
         centre = top.mean(0)
-        pip = (20, 20, 20) if sum(body) > 300 else (235, 235, 235)
+        pip = (20, 20, 20) if sum(die) > 300 else (235, 235, 235)
         for k in range(int(rng.integers(1, 7))):
             p = centre + (top[k % 4] - centre) * 0.5 if k else centre
             cv2.circle(frame, (round(p[0]), round(p[1])), max(2, round(side * 0.08 * _scale(top, side))), pip, -1,
@@ -75,14 +75,13 @@ def draw_clutter(frame: Image, mask: NDArray[np.uint8], project: Project, item: 
         a = np.linspace(0, 2 * np.pi, 40, endpoint=False)
         r = float(rng.uniform(36.0, 45.0))
         ring = np.column_stack([x + r * np.cos(a), y + r * np.sin(a)])
-        body = _colour(rng, 60, 250)
-        top = _prism(frame, mask, project, ring, z, z + 95.0, tuple(int(c * 0.7) for c in body), body)  # type: ignore[arg-type]
+        cup = _colour(rng, 60, 250)
+        top = _prism(frame, mask, project, ring, z, z + 95.0, _dim(cup, 0.7), cup)
         inner = top.mean(0) + (top - top.mean(0)) * 0.86
         cv2.fillPoly(frame, [np.round(inner * 16).astype(np.int32)], (20, 40, 60), cv2.LINE_AA, shift=4)
     elif item.kind == "cardbox":
-        body = _colour(rng)
-        top = _prism(frame, mask, project, _rect(70.0, 98.0, x, y, ang), z, z + 30.0,
-                     tuple(int(c * 0.6) for c in body), body)  # type: ignore[arg-type]
+        box = _colour(rng)
+        top = _prism(frame, mask, project, _rect(70.0, 98.0, x, y, ang), z, z + 30.0, _dim(box, 0.6), box)
         label = top.mean(0) + (top - top.mean(0)) * 0.5
         cv2.fillPoly(frame, [np.round(label * 16).astype(np.int32)], _colour(rng), cv2.LINE_AA, shift=4)
     elif item.kind == "paper":
@@ -99,6 +98,10 @@ def draw_clutter(frame: Image, mask: NDArray[np.uint8], project: Project, item: 
             cv2.fillPoly(mask, [np.round(pts * 16).astype(np.int32)], 255, cv2.LINE_8, shift=4)
     else:
         raise ValueError(f"clutter kind {item.kind!r} is not one of {', '.join(CLUTTER_KINDS)}")
+
+
+def _dim(c: tuple[int, int, int], f: float) -> tuple[int, int, int]:
+    return (int(c[0] * f), int(c[1] * f), int(c[2] * f))
 
 
 def _scale(top: NDArray[np.float64], side_mm: float) -> float:

@@ -47,7 +47,7 @@ def hard_shadow(f: F32, rng: np.random.Generator, strength: float) -> None:
     pts = np.column_stack([cx + rad * np.cos(ang), cy + rad * np.sin(ang)])
     mask = np.zeros((h, w), np.float32)
     cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 1.0, cv2.LINE_AA)
-    mask = cv2.GaussianBlur(mask, (0, 0), 1.5)
+    mask = np.asarray(cv2.GaussianBlur(mask, (0, 0), 1.5), np.float32)
     f *= (1.0 - strength * mask)[:, :, None]
 
 
