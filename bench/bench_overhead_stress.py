@@ -160,8 +160,8 @@ class SlotAgreement:
 
 
 def make_reader(layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
-                reference: np.ndarray | None) -> BoardReader:
-    return BoardReader(layout, pose, palette, reference)
+                reference: np.ndarray | None, before: bool) -> BoardReader:
+    return BoardReader(layout, pose, palette, reference, strict=not before)
 
 
 def run_condition(cond: Condition, layout: TableLayout, args: argparse.Namespace,
@@ -180,7 +180,8 @@ def run_condition(cond: Condition, layout: TableLayout, args: argparse.Namespace
         rng = np.random.default_rng([args.seed, k, len(cond.name)])
         scene = random_scene(layout, rng, palette, tag)
         clean, _ = setup.compose(scene, seed=tag)
-        warm = [setup.finish(clean, seed=tag * 10 + i, lighting=float(rng.uniform(0.9, 1.1))) for i in range(args.warmup)]
+        warm = [setup.finish(clean, seed=tag * 10 + i, lighting=float(rng.uniform(0.9, 1.1)))
+                for i in range(args.warmup)]
         staged = TableScene(scene.tokens, scene.slots, cond.hands,
                             cond.clutter(layout, rng) if cond.clutter is not None else [])
         shot = setup
@@ -190,7 +191,7 @@ def run_condition(cond: Condition, layout: TableLayout, args: argparse.Namespace
         composed, truth = shot.compose(staged, seed=tag)
         frames = [shot.finish(composed, seed=tag * 10 + 5 + i, **cond.finish) for i in range(args.frames)]
         for mode, tally in out.items():
-            reader = make_reader(layout, base_pose, palette, reference if mode == "photo" else None)
+            reader = make_reader(layout, base_pose, palette, reference if mode == "photo" else None, args.before)
             stab = Stabiliser(frames=AGREE)
             slots = SlotAgreement()
             for f in warm:
@@ -264,13 +265,16 @@ def main() -> int:
     ap.add_argument("--warmup", type=int, default=3, help="frames of the table before the condition")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--only", nargs="*", help="condition names to run (default: all)")
+    ap.add_argument("--before", action="store_true",
+                    help="the previous decision (one fixed photo, colour thresholds): the BEFORE figures")
     ap.add_argument("--misses", type=int, default=8, help="misses to print per condition")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     layout = table_layout(BoardMap.packaged())
     renderers: dict[Any, Renderer] = {}
     t0 = time.perf_counter()
-    print(f"overhead stress bench: seed {args.seed}, {args.tables} tables x ({args.warmup} warm-up + {args.frames}) "
+    print(f"overhead stress bench ({'BEFORE: previous decision' if args.before else 'AFTER: never-lie reader'}): "
+          f"seed {args.seed}, {args.tables} tables x ({args.warmup} warm-up + {args.frames}) "
           f"frames per condition and set-up")
     head = f"{'condition':<16}{'set-up':<9}{'stands correct':>16}{'covered flagged':>17}{'wrong acc':>10}" \
            f"{'slots correct':>16}{'face-down QR':>15}{'unreadable':>11}"

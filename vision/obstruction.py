@@ -30,11 +30,13 @@ def _edges(s: NDArray[np.float32]) -> NDArray[np.float32]:
 class ObstructionFinder:
     """Change detection against a reference frame, ignoring changes inside the allowed regions."""
 
-    def __init__(self, reference: NDArray[np.uint8], regions: dict[str, Region]) -> None:
+    def __init__(self, reference: NDArray[np.uint8], regions: dict[str, Region], small: bool = False) -> None:
+        """``reference``: the empty table at full resolution, or already at 1/SCALE with ``small``."""
         h, w = reference.shape[:2]
-        self.size = (w // SCALE, h // SCALE)
-        small = np.asarray(cv2.resize(reference, self.size, interpolation=cv2.INTER_LINEAR), dtype=np.uint8)
-        self.ref_c, self.ref_s = chroma(small)
+        self.size = (w, h) if small else (w // SCALE, h // SCALE)
+        if not small:
+            reference = np.asarray(cv2.resize(reference, self.size, interpolation=cv2.INTER_LINEAR), dtype=np.uint8)
+        self.ref_c, self.ref_s = chroma(reference)
         self.ref_edges = _edges(self.ref_s)
         allowed = np.zeros((self.size[1], self.size[0]), dtype=np.uint8)
         self.masks: dict[str, tuple[tuple[int, int, int, int], NDArray[np.uint8]]] = {}
@@ -52,6 +54,10 @@ class ObstructionFinder:
     def find(self, frame: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
         """The obstruction mask (quarter resolution) and the obstructed boxes in full-resolution pixels."""
         small = np.asarray(cv2.resize(frame, self.size, interpolation=cv2.INTER_LINEAR), dtype=np.uint8)
+        return self.find_small(small)
+
+    def find_small(self, small: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
+        """``find`` on a frame already at 1/SCALE (light-normalised and aligned with the reference)."""
         c, s = chroma(small)
         dc = chroma_dist(c, self.ref_c)
         ratio = s / np.maximum(self.ref_s, 1.0)

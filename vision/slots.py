@@ -145,10 +145,13 @@ def mat_reference(layout_mat: Image, mat_size_mm: tuple[float, float], slot_mm_H
 
 
 def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple[F32, F32],
-              card_mm: tuple[float, float], skin_check: bool = False) -> tuple[str, str | None, float, bool]:
+              card_mm: tuple[float, float], skin_check: bool = False,
+              patch: Image | None = None) -> tuple[str, str | None, float, bool]:
     """(state, payload, confidence, obstructed) of one slot; ``ref`` is the empty slot patch. With
-    ``skin_check`` (no reference frame, so no arm detection) skin-coloured pixels mark the slot obstructed."""
-    patch = extract(frame, H, size)
+    ``skin_check`` (no reference frame, so no arm detection) skin-coloured pixels mark the slot obstructed.
+    ``patch`` is the slot already rectified (and light-normalised) from ``frame`` through ``H``."""
+    if patch is None:
+        patch = extract(frame, H, size)
     c, s = chroma(patch)
     if skin_check and skin_fraction(c, s) > 0.05:
         return "empty", None, 0.0, True

@@ -181,9 +181,8 @@ class Renderer:
             hard_shadow(f, room, shadow)
         if glare > 0:
             glare_spots(f, room, glare, self.px_per_mm)
-        room_light = kelvin is not None or shadow > 0 or glare > 0
-        lit = np.asarray(np.clip(f, 0, 255), np.uint8) if room_light else clean.copy()
-        return self._camera_effects(lit, rng, lighting, noise, blur, jpeg_quality)
+        # the sensor clips once, after the lens's vignetting: the light stays unclipped until then
+        return self._camera_effects(f, rng, lighting, noise, blur, jpeg_quality)
 
     def _draw_tokens(self, frame: Image, scene: TableScene, rng: np.random.Generator) -> None:
         for sid in sorted(scene.tokens):
@@ -243,8 +242,8 @@ class Renderer:
             out[rid] = float((hand_mask[y0:y1, x0:x1][inside] > 0).mean()) if inside.any() else 0.0
         return out
 
-    def _camera_effects(self, frame: Image, rng: np.random.Generator, lighting: float, noise: float,
-                        blur: float, jpeg_quality: int | None) -> Image:
+    def _camera_effects(self, frame: NDArray[np.float32] | Image, rng: np.random.Generator, lighting: float,
+                        noise: float, blur: float, jpeg_quality: int | None) -> Image:
         h, w = frame.shape[:2]
         ys, xs = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
         a = rng.uniform(0, 2 * np.pi)
