@@ -234,7 +234,7 @@ def score(obs: Any, scene: TableScene, occluded: dict[str, float], t: Tally, lab
             t.stand_ok += 1
         elif len(t.misses) < 400:
             t.misses.append(f"{label} {sid}: read {o.state}/{o.owner} ({o.confidence:.2f}"
-                            f"{', flagged' if flagged(o) else ''}) for {want}")
+                            f"{', flagged: ' + str(getattr(o, 'reason', None)) if flagged(o) else ''}) for {want}")
     for sid, so in obs.slots.items():
         cards = scene.slots.get(sid)
         face = cards[-1].face if cards else "empty"
@@ -248,7 +248,8 @@ def score(obs: Any, scene: TableScene, occluded: dict[str, float], t: Tally, lab
         if not flagged(so) and so.state == face:
             t.slot_ok += 1
         elif len(t.misses) < 400:
-            t.misses.append(f"{label} slot {sid}: read {so.state} ({so.confidence:.2f}) for {face}")
+            t.misses.append(f"{label} slot {sid}: read {so.state} ({so.confidence:.2f}, "
+                            f"{getattr(so, 'reason', None)}) for {face}")
         if face == "down" and cards:
             t.qr_n += 1
             t.qr_ok += so.payload == cards[-1].payload

@@ -32,9 +32,10 @@ from vision.assets import asset, check_frame
 from vision.colour import F32, chroma
 from vision.empty_model import EmptyModels
 from vision.errors import VisionError
-from vision.light import bgr_of, brightness, channel_gains, normalise, saturated_fraction, shrink
+from vision.light import SMALL, bgr_of, brightness, channel_gains, normalise, saturated_fraction, shrink
 from vision.motion import MotionGuard
 from vision.obstruction import ObstructionFinder
+from vision.palette import map_mask, map_share
 from vision.regions import SLOT_Z_MM, Region, slot_regions, stand_regions
 from vision.slots import mat_reference, read_slot
 from vision.stands import StandClassifier
@@ -42,6 +43,7 @@ from vision.warp import extract
 
 UNREADABLE_FRACTION = 0.5
 CONFIDENT_EMPTY = 0.8
+AMBIGUOUS_SHARE = 0.08  # of the map looking like a player's colour: more than all of one player's pieces
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,7 @@ class BoardReader:
         self.last_stands: dict[str, StandObs] = {}
         self.last_slots: dict[str, SlotObs] = {}
         self.has_reference = reference is not None
+        self.ambiguous: set[str] = set()
         if reference is not None:
             ref = self._check(reference, "reference")
             for rid, reg in self.stand_regions.items():
@@ -112,6 +115,11 @@ class BoardReader:
     def _set_global(self, small: NDArray[np.uint8]) -> None:
         self.global_model = small
         self._global_bgr = small.astype(np.float32)
+        # a player's colour the map itself shows cannot be read on this table (a purple piece on magenta
+        # stands): its readings stay unknown (the set-up check refuses such colours in the first place)
+        c, s = chroma(small)
+        where = map_mask(self.layout, self.pose, small.shape[:2], 1.0 / SMALL)
+        self.ambiguous = {o for o, bgr in self.palette.items() if map_share(bgr, c, s, where) > AMBIGUOUS_SHARE}
         self.finder = ObstructionFinder(small, {**self.stand_regions, **self.slot_regions}, small=True)
         self.motion = MotionGuard(small)
 
@@ -145,7 +153,7 @@ class BoardReader:
         level = brightness(aligned) / max(brightness(self.global_model), 1.0)
         if level < 0.25:
             return self._unreadable("too dark", wanted)
-        mask, boxes = self.finder.find_small(normalise(aligned, gains, self._global_bgr))
+        mask, boxes = self.finder.find_small(normalise(aligned, gains, self._global_bgr), margin=False)
         stands: dict[str, StandObs] = {}
         for sid, reg in self.stand_regions.items():
             if wanted is not None and sid not in wanted and sid in self.last_stands:
@@ -202,22 +210,39 @@ class BoardReader:
         spec = self.layout.stand(sid)
         model = self.models.get(sid)
         patch = normalise(extract(img, reg.H, reg.size), gains, None if model is None else bgr_of(*model))
-        proto = None
-        if model is None:
-            n = reg.size[0]
-            yy, xx = np.mgrid[0:n, 0:n]
-            core = np.hypot(yy - n / 2.0, xx - n / 2.0) < n / 3.0
-            proto = self.models.prototype(reg.kind, core)
-        r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, proto, strict=True)
-        # without a model, an empty reading is capped as unverified: its uncapped verdict starts the model
+        look = self.models.look(sid) if model is None else None
+        r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, strict=True)
+        # without a model or a look, an empty reading is capped as unverified: its uncapped verdict starts both
+        unverified = model is None and look is None
         confident_empty = r.state == "empty" and not r.obstructed and (
-            r.confidence >= CONFIDENT_EMPTY or (model is None and proto is None and r.confidence > 0.0))
-        if confident_empty or model is not None:
-            c, s = chroma(patch)
-            self.models.seen_empty(sid, reg.kind, c, s, confident_empty)
+            r.confidence >= CONFIDENT_EMPTY or (unverified and r.confidence > 0.0))
+        c, s = chroma(patch)
+        self.models.seen_empty(sid, reg.kind, c, s, confident_empty)
+        confident = not r.obstructed and (r.confidence >= CONFIDENT_EMPTY or confident_empty)
+        self.models.seen_reading(sid, (r.state, r.owner), c, s, r.piece, confident)
         if r.obstructed:
             return self._not_read(self.last_stands.get(sid), r.reason or "unexplained object")
+        if r.owner in self.ambiguous:
+            return self._not_read(self.last_stands.get(sid), f"{r.owner}'s colour is too close to the map's")
+        if r.state == "empty" and self.ambiguous:
+            seen = model if model is not None else (None if look is None else (look[0], look[1]))
+            hidden = self._hides(seen, patch.shape[0])
+            if hidden is not None:
+                return self._not_read(self.last_stands.get(sid), f"a {hidden} piece would not show on this stand")
         return StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)
+
+    def _hides(self, model: tuple[F32, F32] | None, n: int) -> str | None:
+        """An ambiguous player's colour that the empty stand's own top shows (so a piece of it would not be
+        seen there), or None."""
+        if model is None:
+            return None
+        c, s = model[0], model[1]
+        yy, xx = np.mgrid[0:n, 0:n]
+        core = np.hypot(yy - n / 2.0, xx - n / 2.0) < n / 3.0
+        for o in sorted(self.ambiguous):
+            if map_share(self.palette[o], c, s, core) > 0.1:
+                return o
+        return None
 
     def _read_slot(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None,
                    gains: F32) -> SlotObs:

@@ -3,8 +3,9 @@
 A region's model starts as its patch in the photo of the empty table when there is one. Whenever the
 region then reads confidently empty for ``STREAK`` frames in a row, its current (light-normalised) patch
 is blended in, so the model follows slow changes of light and a bumped camera, and a table without a photo
-learns its empty regions as the game shows them. A stand never seen empty falls back on the ``prototype``
-of its kind: the colours common to the empty stands of that kind at this table.
+learns its empty regions as the game shows them. A stand never seen empty falls back on its *look*: the
+patch of its last confident reading (any piece), with the piece's place marked; only changes outside that
+place need explaining.
 """
 
 from __future__ import annotations
@@ -15,15 +16,6 @@ from numpy.typing import NDArray
 F32 = NDArray[np.float32]
 STREAK = 3
 BLEND = 0.3
-BINS = 24
-
-
-def chroma_bins(c: F32) -> NDArray[np.intp]:
-    """A pixel's chromaticity (b, r) as one histogram bin index."""
-    b = np.clip((c[..., 0] * BINS).astype(np.intp), 0, BINS - 1)
-    r = np.clip((c[..., 2] * BINS).astype(np.intp), 0, BINS - 1)
-    return np.asarray(b * BINS + r, np.intp)
-
 
 class EmptyModels:
     """Per-region (chromaticity, brightness) models of the empty table."""
@@ -32,12 +24,12 @@ class EmptyModels:
         self.models: dict[str, tuple[F32, F32]] = {}
         self.kinds: dict[str, str] = {}
         self.streak: dict[str, int] = {}
-        self._protos: dict[str, tuple[NDArray[np.float64], float]] = {}
+        self.looks: dict[str, tuple[F32, F32, NDArray[np.bool_]]] = {}
+        self.look_streak: dict[str, tuple[object, int]] = {}
 
     def set(self, rid: str, kind: str, c: F32, s: F32) -> None:
         self.models[rid] = (c.copy(), s.copy())
         self.kinds[rid] = kind
-        self._protos.pop(kind, None)
 
     def get(self, rid: str) -> tuple[F32, F32] | None:
         return self.models.get(rid)
@@ -61,27 +53,20 @@ class EmptyModels:
             return
         oc, os_ = old
         self.models[rid] = ((1 - BLEND) * oc + BLEND * c, (1 - BLEND) * os_ + BLEND * s)
-        self._protos.pop(kind, None)
 
-    def prototype(self, kind: str, core: NDArray[np.bool_]) -> tuple[NDArray[np.float64], float] | None:
-        """(normalised chromaticity histogram, median brightness) of the empty regions of ``kind`` (inside
-        ``core``), or None when none of that kind has been seen empty."""
-        if kind in self._protos:
-            return self._protos[kind]
-        hist = np.zeros(BINS * BINS)
-        levels: list[float] = []
-        for rid, (c, s) in self.models.items():
-            if self.kinds.get(rid) != kind or c.shape[:2] != core.shape:
-                continue
-            hist += np.bincount(chroma_bins(c[core]).ravel(), minlength=BINS * BINS)
-            levels.append(float(np.median(s[core])))
-        if not levels:
-            return None
-        # a little spread so that noise and JPEG around a common colour stay "common"
-        h2 = hist.reshape(BINS, BINS)
-        spread = h2.copy()
-        for dy, dx in ((0, 1), (0, -1), (1, 0), (-1, 0)):
-            spread += 0.5 * np.roll(np.roll(h2, dy, 0), dx, 1)
-        out = (spread.ravel() / max(float(spread.max()), 1.0), float(np.median(levels)))
-        self._protos[kind] = out
-        return out
+    def look(self, rid: str) -> tuple[F32, F32, NDArray[np.bool_]] | None:
+        return self.looks.get(rid)
+
+    def seen_reading(self, rid: str, key: object, c: F32, s: F32, piece: NDArray[np.bool_] | None,
+                     confident: bool) -> None:
+        """One frame's confident reading ``key`` of a region: after STREAK equal ones, the patch becomes the
+        region's look (what it shows when nothing changes), with ``piece`` where the piece is."""
+        prev, n = self.look_streak.get(rid, (None, 0))
+        if not confident:
+            self.look_streak[rid] = (None, 0)
+            return
+        n = n + 1 if key == prev else 1
+        self.look_streak[rid] = (key, n)
+        if n >= STREAK:
+            mask = piece if piece is not None else np.zeros(s.shape, bool)
+            self.looks[rid] = (c.copy(), s.copy(), mask.copy())

@@ -56,8 +56,10 @@ class ObstructionFinder:
         small = np.asarray(cv2.resize(frame, self.size, interpolation=cv2.INTER_LINEAR), dtype=np.uint8)
         return self.find_small(small)
 
-    def find_small(self, small: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
-        """``find`` on a frame already at 1/SCALE (light-normalised and aligned with the reference)."""
+    def find_small(self, small: NDArray[np.uint8], margin: bool = True) -> tuple[
+            NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
+        """``find`` on a frame already at 1/SCALE (light-normalised and aligned with the reference); without
+        ``margin`` the blobs are not grown (each region then explains its own edge of the blob)."""
         c, s = chroma(small)
         dc = chroma_dist(c, self.ref_c)
         ratio = s / np.maximum(self.ref_s, 1.0)
@@ -70,9 +72,10 @@ class ObstructionFinder:
         changed |= (edges - before > EDGE_NEW) & (edges > 2.5 * before)
         found = np.asarray(cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)),
                            dtype=np.uint8)
-        return self._blobs(found)
+        return self._blobs(found, margin)
 
-    def _blobs(self, changed: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
+    def _blobs(self, changed: NDArray[np.uint8], margin: bool = True) -> tuple[
+            NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
         n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         out = np.zeros_like(changed)
         boxes: list[tuple[int, int, int, int]] = []
@@ -86,7 +89,7 @@ class ObstructionFinder:
             for i in np.nonzero(keep)[0]:
                     x, y, w, h = stats[i, :4]
                     boxes.append((int(x * SCALE), int(y * SCALE), int((x + w) * SCALE), int((y + h) * SCALE)))
-        if boxes:
+        if boxes and margin:
             out = np.asarray(cv2.dilate(out, np.ones((7, 7), np.uint8)), dtype=np.uint8)  # ~6 mm of margin
         return out, tuple(boxes)
 
