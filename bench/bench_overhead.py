@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from calibration.camera import default_pose
 from calibration.layout import TableLayout
 from rules.board_map import BoardMap
-from tracker.layout import table_layout
+from tracker.overhead.layout import table_layout
 from vision.board import BoardObservation, BoardReader
 from vision.synth import Renderer, RenderTruth, SlotCard, TableScene, Token
 

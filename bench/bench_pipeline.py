@@ -13,9 +13,9 @@ import time
 import cv2
 import numpy as np
 
-from tracker.demo import DemoFrames, DemoTable
-from tracker.demo_script import demo_steps
-from tracker.loop import OverheadLoop
+from tracker.runtime.demo import DemoFrames, DemoTable
+from tracker.runtime.demo_script import demo_steps
+from tracker.table.loop import OverheadLoop
 
 
 def median_ms(fn: object, frames: list[np.ndarray]) -> float:

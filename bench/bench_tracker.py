@@ -19,10 +19,10 @@ import cv2
 import numpy as np
 import socketio
 
-from tracker.demo import DemoFrames, DemoTable
-from tracker.demo_script import demo_steps
-from tracker.loop import OverheadLoop
-from tracker.server import WebServer
+from tracker.runtime.demo import DemoFrames, DemoTable
+from tracker.runtime.demo_script import demo_steps
+from tracker.runtime.server import WebServer
+from tracker.table.loop import OverheadLoop
 
 FPS = 15.0
 

@@ -72,11 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     from rules.board_map import BoardMap
     from tests.table_helpers import KEY
     from tests.test_web_support import PIN, golden_script
-    from tracker.record import GameRecord
-    from tracker.seats import SPECTATOR, Seats
-    from tracker.server import WebServer
-    from tracker.service import TableService
-    from tracker.table import Table
+    from tracker.record.store import GameRecord
+    from tracker.runtime.server import WebServer
+    from tracker.service.seats import SPECTATOR, Seats
+    from tracker.service.service import TableService
+    from tracker.table.table import Table
 
     decks, lines = golden_script()
     folder = Path(tempfile.mkdtemp(prefix="bench-web-"))

@@ -16,6 +16,7 @@ from typing import Any
 from calibration.errors import CalibrationFileError
 
 STAND_KINDS = ("territory", "movement")
+MAP_SURFACE_Z_MM = 4.0  # the map's painted surface above the mat: its base plate is 4 mm thick
 
 
 @dataclass(frozen=True)

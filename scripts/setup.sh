@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepare this checkout to run: system packages (apt-get, only when missing), the .venv, and the project
 # installed into it in editable mode. Safe to run again: it does nothing when everything is in place.
-# Usage: scripts/setup.sh [--with-browser]   (--with-browser also installs Debian's chromium for tests)
+# Usage: scripts/setup.sh [--with-browser]   (--with-browser also installs what the tests drive: Debian's
+# chromium and shellcheck)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,7 @@ have_lib() { ldconfig -p 2>/dev/null | grep -q "$1"; }
 have_lib 'libzbar\.so\.0' || missing+=(libzbar0)
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 [ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ] && missing+=(chromium)
+[ "$want_browser" = 1 ] && ! command -v shellcheck >/dev/null && missing+=(shellcheck)
 
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "setup: installing system packages: ${missing[*]}"

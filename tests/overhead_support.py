@@ -10,7 +10,7 @@ import numpy as np
 from calibration.camera import CameraPose, default_pose
 from calibration.layout import TableLayout
 from rules.board_map import BoardMap
-from tracker.layout import table_layout
+from tracker.overhead.layout import table_layout
 from vision.synth import Renderer, TableScene, Token
 
 PALETTE = {"red": (40, 40, 210), "blue": (200, 90, 30)}

@@ -7,9 +7,9 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from rules.board_map import BoardMap
-from tracker.board import EMPTY, StandValue
-from tracker.record import GameRecord
-from tracker.table import Table
+from tracker.record.store import GameRecord
+from tracker.table.board import EMPTY, StandValue
+from tracker.table.table import Table
 
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 DECKS = {"red": ["HMPU#0004", "SWyA#0001", "WCA9#0001"], "blue": ["F3GW#0001", "ZrrD#0002", "hLwQ#0001"]}

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tracker.demo import DemoTable
-from tracker.server import WebServer
+from tracker.runtime.demo import DemoTable
+from tracker.runtime.server import WebServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -16,7 +16,7 @@ import pytest
 
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.test_web_support import PIN, golden_script, new_service, running
-from tracker.service import TableService
+from tracker.service.service import TableService
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"

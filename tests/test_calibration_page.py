@@ -10,9 +10,9 @@ import pytest
 
 from calibration.procedure import drift_px
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
-from tracker.calibration_service import mat_corners_world
-from tracker.demo import DemoTable
-from tracker.server import WebServer
+from tracker.overhead.calibration_service import mat_corners_world
+from tracker.runtime.demo import DemoTable
+from tracker.runtime.server import WebServer
 from vision.synth import TableScene, Token
 
 
@@ -103,8 +103,8 @@ def test_colours_are_learned_from_tokens_on_named_stands(tmp_path: Path) -> None
 
 
 def test_palette_file_round_trip_and_bad_file(tmp_path: Path) -> None:
-    from tracker import palette_store
     from tracker.errors import InputError
+    from tracker.overhead import palettes as palette_store
 
     assert palette_store.load(tmp_path, ("red", "blue")) is None
     palette_store.save(tmp_path, {"red": (1, 2, 3), "blue": (4, 5, 6)})

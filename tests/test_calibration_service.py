@@ -10,9 +10,9 @@ from calibration.calfile import Calibration
 from calibration.camera import default_pose
 from calibration.procedure import drift_px
 from rules.board_map import BoardMap
-from tracker.calibration_service import CalibrationService, mat_corners_world, pose_from_corners
 from tracker.errors import InputError
-from tracker.layout import table_layout
+from tracker.overhead.calibration_service import CalibrationService, mat_corners_world, pose_from_corners
+from tracker.overhead.layout import table_layout
 from vision.synth import Renderer, TableScene
 
 SIZE = (2028, 1520)

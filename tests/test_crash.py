@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.table_helpers import AFTER_CLAIMS, CLAIMS, SETUP, empty_board, new_table
-from tracker.board import StandValue
-from tracker.table import Table
+from tracker.table.board import StandValue
+from tracker.table.table import Table
 
 pytestmark = pytest.mark.slow
 KILLS = 200

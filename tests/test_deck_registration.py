@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rules.errors import PayloadError
-from tracker.deck_registration import DeckRegistration, DuplicateCard, physical_key, read_deck_file
+from tracker.front.registration import DeckRegistration, DuplicateCard, physical_key, read_deck_file
 
 
 def test_same_physical_card_twice_is_refused() -> None:

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import socketio
 
-from tracker.demo import DemoTable
-from tracker.server import WebServer
+from tracker.runtime.demo import DemoTable
+from tracker.runtime.server import WebServer
 
 pytestmark = pytest.mark.slow
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from tests.qr_helpers import DEV_PHOTOS, dev_truth
-from tracker.front_camera import FrontCamera, Presentations
-from tracker.sources import FolderSource, FrameSource, SourceError, VideoCaptureSource
+from tracker.front.camera import FrontCamera, Presentations
+from tracker.sources.capture import FolderSource, FrameSource, SourceError, VideoCaptureSource
 
 TRUTH = dev_truth()
 SINGLES = [n for n, cards in sorted(TRUTH.items()) if len(cards) == 1 and "#" in cards[0]]
@@ -97,7 +97,7 @@ def test_register_command_writes_the_deck_and_refuses_a_card_shown_twice(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from tracker.cli import main
-    from tracker.deck_registration import read_deck_file
+    from tracker.front.registration import read_deck_file
 
     frames = tmp_path / "frames"
     frames.mkdir()

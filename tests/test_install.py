@@ -58,7 +58,8 @@ def test_install_lays_out_the_appliance(installed: tuple[Path, str]) -> None:
     root, out = installed
     opt = root / "opt" / "kipukas-tracker"
     assert (opt / "pyproject.toml").read_bytes() == (ROOT / "pyproject.toml").read_bytes()
-    assert (opt / "tracker" / "watchdog.py").read_bytes() == (ROOT / "tracker" / "watchdog.py").read_bytes()
+    watchdog = Path("tracker") / "runtime" / "watchdog.py"
+    assert (opt / watchdog).read_bytes() == (ROOT / watchdog).read_bytes()
     assert os.access(opt / "systemd" / "install.sh", os.X_OK)
     assert not (opt / ".git").exists() and not (opt / "__pycache__").exists()
     cfg = (opt / ".venv" / "pyvenv.cfg").read_text()
@@ -139,3 +140,23 @@ def test_bad_usage_exits_2(tmp_path: Path) -> None:
 def test_install_script_is_shellcheck_clean() -> None:
     done = subprocess.run(["shellcheck", str(SCRIPT)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout
+
+
+def test_a_build_is_silent_and_ships_every_room_and_its_data(tmp_path: Path) -> None:
+    """Packages and package data are discovered: no setuptools warning, no room or data file left behind."""
+    import sys
+    import zipfile
+
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps",
+                           "-w", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "is absent from the `packages` configuration" not in done.stdout + done.stderr
+    assert "BuildBackendWarning" not in done.stdout + done.stderr
+    (wheel,) = tmp_path.glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for room in ("sources", "front", "overhead", "table", "record", "service", "runtime", "commands"):
+        assert f"tracker/{room}/__init__.py" in names
+    for data in ("rules/data/cards.json", "rules/data/maps/starter.json", "calibration/data/mat_12_slot.json",
+                 "vision/assets/map_top.jpeg", "web/static/table.js", "web/templates/table.html"):
+        assert data in names
+    assert not any(n.startswith(("tests/", "bench/")) for n in names)

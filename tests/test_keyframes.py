@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tracker.keyframes import KeyframeStore
+from tracker.record.keyframes import KeyframeStore
 
 
 def jpeg(size: int) -> bytes:

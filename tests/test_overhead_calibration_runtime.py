@@ -12,8 +12,8 @@ from calibration.calfile import Calibration
 from calibration.camera import default_pose
 from calibration.procedure import drift_px
 from rules.board_map import BoardMap
-from tracker.layout import table_layout
-from tracker.overhead_calibration import OverheadCalibration
+from tracker.overhead.auto_calibration import OverheadCalibration
+from tracker.overhead.layout import table_layout
 from vision.synth import Renderer, TableScene
 
 SIZE = (2028, 1520)

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from tests.table_helpers import new_table, say, set_up
-from tracker.board import EMPTY, StandValue
 from tracker.errors import InputError
-from tracker.stabiliser import Stabiliser
+from tracker.table.board import EMPTY, StandValue
+from tracker.table.stabiliser import Stabiliser
 
 RED = StandValue("soul", "red", 1)
 BLUE = StandValue("soul", "blue", 1)

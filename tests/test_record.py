@@ -11,7 +11,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tracker.errors import RecordError
-from tracker.record import GameRecord
+from tracker.record.store import GameRecord
 
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 
@@ -123,7 +123,7 @@ def test_truncated_before_checkpoint(tmp_path: Path) -> None:
 
 def test_rewritten_chain_is_caught_by_signatures(tmp_path: Path) -> None:
     """An attacker who edits a row and recomputes every later hash still cannot forge the signatures."""
-    from tracker.record import GENESIS, canonical, row_hash
+    from tracker.record.store import GENESIS, canonical, row_hash
 
     path = tmp_path / "game.sqlite"
     filled(path).close()

@@ -9,12 +9,12 @@ import pytest
 
 from rules.board_map import BoardMap
 from tests.table_helpers import DECKS, KEY
-from tracker.board import EMPTY, StandValue
-from tracker.demo import DemoFrames, DemoTable
-from tracker.demo_script import demo_steps
-from tracker.loop import OverheadLoop
-from tracker.record import GameRecord
-from tracker.table import Table
+from tracker.record.store import GameRecord
+from tracker.runtime.demo import DemoFrames, DemoTable
+from tracker.runtime.demo_script import demo_steps
+from tracker.table.board import EMPTY, StandValue
+from tracker.table.loop import OverheadLoop
+from tracker.table.table import Table
 
 pytestmark = pytest.mark.slow
 

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tracker.resilient import CameraStatus, ResilientSource
-from tracker.sources import Frame, SourceError
+from tracker.sources.capture import Frame, SourceError
+from tracker.sources.resilient import CameraStatus, ResilientSource
 
 FOREVER = threading.Event()  # set at module teardown so stuck readers end
 

@@ -14,12 +14,12 @@ from calibration.camera import default_pose
 from rules.board_map import BoardMap
 from tests.table_helpers import DECKS, KEY
 from tracker.config import parse_config
-from tracker.layout import table_layout
-from tracker.record import GameRecord
-from tracker.resilient import ResilientSource
-from tracker.runtime import TableRuntime
-from tracker.sources import Frame, SourceError
-from tracker.table import Table
+from tracker.overhead.layout import table_layout
+from tracker.record.store import GameRecord
+from tracker.runtime.appliance import TableRuntime
+from tracker.sources.capture import Frame, SourceError
+from tracker.sources.resilient import ResilientSource
+from tracker.table.table import Table
 from vision.synth import Renderer, TableScene, Token
 
 PALETTE = {"red": (40, 40, 210), "blue": (200, 90, 30)}

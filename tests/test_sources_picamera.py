@@ -19,8 +19,9 @@ import numpy as np
 import pytest
 
 from tracker.config import CameraConfig
-from tracker.picamera_source import Picamera2Source
-from tracker.sources import FolderSource, SourceError, VideoCaptureSource, open_source
+from tracker.sources.capture import FolderSource, SourceError, VideoCaptureSource
+from tracker.sources.open import open_source
+from tracker.sources.picamera import Picamera2Source
 
 
 class FakeRequest:
@@ -194,7 +195,7 @@ def test_open_source_names_what_is_missing(tmp_path: Path) -> None:
 
 def test_a_timed_out_pi_camera_is_closed_before_resilient_source_reopens_it(
         fake_picamera2: type[FakeCamera]) -> None:
-    from tracker.resilient import CameraStatus, ResilientSource
+    from tracker.sources.resilient import CameraStatus, ResilientSource
 
     source = ResilientSource("overhead", lambda: Picamera2Source(0, 64, 48, 10.0, 0.5), timeout_s=0.5,
                              sleep=lambda s: None)

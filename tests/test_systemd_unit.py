@@ -129,7 +129,7 @@ def test_unit_and_install_script_agree_on_paths() -> None:
 def test_watchdog_defaults_fit_the_unit() -> None:
     """With the unit's WatchdogSec, pings come twice per timeout and the default stall time is shorter than it,
     so a stalled loop gets the service restarted within stall_s + WatchdogSec."""
-    from tracker.watchdog import Watchdog
+    from tracker.runtime.watchdog import Watchdog
 
     watchdog_s = float(unit_settings(UNIT.read_text())["Service.WatchdogSec"][0])
     dog = Watchdog(notify=lambda _m: True, interval_s=watchdog_s / 2)

@@ -9,11 +9,11 @@ from rules.board_map import BoardMap
 from rules.catalog import Catalog
 from tests.table_helpers import KEY
 from tests.test_web_support import golden_script
-from tracker.record import GameRecord
-from tracker.seats import JUDGE, SPECTATOR, Seats, player
-from tracker.service import TableService
-from tracker.table import Entry, Table
-from tracker.views import redactor, secret_means, view_for
+from tracker.record.store import GameRecord
+from tracker.service.seats import JUDGE, SPECTATOR, Seats, player
+from tracker.service.service import TableService
+from tracker.service.views import redactor, secret_means, view_for
+from tracker.table.table import Entry, Table
 
 
 def entry(seq: int, text: str, accepted: bool = True, kind: str = "action") -> Entry:

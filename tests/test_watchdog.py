@@ -1,4 +1,4 @@
-"""The systemd notification client and the progress-gated watchdog (tracker/sdnotify.py, tracker/watchdog.py).
+"""The systemd notification client and the progress-gated watchdog (tracker/runtime/{sdnotify,watchdog}.py).
 
 The end-to-end tests bind a real AF_UNIX datagram socket, point `$NOTIFY_SOCKET` at it, and read what the
 watchdog sends, exactly as systemd would receive it.
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tracker.sdnotify import sd_notify, watchdog_interval
-from tracker.watchdog import DEFAULT_INTERVAL_S, Watchdog, WatchdogError
+from tracker.runtime.sdnotify import sd_notify, watchdog_interval
+from tracker.runtime.watchdog import DEFAULT_INTERVAL_S, Watchdog, WatchdogError
 
 
 class FakeClock:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from rules.errors import RulesError
 from rules.notation import parse
 from tests.test_web_support import auth_for, new_service
-from tracker.service import TableService
+from tracker.service.service import TableService
 from web.app import create_app
 from web.namespace import NAMESPACE, Limits
 from web.validation import SCHEMAS

@@ -17,8 +17,8 @@ from flask import Flask
 from flask_socketio import SocketIO, SocketIOTestClient
 
 from tests.test_web_support import PIN, auth_for, connect, new_service, running
-from tracker.seats import AccessDenied, Seats
-from tracker.service import TableService
+from tracker.service.seats import AccessDenied, Seats
+from tracker.service.service import TableService
 from web.app import MAX_HTTP_BUFFER, create_app
 from web.namespace import ALLOWED, NAMESPACE, Limits
 from web.validation import MAX_MESSAGE_BYTES
@@ -150,7 +150,7 @@ def test_other_origins_are_refused_unless_configured(tmp_path: Path) -> None:
 
 
 class FolderKeyframes:
-    """Keyframes as files named <seq>-<camera>.jpg in a folder (the shape of tracker.keyframes)."""
+    """Keyframes as files named <seq>-<camera>.jpg in a folder (the shape of tracker.record.keyframes)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder

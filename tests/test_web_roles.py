@@ -15,10 +15,10 @@ import pytest
 from rules.catalog import Catalog
 from rules.state import GameState
 from tests.test_web_support import Peer, auth_for, close_all, connect, golden_script, new_service, running
-from tracker.replay import replay
-from tracker.seats import JUDGE, player
-from tracker.service import TableService
-from tracker.views import is_public
+from tracker.service.seats import JUDGE, player
+from tracker.service.service import TableService
+from tracker.service.views import is_public
+from tracker.table.replay import replay
 
 pytestmark = pytest.mark.slow
 DROP_AT, BACK_AT = 30, 52  # red's phone is away for these lines of the script

@@ -15,11 +15,11 @@ import socketio
 
 from rules.board_map import BoardMap
 from tests.table_helpers import KEY
-from tracker.record import GameRecord
-from tracker.seats import Seats
-from tracker.server import WebServer
-from tracker.service import TableService
-from tracker.table import Table
+from tracker.record.store import GameRecord
+from tracker.runtime.server import WebServer
+from tracker.service.seats import Seats
+from tracker.service.service import TableService
+from tracker.table.table import Table
 from web.namespace import Limits
 
 GOLDEN = Path(__file__).parent / "golden" / "hilbert_vs_wolf_and_raven.game"

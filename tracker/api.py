@@ -2,7 +2,7 @@
 
 A `TableService` authenticates connections (seat tokens, judge PIN), hands out JSON-ready snapshots of
 the table projected for each viewer, lets a publisher wait for the next change without polling, and
-takes the inputs phones and judges may send. `tracker.service.TableService` implements it.
+takes the inputs phones and judges may send. `tracker.service.service.TableService` implements it.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from tracker.errors import InputError
-from tracker.seats import JUDGE, SPECTATOR, AccessDenied, Viewer, player
+from tracker.service.seats import JUDGE, SPECTATOR, AccessDenied, Viewer, player
 
 __all__ = ["JUDGE", "SPECTATOR", "AccessDenied", "InputError", "TableService", "Viewer", "player"]
 

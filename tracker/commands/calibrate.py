@@ -17,14 +17,14 @@ from numpy.typing import NDArray
 from calibration.calfile import Calibration, load_calibration
 from calibration.charuco import calibrate_intrinsics
 from calibration.errors import CalibrationError
+from calibration.layout import MAP_SURFACE_Z_MM
 from calibration.mat_pose import Artwork
 from calibration.overlay import draw_overlay
 from calibration.procedure import calibrate_frame, mat_artwork
 from rules.board_map import BoardMap
 from tracker.errors import UsageError
-from tracker.layout import table_layout
+from tracker.overhead.layout import table_layout
 from vision.assets import asset
-from vision.synth import MAP_SURFACE_Z_MM
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

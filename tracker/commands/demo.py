@@ -20,9 +20,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tracker.demo import DemoTable
-    from tracker.seats import Seats
-    from tracker.server import WebServer
+    from tracker.runtime.demo import DemoTable
+    from tracker.runtime.server import WebServer
+    from tracker.service.seats import Seats
 
     if not 0 <= args.port < 65536:
         raise UsageError(f"--port {args.port} is not a TCP port")

@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
 
 def start(args: argparse.Namespace) -> int:
     from tracker.commands.run import table_setup
-    from tracker.runtime import load_board, new_game, read_decks
+    from tracker.runtime.appliance import load_board, new_game, read_decks
 
     cfg, state_dir, files = table_setup(args)
     if set(files) != set(cfg.players):
@@ -41,8 +41,8 @@ def start(args: argparse.Namespace) -> int:
 
 def show(args: argparse.Namespace) -> int:
     from tracker.commands.run import table_setup
-    from tracker.record import GameRecord
-    from tracker.runtime import current_game
+    from tracker.record.store import GameRecord
+    from tracker.runtime.appliance import current_game
 
     _, state_dir, _ = table_setup(args)
     path = current_game(state_dir)

@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
 
 
 def _open(path: Path) -> Any:
-    from tracker.record import GameRecord
+    from tracker.record.store import GameRecord
 
     if not path.is_file():
         raise UsageError(f"{path}: no such record file")
@@ -65,7 +65,7 @@ def export(args: argparse.Namespace) -> int:
 
 def state(args: argparse.Namespace) -> int:
     from rules.board_map import BoardMap
-    from tracker.replay import replay
+    from tracker.table.replay import replay
 
     record = _open(args.file)
     rows = list(record.rows())

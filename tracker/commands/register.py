@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rules.errors import PayloadError
-from tracker.deck_registration import DeckRegistration, DuplicateCard
 from tracker.errors import UsageError
-from tracker.front_camera import FrontCamera
-from tracker.sources import FolderSource, Frame, SourceError, VideoCaptureSource
+from tracker.front.camera import FrontCamera
+from tracker.front.registration import DeckRegistration, DuplicateCard
+from tracker.sources.capture import FolderSource, Frame, SourceError, VideoCaptureSource
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -44,7 +44,7 @@ def table_setup(args: argparse.Namespace) -> tuple[Any, Path, dict[str, Path]]:
 
 def wait_for_game(state_dir: Path, dog: Any, stop: threading.Event) -> Path | None:
     """No game in progress: stay up (feeding the watchdog) until an organiser starts one."""
-    from tracker.runtime import current_game
+    from tracker.runtime.appliance import current_game
 
     dog.watch("waiting")
     dog.ready("waiting for a game: kipukas-tracker game new --config FILE --deck red=FILE --deck blue=FILE")
@@ -60,9 +60,9 @@ def wait_for_game(state_dir: Path, dog: Any, stop: threading.Event) -> Path | No
 
 
 def run(args: argparse.Namespace) -> int:
-    from tracker.runtime import TableRuntime, current_game, load_board, new_game, open_game, read_decks
-    from tracker.server import WebServer
-    from tracker.watchdog import Watchdog
+    from tracker.runtime.appliance import TableRuntime, current_game, load_board, new_game, open_game, read_decks
+    from tracker.runtime.server import WebServer
+    from tracker.runtime.watchdog import Watchdog
 
     cfg, state_dir, files = table_setup(args)
     if "synthetic" in (cfg.overhead.source, cfg.front.source):

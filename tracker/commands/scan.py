@@ -16,8 +16,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tracker.card_scan import ScannedCard, kipukas_reader, scan_frame
 from tracker.errors import UsageError
+from tracker.front.scan import ScannedCard, kipukas_reader, scan_frame
 from vision.qr_views import BgrImage
 
 

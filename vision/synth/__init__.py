@@ -5,8 +5,7 @@ for tests can never leak into what decides a reading. `vision.synth.qr` draws th
 synthetic card photos.
 """
 
-from vision.synth.renderer import MAP_SURFACE_Z_MM, STARTER_TEXTURE, TABLE_BGR, Renderer
+from vision.synth.renderer import STARTER_TEXTURE, TABLE_BGR, Renderer
 from vision.synth.scene import RenderTruth, SlotCard, TableScene, Token
 
-__all__ = ["MAP_SURFACE_Z_MM", "STARTER_TEXTURE", "TABLE_BGR", "RenderTruth", "Renderer", "SlotCard", "TableScene",
-           "Token"]
+__all__ = ["STARTER_TEXTURE", "TABLE_BGR", "RenderTruth", "Renderer", "SlotCard", "TableScene", "Token"]

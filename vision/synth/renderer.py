@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import CameraPose
-from calibration.layout import StandSpec, TableLayout
+from calibration.layout import MAP_SURFACE_Z_MM, StandSpec, TableLayout
 from calibration.stickers import STICKER_MM, sticker_centres, sticker_image
 from vision.assets import asset
 from vision.synth.cards import draw_cards
@@ -26,7 +26,6 @@ from vision.synth.scene import RenderTruth, TableScene
 from vision.synth.tokens import draw_piece, draw_shadow
 from vision.warp import Image, Mat3, apply, paste, rotate, scale, translate
 
-MAP_SURFACE_Z_MM = 4.0
 STARTER_TEXTURE: tuple[str, tuple[tuple[float, float], ...]] = (
     "map_top.jpeg", ((127.0, 29.0), (660.0, 29.0), (660.0, 563.0), (127.0, 563.0)))
 TABLE_BGR = (58, 84, 118)

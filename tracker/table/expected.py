@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rules.board_map import BoardMap
 from rules.state import GameState
-from tracker.board import EMPTY, StandValue
+from tracker.table.board import EMPTY, StandValue
 
 CLAIM_TOKEN = {"capital": "capital", "camp": "basecamp"}
 

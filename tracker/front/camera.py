@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from tracker.card_scan import ScannedCard, identify, kipukas_reader
-from tracker.sources import BgrImage, Frame
+from tracker.front.scan import ScannedCard, identify, kipukas_reader
+from tracker.sources.capture import BgrImage, Frame
 from vision.card_reader import CardReader
 from vision.qr_decoders import Corners
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from rules.board_map import BoardMap
 from rules.game import Game
 from rules.notation import parse
-from tracker.board import EMPTY, StandValue
-from tracker.expected import expected_board
+from tracker.table.board import EMPTY, StandValue
+from tracker.table.expected import expected_board
 
 CLAIM_VERB = {"capital": "capital", "basecamp": "camp"}  # token kind -> notation verb
 SETUP_PHASES = ("affinity", "rolloff", "capitals", "camps")

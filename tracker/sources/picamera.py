@@ -11,7 +11,7 @@ How faults are handled, and where that comes from (raspberrypi/picamera2):
 - After a timeout or a camera error we call `cancel_all_and_flush()` and then `close()`: its docstring
   says it is "only intended for tidying up after an operation has unexpectedly timed out (for example, the
   camera cable has become dislodged) so that the camera can be closed". The source then raises
-  `SourceError`; reopening (a new `Picamera2Source`, with backoff) is `tracker.resilient.ResilientSource`'s
+  `SourceError`; reopening (a new `Picamera2Source`, with backoff) is `tracker.sources.resilient.ResilientSource`'s
   job, so one object is one camera session.
 - Each completed request is released as soon as its array is copied out (`make_array` copies), in a
   `finally`: a request held back starves the camera of buffers.
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from tracker.sources import BgrImage, Frame, SourceError
+from tracker.sources.capture import BgrImage, Frame, SourceError
 
 _log = logging.getLogger(__name__)
 

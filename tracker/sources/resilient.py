@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tracker.sources import Frame, FrameSource
+from tracker.sources.capture import Frame, FrameSource
 
 _log = logging.getLogger(__name__)
 BACKOFF_S = (0.5, 1.0, 2.0, 5.0, 10.0)

@@ -17,13 +17,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from calibration.calfile import Calibration
 from calibration.camera import default_pose
 from rules.board_map import BoardMap
-from tracker.calibration_service import CalibrationService
-from tracker.demo_script import DECKS, Step, demo_steps
-from tracker.layout import table_layout
-from tracker.loop import OverheadLoop
-from tracker.record import GameRecord
-from tracker.service import TableService
-from tracker.table import Table
+from tracker.overhead.calibration_service import CalibrationService
+from tracker.overhead.layout import table_layout
+from tracker.record.store import GameRecord
+from tracker.runtime.demo_script import DECKS, Step, demo_steps
+from tracker.service.service import TableService
+from tracker.table.loop import OverheadLoop
+from tracker.table.table import Table
 from vision.board import BoardReader
 from vision.synth import Renderer, TableScene, Token
 

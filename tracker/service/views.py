@@ -24,12 +24,12 @@ from rules.board_map import BoardMap
 from rules.catalog import Catalog
 from rules.game import Game
 from rules.state import CardState, GameState
-from tracker.board import StandValue
-from tracker.expected import differences, expected_board
-from tracker.reconcile import Question
-from tracker.replay import replay
-from tracker.seats import JUDGE, SPECTATOR, Viewer
-from tracker.table import Entry, Table
+from tracker.service.seats import JUDGE, SPECTATOR, Viewer
+from tracker.table.board import StandValue
+from tracker.table.expected import differences, expected_board
+from tracker.table.reconcile import Question
+from tracker.table.replay import replay
+from tracker.table.table import Entry, Table
 
 LOG_TAIL = 40  # entries a state carries; a connection gets the whole record once, as a `log` message
 PUBLIC_ZONES = ("discard", "prison")

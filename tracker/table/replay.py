@@ -19,9 +19,9 @@ from typing import Any
 
 from rules.board_map import BoardMap
 from rules.game import Game
-from tracker.board import EMPTY, StandValue
 from tracker.errors import RecordError
-from tracker.record import Row
+from tracker.record.store import Row
+from tracker.table.board import EMPTY, StandValue
 
 
 @dataclass

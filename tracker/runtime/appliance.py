@@ -19,24 +19,25 @@ import numpy as np
 from calibration.calfile import Calibration
 from rules.board_map import BoardMap
 from rules.decks import check_deck
-from tracker import palette_store
-from tracker.calibration_service import CalibrationService
 from tracker.config import CameraConfig, TableConfig
 from tracker.errors import UsageError
-from tracker.front_camera import FrontCamera
-from tracker.keyframes import KeyframeStore
-from tracker.keys import load_or_create_key
-from tracker.layout import table_layout
-from tracker.loop import OverheadLoop
-from tracker.overhead_calibration import OverheadCalibration
-from tracker.record import GameRecord
-from tracker.resilient import CameraStatus, ResilientSource
-from tracker.seats import Seats
-from tracker.service import TableService
-from tracker.sources import Frame, open_source
-from tracker.stabiliser import Stabiliser
-from tracker.table import Entry, Table
-from tracker.watchdog import Watchdog
+from tracker.front.camera import FrontCamera
+from tracker.overhead import palettes as palette_store
+from tracker.overhead.auto_calibration import OverheadCalibration
+from tracker.overhead.calibration_service import CalibrationService
+from tracker.overhead.layout import table_layout
+from tracker.record.keyframes import KeyframeStore
+from tracker.record.keys import load_or_create_key
+from tracker.record.store import GameRecord
+from tracker.runtime.watchdog import Watchdog
+from tracker.service.seats import Seats
+from tracker.service.service import TableService
+from tracker.sources.capture import Frame
+from tracker.sources.open import open_source
+from tracker.sources.resilient import CameraStatus, ResilientSource
+from tracker.table.loop import OverheadLoop
+from tracker.table.stabiliser import Stabiliser
+from tracker.table.table import Entry, Table
 from vision.board import BoardReader
 
 log = logging.getLogger("kipukas-tracker")
@@ -198,7 +199,7 @@ class TableRuntime:
         self._camera_loop("overhead camera", self.cfg.overhead, process)
 
     def front_loop(self) -> None:
-        from tracker.card_scan import kipukas_reader
+        from tracker.front.scan import kipukas_reader
 
         camera = FrontCamera(kipukas_reader())
 

@@ -15,18 +15,18 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rules.catalog import Catalog
-from tracker.calibration_service import CalibrationService
 from tracker.errors import InputError
-from tracker.seats import SPECTATOR, AccessDenied, Seats, Viewer
-from tracker.table import Entry, Table
-from tracker.views import Scene, entries_for, view_for
+from tracker.overhead.calibration_service import CalibrationService
+from tracker.service.seats import SPECTATOR, AccessDenied, Seats, Viewer
+from tracker.service.views import Scene, entries_for, view_for
+from tracker.table.table import Entry, Table
 
 KEYFRAME_CAMERAS = ("overhead", "front")
 KEYFRAME_SETTLE_ROWS = 20
 
 
 class KeyframeSource(Protocol):
-    """Where the tracker keeps camera frames of record rows (`tracker.keyframes.KeyframeStore`)."""
+    """Where the tracker keeps camera frames of record rows (`tracker.record.keyframes.KeyframeStore`)."""
 
     def path(self, seq: int, camera: str) -> Path | None: ...
 

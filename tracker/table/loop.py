@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from tracker.board import KINDS, StandValue
-from tracker.stabiliser import Stabiliser
-from tracker.table import Entry, Table
+from tracker.table.board import KINDS, StandValue
+from tracker.table.stabiliser import Stabiliser
+from tracker.table.table import Entry, Table
 
 MIN_CONFIDENCE = 0.5
 

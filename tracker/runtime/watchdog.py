@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 
 from tracker.errors import TrackerError
-from tracker.sdnotify import sd_notify, watchdog_interval
+from tracker.runtime.sdnotify import sd_notify, watchdog_interval
 
 __all__ = ["DEFAULT_INTERVAL_S", "Watchdog", "WatchdogError", "sd_notify", "watchdog_interval"]
 

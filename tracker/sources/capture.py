@@ -3,8 +3,8 @@
 The live loops consume any iterable of `Frame`s, so a Pi camera (picamera2), a USB camera, a recorded
 folder and the synthetic table are interchangeable. `FolderSource` replays a recorded folder (images in
 name order, timestamps from a configured frame rate, unreadable files skipped and listed);
-`VideoCaptureSource` wraps OpenCV's capture for USB cameras and video files. `open_source` builds the source a
-camera section of the table configuration asks for (the Pi camera one lives in `tracker.picamera_source`).
+`VideoCaptureSource` wraps OpenCV's capture for USB cameras and video files. `tracker.sources.open` builds the
+source a camera section of the table configuration asks for (the Pi camera one lives in `tracker.sources.picamera`).
 """
 
 from __future__ import annotations
@@ -13,16 +13,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from tracker.errors import TrackerError
-
-if TYPE_CHECKING:
-    from tracker.config import CameraConfig
 
 BgrImage = npt.NDArray[np.uint8]
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
@@ -120,28 +117,3 @@ class VideoCaptureSource:
                 index += 1
         finally:
             self.capture.release()
-
-
-def open_source(cfg: CameraConfig) -> FrameSource:
-    """The frame source for one camera section of the table configuration.
-
-    `picamera2`: a Pi camera by number; `opencv`: a USB camera by index; `folder`: a recorded folder of
-    images at `fps`; `video`: a video file. `synthetic` and `none` are the table loop's to build. Raises
-    `SourceError` naming the source and what failed (camera missing, path unreadable).
-    """
-    if cfg.source == "picamera2":
-        from tracker.picamera_source import Picamera2Source
-
-        return Picamera2Source(cfg.camera, cfg.width, cfg.height, cfg.fps, cfg.timeout_s)
-    if cfg.source == "opencv":
-        return VideoCaptureSource(cfg.camera, cfg.width, cfg.height)
-    if cfg.source == "folder":
-        return FolderSource(Path(cfg.path), cfg.fps)
-    if cfg.source == "video":
-        if not Path(cfg.path).is_file():
-            raise SourceError(f"video source {cfg.path!r}: no such file")
-        return VideoCaptureSource(cfg.path)
-    if cfg.source in ("synthetic", "none"):
-        raise SourceError(f"camera source {cfg.source!r} is not a device or recording: "
-                          "open_source does not build it (the table loop does)")
-    raise SourceError(f"unknown camera source {cfg.source!r} (known: picamera2, opencv, folder, video)")

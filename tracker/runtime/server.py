@@ -1,18 +1,16 @@
-"""Run the web service for a table. The tracker starts it (the command line lives here); `web` itself
-only knows `tracker.api`."""
+"""Run the web service for a table: the one place that wires `web` to the tracker (the composition root);
+`web` itself only knows `tracker.api`."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING
 
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from tracker.api import TableService
-
-if TYPE_CHECKING:
-    from web.namespace import Limits
+from web.app import create_app
+from web.namespace import Limits
 
 
 class _Handler(WSGIRequestHandler):
@@ -30,8 +28,6 @@ class WebServer:
 
     def __init__(self, service: TableService, host: str = "127.0.0.1", port: int = 5000,
                  limits: Limits | None = None) -> None:
-        from web.app import create_app
-
         self.service = service
         self.app, self.socketio = create_app(service, limits)
         self.stop_event = threading.Event()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tracker.board import StandValue
+from tracker.table.board import StandValue
 
 
 @dataclass

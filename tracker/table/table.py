@@ -17,12 +17,12 @@ from rules.board_map import BoardMap
 from rules.errors import RulesError
 from rules.game import Game
 from rules.notation import parse
-from tracker.board import StandValue
 from tracker.errors import InputError
-from tracker.expected import differences, expected_board
-from tracker.reconcile import Question, propose
-from tracker.record import GameRecord, Row
-from tracker.replay import board_body, replay
+from tracker.record.store import GameRecord, Row
+from tracker.table.board import StandValue
+from tracker.table.expected import differences, expected_board
+from tracker.table.reconcile import Question, propose
+from tracker.table.replay import board_body, replay
 
 MAX_EXPLAINED = 12  # actions one board change may explain (fast play: several moves between two readings)
 
