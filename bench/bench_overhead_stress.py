@@ -33,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from calibration.camera import CameraPose, default_pose
 from calibration.layout import TableLayout
 from rules.board_map import BoardMap
-from tracker.board import StandValue
-from tracker.layout import table_layout
-from tracker.loop import stand_value
-from tracker.stabiliser import Stabiliser
+from tracker.overhead.layout import table_layout
+from tracker.table.board import StandValue
+from tracker.table.loop import stand_value
+from tracker.table.stabiliser import Stabiliser
 from vision.board import BoardReader
 from vision.synth import Renderer, SlotCard, TableScene, Token
 from vision.synth.bump import bumped_pose
