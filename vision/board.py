@@ -43,6 +43,7 @@ from vision.warp import extract
 
 UNREADABLE_FRACTION = 0.5
 CONFIDENT_EMPTY = 0.8
+UNCHANGED_LEVELS = 3.0  # mean |difference| (0..255) of a region's quarter-resolution crop that is no change
 AMBIGUOUS_SHARE = 0.08  # of the map looking like a player's colour: more than all of one player's pieces
 
 
@@ -99,6 +100,12 @@ class BoardReader:
         self.last_stands: dict[str, StandObs] = {}
         self.last_slots: dict[str, SlotObs] = {}
         self.has_reference = reference is not None
+        self._small_boxes = {rid: _small_box(reg.box, pose.image_size)
+                             for rid, reg in {**self.base_stands, **self.base_slots}.items()}
+        self._crops: dict[str, NDArray[np.int16]] = {}
+        self._prev: BoardObservation | None = None
+        self._prev_stands: dict[str, StandObs] = {}
+        self._prev_slots: dict[str, SlotObs] = {}
         self.ambiguous: set[str] = set()
         if reference is not None:
             ref = self._check(reference, "reference")
@@ -153,19 +160,32 @@ class BoardReader:
         level = brightness(aligned) / max(brightness(self.global_model), 1.0)
         if level < 0.25:
             return self._unreadable("too dark", wanted)
-        mask, boxes = self.finder.find_small(normalise(aligned, gains, self._global_bgr), margin=False)
+        lit = normalise(aligned, gains, self._global_bgr)
+        changed = self._changed_regions(lit)
+        if not changed and self._prev is not None:
+            return self._prev  # nothing moved anywhere: the last observation stands (a few ms)
+        mask, boxes = self.finder.find_small(lit, margin=False)
         stands: dict[str, StandObs] = {}
         for sid, reg in self.stand_regions.items():
             if wanted is not None and sid not in wanted and sid in self.last_stands:
                 stands[sid] = self.last_stands[sid]
                 continue
+            if sid not in changed and sid in self._prev_stands:
+                stands[sid] = self._prev_stands[sid]
+                continue
             stands[sid] = self._read_stand(img, sid, reg, mask, gains)
+            self._crops[sid] = self._crop(lit, sid)
         slots: dict[str, SlotObs] = {}
         for sid, reg in self.slot_regions.items():
             if wanted is not None and sid not in wanted and sid in self.last_slots:
                 slots[sid] = self.last_slots[sid]
                 continue
+            if sid not in changed and sid in self._prev_slots:
+                slots[sid] = self._prev_slots[sid]
+                continue
             slots[sid] = self._read_slot(img, sid, reg, mask, gains)
+            self._crops[sid] = self._crop(lit, sid)
+        self._prev_stands, self._prev_slots = stands, slots
         self.last_stands.update({k: v for k, v in stands.items() if not v.obstructed})
         self.last_slots.update({k: v for k, v in slots.items() if not v.obstructed})
         unread = sum(v.obstructed for v in stands.values()) + sum(v.obstructed for v in slots.values())
@@ -173,10 +193,35 @@ class BoardReader:
         if unread > UNREADABLE_FRACTION * (len(stands) + len(slots)):
             why = "glare" if saturated_fraction(aligned) > 0.01 else "covered"
         any_obstructed = bool(boxes) or unread > 0
-        return BoardObservation(stands, slots, any_obstructed, boxes, why)
+        obs = BoardObservation(stands, slots, any_obstructed, boxes, why)
+        self._prev = obs if wanted is None else None
+        return obs
+
+    def _crop(self, small: NDArray[np.uint8], rid: str) -> NDArray[np.int16]:
+        x0, y0, x1, y1 = self._small_boxes[rid]
+        return small[y0:y1, x0:x1].astype(np.int16)
+
+    def _changed_regions(self, small: NDArray[np.uint8]) -> set[str]:
+        """Regions whose quarter-resolution crop differs from the one they were last read from (a piece of
+        any size, a card, a hand, a crumb or glare all change it; sensor noise averaged 16x does not)."""
+        out: set[str] = set()
+        for rid in self._small_boxes:
+            before = self._crops.get(rid)
+            learning = rid in self.base_stands and self.models.get(rid) is None and self.models.look(rid) is None
+            if before is None or learning:
+                out.add(rid)
+                continue
+            now = self._crop(small, rid).astype(np.float32)
+            # a region's own shading may drift (a lamp's gradient, a passing shadow): compare at equal gain
+            now *= float(before.mean()) / max(float(now.mean()), 1.0)
+            if float(np.abs(now - before).mean()) > UNCHANGED_LEVELS:
+                out.add(rid)
+        return out
 
     def _follow(self, correction: NDArray[np.float64]) -> None:
         """Read every region through ``correction`` (model px -> frame px): the camera moved."""
+        self._crops.clear()
+        self._prev = None
         for rid, reg in self.base_stands.items():
             self.stand_regions[rid] = _moved(reg, correction)
         for rid, reg in self.base_slots.items():
@@ -310,3 +355,9 @@ def _moved(reg: Region, correction: NDArray[np.float64]) -> Region:
     x1, y1 = np.ceil(poly.max(0)).astype(int)
     return Region(reg.id, reg.kind, reg.size, H, reg.px_per_mm, (int(x0), int(y0), int(x1), int(y1)), poly,
                   apply(correction, reg.core))
+
+
+def _small_box(box: tuple[int, int, int, int], size: tuple[int, int]) -> tuple[int, int, int, int]:
+    w, h = size[0] // SMALL, size[1] // SMALL
+    x0, y0, x1, y1 = box
+    return (max(x0 // SMALL, 0), max(y0 // SMALL, 0), min(-(-x1 // SMALL), w), min(-(-y1 // SMALL), h))
