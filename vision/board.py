@@ -162,7 +162,9 @@ class BoardReader:
             return self._unreadable("too dark", wanted)
         lit = normalise(aligned, gains, self._global_bgr)
         changed = self._changed_regions(lit)
-        if not changed and self._prev is not None:
+        if not changed and self._prev is not None and all(
+                _settled(o) for o in self._prev.stands.values()) and all(
+                _settled(o) for o in self._prev.slots.values()):
             return self._prev  # nothing moved anywhere: the last observation stands (a few ms)
         mask, boxes = self.finder.find_small(lit, margin=False)
         stands: dict[str, StandObs] = {}
@@ -170,7 +172,7 @@ class BoardReader:
             if wanted is not None and sid not in wanted and sid in self.last_stands:
                 stands[sid] = self.last_stands[sid]
                 continue
-            if sid not in changed and sid in self._prev_stands:
+            if sid not in changed and _settled(self._prev_stands.get(sid)):
                 stands[sid] = self._prev_stands[sid]
                 continue
             stands[sid] = self._read_stand(img, sid, reg, mask, gains)
@@ -180,7 +182,7 @@ class BoardReader:
             if wanted is not None and sid not in wanted and sid in self.last_slots:
                 slots[sid] = self.last_slots[sid]
                 continue
-            if sid not in changed and sid in self._prev_slots:
+            if sid not in changed and _settled(self._prev_slots.get(sid)):
                 slots[sid] = self._prev_slots[sid]
                 continue
             slots[sid] = self._read_slot(img, sid, reg, mask, gains)
@@ -361,3 +363,9 @@ def _small_box(box: tuple[int, int, int, int], size: tuple[int, int]) -> tuple[i
     w, h = size[0] // SMALL, size[1] // SMALL
     x0, y0, x1, y1 = box
     return (max(x0 // SMALL, 0), max(y0 // SMALL, 0), min(-(-x1 // SMALL), w), min(-(-y1 // SMALL), h))
+
+
+def _settled(obs: StandObs | SlotObs | None) -> bool:
+    """A confident reading: re-reading an unchanged region could not change it. Uncertain ones (under a
+    hand, unverified, low confidence) are read again: their models may have grown since."""
+    return obs is not None and not obs.obstructed and obs.confidence >= CONFIDENT_EMPTY

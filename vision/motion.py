@@ -28,12 +28,24 @@ def _grey(small: Image) -> NDArray[np.float32]:
     return np.asarray(cv2.resize(g, (w // CHECK, h // CHECK), interpolation=cv2.INTER_AREA), np.float32)
 
 
+def _ecc(model: NDArray[np.float32], grey: NDArray[np.float32], init: NDArray[np.float32],
+         mask: NDArray[np.uint8]) -> tuple[float, NDArray[np.float64]]:
+    """ECC homography fit (model px -> ``grey`` px) from ``init``; (correlation, warp), 0 when it fails."""
+    try:
+        cc, warp = cv2.findTransformECC(model, grey, init, cv2.MOTION_HOMOGRAPHY,
+                                        (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-5), mask, 5)
+    except cv2.error:
+        return 0.0, np.asarray(init, np.float64)
+    return float(cc), np.asarray(warp, np.float64)
+
+
 class MotionGuard:
     """Tracks the homography ``correction`` (model px -> frame px, full resolution) of one camera."""
 
     def __init__(self, model_small: Image) -> None:
         self.model = np.asarray(cv2.cvtColor(model_small, cv2.COLOR_BGR2GRAY), np.float32)
         self.full = np.full(self.model.shape, 255, np.uint8)
+        self.check_full = np.full(_grey(model_small).shape, 255, np.uint8)
         self.check_model = _grey(model_small)
         self.window = np.asarray(cv2.createHanningWindow(self.check_model.shape[::-1], cv2.CV_32F), np.float32)
         self.small_warp: Mat3 = np.eye(3)  # model small px -> frame small px
@@ -58,14 +70,15 @@ class MotionGuard:
             return False
         self.moved_px = slide
         grey = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), np.float32)
-        init = np.asarray(self.small_warp, np.float32).copy()
-        init[0, 2] += dx * CHECK
-        init[1, 2] += dy * CHECK
-        try:
-            cc, warp = cv2.findTransformECC(self.model, grey, init, cv2.MOTION_HOMOGRAPHY,
-                                            (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-5), self.full, 5)
-        except cv2.error:
-            cc, warp = 0.0, init
+        half = np.diag([1.0 / CHECK, 1.0 / CHECK, 1.0])
+        coarse0 = half @ self.small_warp @ np.linalg.inv(half)
+        coarse0[0, 2] += dx
+        coarse0[1, 2] += dy
+        # coarse to fine: the 1/8 fit has the wider basin, the 1/4 fit the precision
+        cc, coarse = _ecc(self.check_model, cur, coarse0.astype(np.float32), self.check_full)
+        init = np.asarray(np.linalg.inv(half) @ coarse @ half, np.float32) if cc >= MIN_ECC else np.asarray(
+            np.linalg.inv(half) @ coarse0 @ half, np.float32)
+        cc, warp = _ecc(self.model, grey, init, self.full)
         if cc < MIN_ECC:
             self.lost = True
             return False
