@@ -227,6 +227,8 @@ def score(obs: Any, scene: TableScene, occluded: dict[str, float], t: Tally, lab
         if occ >= COVERED:
             t.covered_n += 1
             t.covered_flagged += flagged(o)
+            if not flagged(o):
+                t.misses.append(f"{label} {sid}: {occ:.0%} covered, read {o.state}/{o.owner} ({o.confidence:.2f})")
         if occ > 0:
             continue
         t.stand_n += 1
@@ -242,6 +244,8 @@ def score(obs: Any, scene: TableScene, occluded: dict[str, float], t: Tally, lab
         if occ >= COVERED:
             t.covered_n += 1
             t.covered_flagged += flagged(so)
+            if not flagged(so):
+                t.misses.append(f"{label} slot {sid}: {occ:.0%} covered, read {so.state} ({so.confidence:.2f})")
         if occ > 0:
             continue
         t.slot_n += 1
