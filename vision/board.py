@@ -156,6 +156,7 @@ class BoardReader:
         if self.motion.lost:
             return self._unreadable("camera moved", wanted)
         aligned = self.motion.align(small)
+        self.motion.refresh(aligned)
         gains = channel_gains(aligned, self.global_model)
         level = brightness(aligned) / max(brightness(self.global_model), 1.0)
         if level < 0.25:

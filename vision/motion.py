@@ -20,6 +20,7 @@ Mat3 = NDArray[np.float64]
 CHECK = 2  # the phase check works at 1/(SMALL*CHECK) resolution
 MOVED_PX = 4.0  # full-resolution pixels of slide that trigger a new fit
 MIN_ECC = 0.75
+REFRESH = 2  # quiet frames between refreshes of the model (a cheap grey copy)
 
 
 def _grey(small: Image) -> NDArray[np.float32]:
@@ -43,15 +44,19 @@ class MotionGuard:
     """Tracks the homography ``correction`` (model px -> frame px, full resolution) of one camera."""
 
     def __init__(self, model_small: Image) -> None:
-        self.model = np.asarray(cv2.cvtColor(model_small, cv2.COLOR_BGR2GRAY), np.float32)
-        self.full = np.full(self.model.shape, 255, np.uint8)
+        self.full = np.full(model_small.shape[:2], 255, np.uint8)
         self.check_full = np.full(_grey(model_small).shape, 255, np.uint8)
-        self.check_model = _grey(model_small)
+        self.quiet = 0
+        self._set_model(model_small)
         self.window = np.asarray(cv2.createHanningWindow(self.check_model.shape[::-1], cv2.CV_32F), np.float32)
         self.small_warp: Mat3 = np.eye(3)  # model small px -> frame small px
         self.expected = self.check_model
         self.lost = False
         self.moved_px = 0.0
+
+    def _set_model(self, small: Image) -> None:
+        self.model = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), np.float32)
+        self.check_model = _grey(small)
 
     @property
     def correction(self) -> Mat3:
@@ -67,6 +72,7 @@ class MotionGuard:
         (dx, dy), _ = cv2.phaseCorrelate(self.expected, cur, self.window)
         slide = float(np.hypot(dx, dy)) * SMALL * CHECK
         if slide < MOVED_PX and not self.lost:
+            self.quiet += 1
             return False
         self.moved_px = slide
         grey = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), np.float32)
@@ -90,6 +96,19 @@ class MotionGuard:
         self.expected = np.asarray(cv2.warpPerspective(self.check_model, H, (w, h), borderMode=cv2.BORDER_REPLICATE),
                                    np.float32)
         return True
+
+    def refresh(self, aligned: Image) -> None:
+        """Take ``aligned`` (a frame resampled into the calibrated view) as the model every REFRESH quiet
+        frames, so the fit compares the table with itself as it is now (its pieces and cards), not with the
+        empty photo."""
+        if self.quiet >= REFRESH and not self.lost:
+            self._set_model(aligned)
+            h, w = self.check_model.shape
+            half = np.diag([1.0 / CHECK, 1.0 / CHECK, 1.0])
+            H = half @ self.small_warp @ np.linalg.inv(half)
+            self.expected = np.asarray(cv2.warpPerspective(self.check_model, H, (w, h),
+                                                           borderMode=cv2.BORDER_REPLICATE), np.float32)
+            self.quiet = 0
 
     def align(self, small: Image) -> Image:
         """``small`` resampled into the model's view (identity when the camera has not moved)."""
