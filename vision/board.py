@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import CameraPose
 from calibration.layout import TableLayout
+from vision.adapt import Adaptation
 from vision.assets import asset, check_frame
 from vision.colour import F32, chroma
 from vision.empty_model import EmptyModels
@@ -81,7 +82,12 @@ class BoardReader:
     camera) starts the empty model; without it the model is learned from the frames themselves."""
 
     def __init__(self, layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
-                 reference: np.ndarray | None = None, strict: bool = True) -> None:
+                 reference: np.ndarray | None = None, strict: bool = True,
+                 adaptation: Adaptation | None = None) -> None:
+        """``adaptation`` (``vision.adapt``, learned from labelled frames of this table) brings the players'
+        colours, the empty look of the regions it saw empty and the sizes of the pieces."""
+        if adaptation is not None:
+            palette = {**palette, **adaptation.palette}
         self.layout = layout
         self.pose = pose
         self.strict = strict
@@ -89,9 +95,13 @@ class BoardReader:
         self.base_slots: dict[str, Region] = slot_regions(layout, pose)
         self.stand_regions = dict(self.base_stands)
         self.slot_regions = dict(self.base_slots)
-        self.classifier = StandClassifier(palette)
+        self.classifier = StandClassifier(palette, adaptation.areas if adaptation is not None else None)
         self.palette = dict(palette)
         self.models = EmptyModels()
+        for rid, (c, s) in (adaptation.empty if adaptation is not None else {}).items():
+            reg = self.base_stands.get(rid) or self.base_slots.get(rid)
+            if reg is not None and c.shape[:2] == (reg.size[1], reg.size[0]):
+                self.models.set(rid, reg.kind, c, s)
         self._mat_slots: dict[str, tuple[F32, F32]] = {}
         self.finder: ObstructionFinder | None = None
         self.motion: MotionGuard | None = None

@@ -61,14 +61,18 @@ class StandReading:
     flipped: bool
     reason: str | None = None
     piece: NDArray[np.bool_] | None = None  # where the piece and its side walls are (for the stand's look)
+    area: float = 0.0  # mm^2 of the piece's top as measured
 
 
 class StandClassifier:
     """Classifies stand patches for one palette."""
 
-    def __init__(self, palette: dict[str, tuple[int, int, int]]) -> None:
+    def __init__(self, palette: dict[str, tuple[int, int, int]],
+                 areas: dict[str, tuple[float, float]] | None = None) -> None:
+        """``areas``: each piece kind's range of top areas (mm^2) at this table (``vision.adapt``)."""
         if not palette:
             raise ValueError("palette: at least one owner colour is needed")
+        self.areas = {**AREA_MM2, **(areas or {})}
         self.owners = sorted(palette)
         self.chromas = np.stack([colour_chroma(palette[o]) for o in self.owners])
         th = palette_thresholds(palette)
@@ -146,10 +150,10 @@ class StandClassifier:
         if TRACE_A is not None:
             TRACE_A.append((state, area, fill))
         if strict:
-            lo, hi = AREA_MM2[state]
+            lo, hi = self.areas[state]
             margin = min(margin, (area - lo) / 15.0, (hi - area) / 15.0)  # shape and size must agree
         conf = float(np.clip(min(margin, 1.0) * purity, 0.0, 1.0))
-        return StandReading(state, owner, 1, conf, False, flipped, None, _piece_zone(hull, n, px_per_mm, 1.0))
+        return StandReading(state, owner, 1, conf, False, flipped, None, _piece_zone(hull, n, px_per_mm, 1.0), area)
 
     def _unexplained(self, c: F32, s: F32, owners: NDArray[np.int8], changed: NDArray[np.bool_] | None,
                      allowed: NDArray[np.bool_] | None, hull: NDArray[np.int32] | None, foot: NDArray[np.uint8],
