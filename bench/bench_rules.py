@@ -1,27 +1,37 @@
-"""Rules engine speed: random legal self-play games per second and mean `Game.apply` time.
+"""Rules engine speed against python-chess, side by side in one process.
 
-Baseline, run in the same process: `copy.deepcopy` of the same game states (what a naive snapshot-per-
-action engine would pay on every action). The ratio says how many baseline snapshots fit in one apply.
-Games are capped at --actions actions (random play rarely conquers all nine territories).
+A Kipukas *step* is `Game.legal_actions()` + `Game.apply()` of one of them; a python-chess *ply* is
+`list(board.legal_moves)` + `board.push()` of one of them. Both sides play random games (Kipukas with the
+progress player of `rules.selfplay`, chess uniformly) alternating in runs of 50 steps and 50 plies (as many
+plies as steps), so machine load hits both alike while each keeps its caches warm. Prints the mean step
+and ply, their ratio (target: step / ply <= 1), random self-play games per second, and the share of
+Kipukas games that reach a result, split by how they ended.
 
-    python bench/bench_rules.py [--games N] [--actions N] [--seed N]
+    python bench/bench_rules.py [--games N] [--actions N] [--cycles N] [--seed N]
+
+--cycles is the convention limit of the `domination` style (keep the peace after N diel cycles; 0 = none).
+python-chess is a bench-only dependency: ``pip install -e .[bench]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import random
 import sys
 import time
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import chess
+
 from rules.catalog import Catalog
+from rules.context import Ctx
 from rules.decks import COPY_LIMITS
 from rules.game import Game
-from rules.state import GameState
+from rules.selfplay import choose
 
 
 def deck(rng: random.Random, serial: int) -> list[str]:
@@ -30,50 +40,91 @@ def deck(rng: random.Random, serial: int) -> list[str]:
     return [f"{c.code}#{serial}{i:03d}" for i, c in enumerate(pool[:30])]
 
 
-def self_play(rng: random.Random, max_actions: int, states: list[GameState]) -> tuple[int, float, float]:
-    """One game; returns (actions applied, seconds in apply, seconds in legal_actions)."""
-    g = Game.new({"red": deck(rng, 1), "blue": deck(rng, 2)})
-    applied, t_apply, t_legal = 0, 0.0, 0.0
-    while applied < max_actions and not g.result:
+def kipukas_game(rng: random.Random, max_actions: int, cycles: int | None) -> Iterator[float]:
+    """One random game, one step at a time: yields the seconds each step spent in legal_actions + apply;
+    returns how the game ended."""
+    g = Game.new({"red": deck(rng, 1), "blue": deck(rng, 2)}, style="domination", cycles=cycles)
+    steps = 0
+    while steps < max_actions and not g.result:
         t0 = time.perf_counter()
         actions = g.legal_actions()
         t1 = time.perf_counter()
-        g.apply(rng.choice(actions))
+        action = choose(Ctx(g.state, g.board, g.catalog), actions, rng)  # the player, not the engine
         t2 = time.perf_counter()
-        t_legal += t1 - t0
-        t_apply += t2 - t1
-        applied += 1
-        if applied % 25 == 0:
-            states.append(g.state)
-    return applied, t_apply, t_legal
+        g.apply(action)
+        yield (t1 - t0) + (time.perf_counter() - t2)
+        steps += 1
+    return ending(g.result)
+
+
+CHUNK = 50  # steps (and plies) per run: long enough to keep each engine's caches warm
+
+
+def ending(result: str | None) -> str:
+    if result is None:
+        return "no result"
+    for tag in ("#win", "convention", "#discarding_runout"):
+        if tag in result:
+            return {"#win": "domination", "convention": "convention", "#discarding_runout": "forced peace"}[tag]
+    return "other"
+
+
+def chess_plies(rng: random.Random, max_plies: int = 300) -> Iterator[float]:
+    """Random chess games back to back, one ply at a time: yields the seconds of legal moves + push."""
+    while True:
+        board = chess.Board()
+        plies = 0
+        while plies < max_plies and not board.is_game_over(claim_draw=False):
+            t0 = time.perf_counter()
+            board.push(rng.choice(list(board.legal_moves)))
+            yield time.perf_counter() - t0
+            plies += 1
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--actions", type=int, default=300)
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--actions", type=int, default=3000, help="cap on steps per Kipukas game")
+    parser.add_argument("--cycles", type=int, default=40, help="domination convention limit in diel cycles")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    rng = random.Random(args.seed)
-    states: list[GameState] = []
-    total_actions, total_apply, total_legal = 0, 0.0, 0.0
-    start = time.perf_counter()
+    rng_k, rng_c = random.Random(args.seed), random.Random(args.seed + 1)
+    plies_of = chess_plies(rng_c)
+    steps = plies = 0
+    k_time = c_time = 0.0
+    lengths: list[int] = []
+    ends: Counter[str] = Counter()
+    wall = 0.0
     for _ in range(args.games):
-        n, t_apply, t_legal = self_play(rng, args.actions, states)
-        total_actions += n
-        total_apply += t_apply
-        total_legal += t_legal
-    wall = time.perf_counter() - start
-    t0 = time.perf_counter()
-    for state in states:
-        copy.deepcopy(state)
-    deepcopy_mean = (time.perf_counter() - t0) / len(states)
-    apply_mean = total_apply / total_actions
-    print(f"games: {args.games} (capped at {args.actions} actions), actions: {total_actions}")
-    print(f"self-play games per second: {args.games / wall:.2f} (incl. legal_actions)")
-    print(f"mean apply: {apply_mean * 1e6:.1f} us; mean legal_actions: {total_legal / total_actions * 1e6:.1f} us")
-    print(f"baseline deepcopy of a state: {deepcopy_mean * 1e6:.1f} us ({len(states)} states)")
-    print(f"ratio apply / deepcopy: {apply_mean / deepcopy_mean:.2f}")
+        game = kipukas_game(rng_k, args.actions, args.cycles or None)
+        n = 0
+        while True:  # alternate runs of CHUNK steps and CHUNK plies, so load hits both alike
+            t0 = time.perf_counter()
+            try:
+                spent = next(game)
+            except StopIteration as done:
+                wall += time.perf_counter() - t0
+                ends[done.value] += 1
+                break
+            wall += time.perf_counter() - t0
+            k_time, n = k_time + spent, n + 1
+            if n % CHUNK == 0:
+                for _ in range(CHUNK):
+                    c_time, plies = c_time + next(plies_of), plies + 1
+        for _ in range(n % CHUNK):
+            c_time, plies = c_time + next(plies_of), plies + 1
+        steps += n
+        lengths.append(n)
+    step_us, ply_us = k_time / steps * 1e6, c_time / plies * 1e6
+    reached = args.games - ends["no result"]
+    print(f"kipukas: {args.games} games, {steps} steps (mean {steps / args.games:.0f}, max {max(lengths)}), "
+          f"cap {args.actions} steps, convention after {args.cycles or 'no'} diel cycles")
+    print(f"kipukas step (legal_actions + apply): {step_us:.1f} us")
+    print(f"python-chess ply (legal moves + push), baseline: {ply_us:.1f} us over {plies} plies")
+    print(f"ratio step / ply: {step_us / ply_us:.2f} (target <= 1)")
+    print(f"random self-play games per second: {args.games / wall:.1f} (incl. the random player)")
+    print(f"games reaching a result: {reached}/{args.games} = {reached / args.games:.0%} ("
+          + ", ".join(f"{k} {v}" for k, v in sorted(ends.items())) + ")")
     return 0
 
 

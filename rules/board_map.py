@@ -50,14 +50,38 @@ class BoardMap:
     paths: tuple[Path, ...]
     texture: dict[str, Any]
     extras: dict[str, Any] = field(default_factory=dict)
-    _adj: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+    _adj: dict[str, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
+    _path: dict[tuple[str, str], Path] = field(default_factory=dict, repr=False, compare=False)
+    _tstand: dict[str, Stand] = field(default_factory=dict, repr=False, compare=False)
+    holdable: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    stand_territory: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    sorted_adj: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
+    water_edges: frozenset[tuple[str, str]] = field(default=frozenset(), repr=False, compare=False)
+    shore: frozenset[str] = field(default=frozenset(), repr=False, compare=False)  # stands with a water line
 
     def __post_init__(self) -> None:
+        # Lookup tables built once: the engine asks these questions on every action.
         adj: dict[str, set[str]] = {s: set() for s in self.stands}
+        path: dict[tuple[str, str], Path] = {}
         for p in self.paths:
             adj[p.a].add(p.b)
             adj[p.b].add(p.a)
+            path.setdefault((p.a, p.b), p)
+            path.setdefault((p.b, p.a), p)
+        tstand: dict[str, Stand] = {}
+        for st in self.stands.values():
+            if st.kind == "territory":
+                tstand.setdefault(st.territory, st)
         object.__setattr__(self, "_adj", {k: frozenset(v) for k, v in adj.items()})
+        object.__setattr__(self, "_path", path)
+        object.__setattr__(self, "_tstand", tstand)
+        object.__setattr__(self, "holdable", tuple(sorted(t for t, terr in self.territories.items()
+                                                          if not terr.transit)))
+        object.__setattr__(self, "stand_territory", {k: st.territory for k, st in self.stands.items()})
+        object.__setattr__(self, "sorted_adj", {k: tuple(sorted(v)) for k, v in adj.items()})
+        water = frozenset(k for k, p in path.items() if p.water)
+        object.__setattr__(self, "water_edges", water)
+        object.__setattr__(self, "shore", frozenset(a for a, _ in water))
 
     @classmethod
     def packaged(cls, name: str = "starter") -> BoardMap:
@@ -83,16 +107,15 @@ class BoardMap:
             raise KeyError(f"map {self.name!r} has no stand {stand_id!r}") from None
 
     def territory_stand(self, territory: str) -> Stand | None:
-        for s in self.stands.values():
-            if s.kind == "territory" and s.territory == territory:
-                return s
-        return None
+        return self._tstand.get(territory)
+
+    def adjacent_territories(self, a: str, b: str) -> bool:
+        """A movement line joins a stand of territory `a` to a stand of territory `b`."""
+        where = self.stand_territory
+        return any((where[p.a] == a and where[p.b] == b) or (where[p.a] == b and where[p.b] == a) for p in self.paths)
 
     def path_between(self, a: str, b: str) -> Path | None:
-        for p in self.paths:
-            if {p.a, p.b} == {a, b}:
-                return p
-        return None
+        return self._path.get((a, b))
 
     def distance(self, start: str, goal: str, blocked: Iterable[str] = (), water: bool = True) -> int | None:
         """Fewest movement lines from `start` to `goal`, never passing through a `blocked` stand

@@ -8,13 +8,14 @@ normalised and listed in `Card.data_notes`, so a data problem is visible rather 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from rules.adaptations import adaptation
 from rules.dice import RollSpec, parse_die
+from rules.effects import Effects, packaged_effects
 from rules.errors import CatalogError, PayloadError
 from rules.habitats import habitat
 from rules.identity import CardRef
@@ -105,12 +106,22 @@ def _canon(fn: Any, value: str, field: str, notes: list[str]) -> str:
 @dataclass(frozen=True)
 class Catalog:
     cards: dict[str, Card]
+    soul_codes: frozenset[str] = frozenset()  # derived in __post_init__: the codes of Character/Species cards
+    effects: dict[str, Effects] = field(default_factory=dict)  # printed overrides by code (rules.effects)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "soul_codes", frozenset(k for k, c in self.cards.items() if c.is_soul))
 
     @classmethod
     @cache
     def packaged(cls) -> Catalog:
         text = (resources.files("rules") / "data" / "cards.json").read_text(encoding="utf-8")
-        return cls({row["code"]: card_from_row(row) for row in json.loads(text)})
+        cards = {row["code"]: card_from_row(row) for row in json.loads(text)}
+        effects = packaged_effects()
+        unknown = sorted(set(effects) - set(cards))
+        if unknown:
+            raise CatalogError(unknown[0], "effects.json names a card code that is not in cards.json")
+        return cls(cards, effects=effects)
 
     def card(self, code: str) -> Card:
         try:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rules.context import Ctx, Illegal, other
 from rules.day import MAX_SOULS, start_action
-from rules.fists import affinity_bonus, brawl, final_blow_modifier, habitat_modifiers, keal_modifier
+from rules.fists import Typing, affinity_bonus, brawl, final_blow_modifier, habitat_modifiers, keal_modifier
 from rules.lifecycle import waste
-from rules.notation import Attack, Challenge, Hold, Means, Retreat, Roll, Stop
+from rules.notation import Attack, Challenge, Grab, Hold, Means, Retreat, Roll, Stop
 from rules.state import Bout, CardState, Pending
 
 
@@ -25,7 +27,7 @@ def attack(c: Ctx, a: Attack) -> None:
         start_action(c, a.player, contention_ok=True)
     cs = c.own(a.player, a.card, "play")
     target = c.card(a.target)
-    if target.owner == a.player or target.zone != "play" or not c.is_soul(target):
+    if (target.owner == a.player and not target.rogue) or target.zone != "play" or not c.is_soul(target):
         raise Illegal("#ADRH", f"{a.target} is not an enemy soul in play")
     why = c.can_attack(cs)
     if why:
@@ -59,6 +61,9 @@ def attack(c: Ctx, a: Attack) -> None:
         bout = bout.set(attack_means=am if am in c.available_means(cs) else None,
                         defence_means=dm if dm in c.available_means(target) else None)
     c.s.bout = bout
+    if not final and (c.effects(cs).bout_detection or c.effects(target).bout_detection):
+        c.notice(f"printed effect: {other(a.player) if c.effects(cs).bout_detection else a.player} rolls standard "
+                 "detection (D20: 1, 2, 3, 4) before this KEAL means bout (#traps)")
     c.notice(f"{c.name(cs)} attacks {c.name(target)}: {'final blow' if final else 'KEAL means bout'}; "
              "apply any printed game effects of both cards")
 
@@ -79,12 +84,32 @@ def means(c: Ctx, a: Means) -> None:
     c.s.bout = b.set(**{field: a.index})
 
 
-def _total(c: Ctx, cs: CardState, value: str) -> int:
+def _modified(c: Ctx, cs: CardState) -> bool:
+    """A printed roll modifier applies (#roll_modifiers): the soul's own text, an item it carries, or a
+    terrain feature staked in its territory. Then the players give the modified total as =N."""
+    if c.effects(cs).roll_totals:
+        return True
+    if cs.at is None:
+        return False
+    territory = c.territory_of(cs.at)
+    for x in c.s.play.values():
+        if x.equipped_to == cs.id:
+            return True
+        if x.at and c.info(x).type == "TerrainFeature" and x.revealed and c.territory_of(x.at) == territory:
+            return True
+    return False
+
+
+def total(c: Ctx, cs: CardState, value: str) -> int:
     spec = c.info(cs).die
     if spec is not None and spec.covered and not spec.dice:
         if value != f"={spec.base}":
             raise Illegal("#attack", f"{c.name(cs)} rolls a fixed {spec.raw}: give ={spec.base}")
         return spec.base
+    if value.startswith("=") and _modified(c, cs):
+        if not value[1:].isdigit():
+            raise Illegal("#roll_modifiers", f"a roll total is =N, not {value!r}")
+        return int(value[1:])
     if value.startswith("="):
         if spec is not None and spec.covered:
             raise Illegal("#attack", f"{c.name(cs)} rolls {spec.raw}: give the faces (e.g. 4,5), not a total")
@@ -114,7 +139,7 @@ def roll(c: Ctx, a: Roll) -> None:
     field = "attack_roll" if a.what == "attack" else "defence_roll"
     if getattr(b, field) is not None:
         raise Illegal("#ADRH", f"the {a.what} roll of this round is already in")
-    b = b.set(**{field: _total(c, cs, a.value)})
+    b = b.set(**{field: total(c, cs, a.value)})
     c.s.bout = b
     if b.attack_roll is not None and b.defence_roll is not None:
         _resolve(c, b)
@@ -125,15 +150,26 @@ def _modifiers(c: Ctx, b: Bout) -> tuple[int, int, int]:
     ai, di = c.info(att), c.info(dfn)
     assert dfn.at is not None and ai.habitat and di.habitat and ai.gene and di.gene
     geography = c.board.territories[c.territory_of(dfn.at)].geography
-    ha, hd, _ = habitat_modifiers(ai.habitat, di.habitat, geography)
-    am = affinity_bonus(ai.gene, c.s.players[att.owner].affinity) + ha
-    dm = affinity_bonus(di.gene, c.s.players[dfn.owner].affinity) + hd
+    ha, hd, _ = _habitat(ai.habitat, di.habitat, geography)
+    am = _affinity(ai.gene, c.s.players[att.owner].affinity) + ha
+    dm = _affinity(di.gene, c.s.players[dfn.owner].affinity) + hd
     if b.final:
-        t = final_blow_modifier(ai.gene, di.gene, ai.motive, di.motive)
+        t = _final(ai.gene, di.gene, ai.motive, di.motive)
         return am + t.attack, dm + t.defence, t.best_of
     assert b.attack_means is not None and b.defence_means is not None
-    t = keal_modifier(ai.keal_means[b.attack_means - 1].adaptations, di.keal_means[b.defence_means - 1].adaptations)
+    t = _keal(ai.keal_means[b.attack_means - 1].adaptations, di.keal_means[b.defence_means - 1].adaptations)
     return am + t.attack, dm, 1
+
+
+# The typing chart, motives and habitats are static: each pairing is worked out once per process.
+_habitat = lru_cache(maxsize=4096)(habitat_modifiers)
+_affinity = lru_cache(maxsize=4096)(affinity_bonus)
+_final = lru_cache(maxsize=4096)(final_blow_modifier)
+
+
+@lru_cache(maxsize=8192)
+def _keal(attacker: tuple[str, ...], defender: tuple[str, ...]) -> Typing:
+    return keal_modifier(attacker, defender)
 
 
 def _resolve(c: Ctx, b: Bout) -> None:
@@ -150,8 +186,11 @@ def _resolve(c: Ctx, b: Bout) -> None:
                  f"{'attacker' if won else 'defender'} wins (#brawl)")
     c.notice(f"{'final blow' if b.final else 'bout'}: attack {b.attack_roll}{am:+d}={a_total} vs defence "
              f"{b.defence_roll}{dm:+d}={d_total}: {'attacker' if won else 'defender'} wins")
-    if not b.final:
+    if not b.final and not b.grab:
         c.s.fixed_means[(att.id, dfn.id)] = (b.attack_means or 0, b.defence_means or 0)
+    if b.grab:
+        _grab_over(c, b, won)
+        return
     if b.final and best_of == 3:
         rounds = (*b.rounds, 1 if won else -1)
         if rounds.count(1) < 2 and rounds.count(-1) < 2:
@@ -162,6 +201,10 @@ def _resolve(c: Ctx, b: Bout) -> None:
     c.s.bout = None
     territory = c.territory_of(dfn.at or "")
     if not won:
+        if not b.final and c.effects(att).wasted_on_lost_bout:
+            waste(c, att.id, "lost a KEAL means bout: its printed effect wastes it (#card_variations)")
+            _after_waste(c, dfn.owner, territory)
+            return
         c.put(att.set(exhausted=True))
         c.push(Pending("combat", dfn.owner, territory, note="respond"), front=True)
         return
@@ -177,9 +220,47 @@ def _resolve(c: Ctx, b: Bout) -> None:
     c.push(Pending("combat", att.owner, territory, note="press"), front=True)
 
 
+def grab(c: Ctx, a: Grab) -> None:
+    """#items: each player with a soul able to fight names one in the territory to grab the dropped item; a
+    KEAL means bout between the two follows (the first named attacks); the victor equips the item, the loser
+    takes KEAL means damage. With only one side able, its soul takes the item."""
+    first = c.s.pending[0] if c.s.pending else None
+    if first is None or first.kind != "grab" or first.player != a.player or first.cards != (a.card,):
+        raise Illegal("#items", f"no grab for {a.card} is due from {a.player}")
+    soul = c.own(a.player, a.target, "play")
+    if not c.is_soul(soul) or soul.at is None or c.territory_of(soul.at) != first.territory:
+        raise Illegal("#items", f"{a.target} is not a soul of {a.player}'s in territory {first.territory}")
+    if c.downed(soul):
+        raise Illegal("#items", f"{c.name(soul)} is downed: send a soul with KEAL means left")
+    c.pop()
+    nxt = c.s.pending[0] if c.s.pending else None
+    if nxt is not None and nxt.kind == "grab" and nxt.cards == first.cards and not first.note:
+        c.s.pending = (nxt.set(note=soul.id), *c.s.pending[1:])  # the other player names theirs next
+        return
+    if first.note:
+        c.s.bout = Bout(first.note, soul.id, False, grab=a.card)
+        c.notice(f"grab bout for {a.card}: {c.name(c.card(first.note))} against {c.name(soul)} (#items)")
+        return
+    item = c.card(a.card)
+    c.put(item.set(at=soul.at, equipped_to=soul.id, controller=a.player if item.owner != a.player else None))
+    c.notice(f"{c.name(soul)} grabs {c.name(item)}: no enemy soul able to fight contests it (#items)")
+
+
+def _grab_over(c: Ctx, b: Bout, won: bool) -> None:
+    winner, loser = (b.attacker, b.defender) if won else (b.defender, b.attacker)
+    w, lo = c.card(winner), c.card(loser)
+    item = c.card(b.grab)
+    c.put(item.set(at=w.at, equipped_to=w.id, controller=w.owner if item.owner != w.owner else None))
+    c.s.bout = None
+    c.push(Pending("damage", lo.owner, c.territory_of(lo.at or ""), (lo.id,), note="#items"), front=True)
+    c.notice(f"{c.name(w)} grabs {c.name(item)}; {c.name(lo)} takes KEAL means damage (#items)")
+
+
 def _after_waste(c: Ctx, winner: str, territory: str) -> None:
     if c.souls_in(territory, other(winner)):
-        c.push(Pending("combat", other(winner), territory, note="respond"), front=True)
+        grabs = tuple(p for p in c.s.pending if p.kind == "grab")  # a dropped item is grabbed first (#items)
+        rest = tuple(p for p in c.s.pending if p.kind != "grab")
+        c.s.pending = (*grabs, Pending("combat", other(winner), territory, note="respond"), *rest)
     else:
         _combat_over(c, territory)
 
@@ -228,7 +309,7 @@ def retreat(c: Ctx, a: Retreat) -> None:
             raise Illegal("#retreat", f"the fight is in territory {pend.territory}")
     elif (a.player, territory) not in c.s.contention_due:
         raise Illegal("#retreat", f"there is no contention for {a.player} to retreat from in territory {territory}")
-    escorts = [s for s in souls if not c.downed(s)]
+    escorts = [s for s in souls if not c.downed(s) or c.effects(s).moves_downed]
     if not escorts:
         raise Illegal("#retreat", "downed souls retreat only under escort of a soul with KEAL means left")
     ranges = [c.info(s).movement or 0 for s in escorts]
@@ -246,6 +327,7 @@ def retreat(c: Ctx, a: Retreat) -> None:
         raise Illegal("#retreat", f"{a.stand} is in territory {territory}: a retreat leaves the contested territory")
     if c.souls_at(a.stand, other(a.player)):
         raise Illegal("#retreat", f"{a.stand} holds enemy souls; retreat to a safe stand")
+    _retreat_destination(c, a.player, territory, a.stand, seen)
     for s in souls:
         if s.rogue:
             raise Illegal("#rouge", f"{c.name(s)} is rogue: its owner does not control it")
@@ -258,6 +340,23 @@ def retreat(c: Ctx, a: Retreat) -> None:
     else:
         c.s.contention_due = c.s.contention_due - {(a.player, territory)}
     c.push(Pending("challenge", other(a.player), territory, a.cards, a.stand), front=True)
+
+
+def _retreat_destination(c: Ctx, player: str, territory: str, stand: str, seen: dict[str, int]) -> None:
+    """#retreat: the party goes to the nearest base camp or movement stand in territory the player controls;
+    or, by a successful retreat, into another contested territory nearby (to join that fight)."""
+    dest = c.territory_of(stand)
+    if dest != territory and c.contested(dest):
+        return
+    if not c.controls(player, dest):
+        raise Illegal("#retreat", f"{stand} is in territory {dest}, which {player} does not control: a retreat "
+                                  f"ends on the nearest stand in territory {player} controls")
+    enemies = {e.at for e in c.souls_in_play(other(player))}
+    safe = [d for st, d in seen.items() if st not in enemies and c.territory_of(st) != territory
+            and c.controls(player, c.territory_of(st))]
+    if seen[stand] > min(safe):
+        raise Illegal("#retreat", f"{stand} is {seen[stand]} away, but a stand in territory {player} controls is "
+                                  f"{min(safe)} away: a retreat ends on the nearest one")
 
 
 def challenge(c: Ctx, a: Challenge) -> None:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from rules.board_map import BoardMap
 from rules.catalog import Card, Catalog
+from rules.effects import NONE, Effects
 from rules.errors import RulesError
 from rules.movement import downed_range
 from rules.state import CardState, GameState, Pending
+from rules.styles import DOMINATION, Style
 
 WATER_HABITAT = "Water"
 
@@ -24,16 +26,25 @@ class Illegal(RulesError):
         super().__init__(f"{message} ({rule})")
 
 
+def _by_id(c: CardState) -> str:
+    return c.id
+
+
 def other(player: str) -> str:
     return "blue" if player == "red" else "red"
 
 
 class Ctx:
-    def __init__(self, state: GameState, board: BoardMap, catalog: Catalog) -> None:
+    def __init__(self, state: GameState, board: BoardMap, catalog: Catalog, style: Style = DOMINATION) -> None:
         self.s = state
         self.board = board
         self.catalog = catalog
+        self.style = style
         self.notices: list[str] = []
+        self._souls = catalog.soul_codes
+        self._territory = board.stand_territory
+        self._effects = catalog.effects
+        self._cards = catalog.cards
 
     # --- cards -------------------------------------------------------------------------------------------
     def card(self, card_id: str) -> CardState:
@@ -43,10 +54,12 @@ class Ctx:
         return cs
 
     def info(self, cs: CardState | str) -> Card:
-        return self.catalog.card(cs if isinstance(cs, str) else cs.code)
+        code = cs if isinstance(cs, str) else cs.code
+        card = self._cards.get(code)
+        return card if card is not None else self.catalog.card(code)  # the catalog names an unknown code
 
     def put(self, cs: CardState) -> None:
-        self.s.cards[cs.id] = cs
+        self.s.put(cs)
 
     def own(self, player: str, card_id: str, zone: str | None = None) -> CardState:
         cs = self.card(card_id)
@@ -62,7 +75,7 @@ class Ctx:
     def relocate(self, cs: CardState, stand: str, **changes: object) -> None:
         """Put soul `cs` on `stand`; items equipped to it travel with it as one stack (#equiping)."""
         self.put(cs.set(at=stand, **changes))
-        for item in list(self.s.cards.values()):
+        for item in list(self.s.play.values()):  # equipped items are always in play
             if item.equipped_to == cs.id:
                 self.put(item.set(at=stand))
 
@@ -71,7 +84,8 @@ class Ctx:
 
     # --- map -----------------------------------------------------------------------------------------------
     def territory_of(self, stand: str) -> str:
-        return self.board.stand(stand).territory
+        t = self._territory.get(stand)
+        return t if t is not None else self.board.stand(stand).territory
 
     def territory_stand(self, territory: str) -> str:
         if territory not in self.board.territories:
@@ -82,7 +96,7 @@ class Ctx:
         return st.id
 
     def holdable(self) -> list[str]:
-        return sorted(t for t, terr in self.board.territories.items() if not terr.transit)
+        return list(self.board.holdable)
 
     def controls(self, player: str, territory: str) -> bool:
         claim = self.s.claims.get(territory)
@@ -90,18 +104,23 @@ class Ctx:
 
     # --- souls ---------------------------------------------------------------------------------------------
     def is_soul(self, cs: CardState) -> bool:
-        return self.info(cs).is_soul
+        return cs.code in self._souls
 
     def souls_in_play(self, player: str | None = None) -> list[CardState]:
-        return [c for c in self.s.cards.values()
-                if c.zone == "play" and (player is None or c.owner == player) and self.is_soul(c)]
+        souls = self._souls
+        return [c for c in self.s.play.values() if c.code in souls and (player is None or c.owner == player)]
 
     def souls_at(self, stand: str, player: str | None = None) -> list[CardState]:
-        return sorted((c for c in self.souls_in_play(player) if c.at == stand), key=lambda c: c.id)
+        souls = self._souls
+        return sorted((c for c in self.s.play.values()
+                       if c.at == stand and c.code in souls and (player is None or c.owner == player)),
+                      key=_by_id)
 
     def souls_in(self, territory: str, player: str | None = None) -> list[CardState]:
-        return sorted((c for c in self.souls_in_play(player) if c.at and self.territory_of(c.at) == territory),
-                      key=lambda c: c.id)
+        souls, where = self._souls, self._territory
+        return sorted((c for c in self.s.play.values()
+                       if c.code in souls and (player is None or c.owner == player) and c.at
+                       and where.get(c.at) == territory), key=_by_id)
 
     def occupying(self, territory: str, player: str) -> int:
         """Souls counting towards the 3-per-player limit (digital cloud souls occupy no space)."""
@@ -114,15 +133,28 @@ class Ctx:
             return False
         return sum(cs.injuries) >= info.tolerance or not self.available_means(cs)
 
+    def effects(self, cs: CardState) -> Effects:
+        """Printed overrides of the card (`rules.effects`), with a judge's overrides for this card."""
+        fx = self._effects.get(cs.code, NONE)
+        flags = self.s.overrides.get(cs.id)
+        if flags:
+            for flag, on in flags:
+                fx = fx.with_flag(flag, on)
+        return fx
+
     def movement_range(self, cs: CardState) -> int | None:
         base = self.info(cs).movement or 0
-        return downed_range(base) if self.downed(cs) else base
+        return downed_range(base) if self.downed(cs) and not self.effects(cs).moves_downed else base
+
+    def needs_escort(self, cs: CardState) -> bool:
+        """A downed soul with movement 1 moves only with an escort (#moving_downed_souls)."""
+        return self.info(cs).movement == 1 and self.downed(cs) and not self.effects(cs).moves_downed
 
     def can_attack(self, cs: CardState) -> str | None:
         """None when `cs` may attack now, else the reason it may not."""
         if cs.zone != "play" or not self.is_soul(cs):
             return f"{cs.id} is not a soul in play"
-        if self.downed(cs):
+        if self.downed(cs) and not self.effects(cs).attacks_downed:
             return f"{self.name(cs)} is downed and cannot attack (#keal_means_DHT)"
         if cs.exhausted:
             return (f"{self.name(cs)} already lost an attack or a retreat today and cannot attack again "
@@ -136,11 +168,15 @@ class Ctx:
         return [i + 1 for i, m in enumerate(means) if cs.injuries[i] < m.count]
 
     def unrevealed_of(self, player: str, territory: str) -> list[CardState]:
-        return sorted((c for c in self.s.cards.values() if c.zone == "play" and c.owner == player and not c.revealed
-                       and c.at and self.territory_of(c.at) == territory), key=lambda c: c.id)
+        where = self._territory
+        return sorted((c for c in self.s.play.values() if c.owner == player and not c.revealed
+                       and c.at and where.get(c.at) == territory), key=_by_id)
 
     def contested(self, territory: str) -> bool:
-        return bool(self.souls_in(territory, "red")) and bool(self.souls_in(territory, "blue"))
+        souls, where = self._souls, self._territory
+        owners = {c.owner for c in self.s.play.values()
+                  if c.code in souls and c.at and where.get(c.at) == territory}
+        return "red" in owners and "blue" in owners
 
     # --- flow ----------------------------------------------------------------------------------------------
     def push(self, *items: Pending, front: bool = False) -> None:

@@ -6,6 +6,7 @@ from collections import deque
 
 from rules.context import Ctx, Illegal, other
 from rules.notation import Move, Play, Reveal, Roll, Swim, Trap
+from rules.routes import entered, route_cost, tunnel_pairs
 from rules.state import CardState, Pending
 from rules.turns import require_turn
 
@@ -101,27 +102,32 @@ def reach(c: Ctx, cs: CardState, start: str, limit: int, *, ignore_enemies: bool
     need an aquatic soul, a flyer, or a soul that has swum this day; underground dwellers may use tunnels.
     """
     info = c.info(cs)
+    board = c.board
     flyer = info.habitat == "Heavens"
     water_ok = flyer or info.habitat == "Water" or cs.swimming
-    enemies = {e.at for e in c.souls_in_play(other(cs.owner)) if e.revealed and e.at}
-    blocked = set() if flyer or ignore_enemies else {s for s in enemies if c.board.stands[s].kind == "movement"}
+    if flyer or ignore_enemies or c.effects(cs).through_enemies:
+        blocked: set[str] = set()
+    else:
+        stands = board.stands
+        blocked = {e.at for e in c.souls_in_play(other(cs.owner))
+                   if e.revealed and e.at and stands[e.at].kind == "movement"}
     tunnels: dict[str, set[str]] = {}
     if info.habitat == "Underground":
-        for t in c.board.extras.get("tunnels", []):
-            if isinstance(t, dict) and "a" in t and "b" in t:
-                tunnels.setdefault(str(t["a"]), set()).add(str(t["b"]))
-                tunnels.setdefault(str(t["b"]), set()).add(str(t["a"]))
+        for ta, tb in tunnel_pairs(c):
+            tunnels.setdefault(ta, set()).add(tb)
+            tunnels.setdefault(tb, set()).add(ta)
+    adj, water = board.sorted_adj, board.water_edges
     seen = {start: 0}
     queue = deque([start])
     while queue:
         here = queue.popleft()
         if seen[here] >= limit or (here in blocked and here != start):
             continue
-        for nxt in sorted(c.board.neighbours(here) | tunnels.get(here, set())):
+        nexts = tuple(sorted(set(adj[here]) | tunnels[here])) if here in tunnels else adj[here]
+        for nxt in nexts:
             if nxt in seen:
                 continue
-            path = c.board.path_between(here, nxt)
-            if path is not None and path.water and not water_ok:
+            if not water_ok and (here, nxt) in water:
                 continue
             seen[nxt] = seen[here] + 1
             queue.append(nxt)
@@ -160,17 +166,20 @@ def move(c: Ctx, a: Move) -> None:
         raise Illegal("#summoning_sickness", f"{c.name(cs)} was played unrevealed today and cannot move until "
                                              "tomorrow; souls played revealed may move at once")
     rng = c.movement_range(cs)
-    base = c.info(cs).movement or 0
     if not rng:
         raise Illegal("#moving_downed_souls", f"{c.name(cs)} has movement 0 and cannot be moved")
-    if c.downed(cs) and base == 1:
+    if c.needs_escort(cs):
         raise Illegal("#moving_downed_souls", f"{c.name(cs)} is downed with movement 1: it moves only with an "
                                               "escort (retreat with a soul that has KEAL means left)")
     left = rng - cs.moved
     if left <= 0:
         raise Illegal("#movement", f"{c.name(cs)} already used its movement range of {rng} today")
-    seen = reach(c, cs, start, left)
-    if goal == start or goal not in seen:
+    if a.via:
+        cost = route_cost(c, cs, [start, *a.via, goal], left)
+    else:
+        seen = reach(c, cs, start, left)
+        cost = seen.get(goal, 0)
+    if not a.via and (goal == start or goal not in seen):
         if goal == start:
             raise Illegal("#movement", f"{c.name(cs)} is already on {goal}")
         if goal in reach(c, cs, start, left, ignore_enemies=True):
@@ -188,9 +197,11 @@ def move(c: Ctx, a: Move) -> None:
     if enemies_there and c.can_attack(cs) is not None:
         raise Illegal("#movement", f"{goal} holds an enemy that must be attacked, and {c.can_attack(cs)}")
     still_water = c.board.territories[target].transit and c.board.territories[target].geography == "water"
-    c.relocate(cs, goal, moved=cs.moved + seen[goal], arrived_turn=c.s.turn, swimming=cs.swimming and still_water)
-    if target != c.territory_of(start) and not reinforcing and c.unrevealed_of(other(a.player), target):
-        c.push(Pending("trap-roll", a.player, target, (cs.id,), goal))
+    c.relocate(cs, goal, moved=cs.moved + cost, arrived_turn=c.s.turn, swimming=cs.swimming and still_water)
+    passed = entered(c, [start, *a.via, goal]) if a.via else ([target] if target != c.territory_of(start) else [])
+    trapped = [t for t in passed if c.unrevealed_of(other(a.player), t)] if not reinforcing else []
+    if trapped:
+        c.push(*(Pending("trap-roll", a.player, t, (cs.id,), goal) for t in trapped))
     elif reinforcing:
         c.notice(f"{c.name(cs)} reinforces territory {target} without rolling to enter (#retreat)")
     if enemies_there:
@@ -230,16 +241,21 @@ def trap_roll(c: Ctx, a: Roll) -> None:
     roll = int(a.value)
     c.pop()
     owner = other(a.player)
+    mover = c.s.cards.get(first.cards[0]) if first.cards else None
+    detection = c.effects(mover).detection if mover is not None else tuple(DETECTION)
+    detected = roll in detection
     asks: list[Pending] = []
     for cs in c.unrevealed_of(owner, first.territory):
         kind = c.info(cs).type
         if kind == "Trap":
-            asks.append(Pending("trap", owner, first.territory, (cs.id,), value=roll))
+            asks.append(Pending("trap", owner, first.territory, (cs.id,), value=roll,
+                                note="detected" if detected else ""))
         elif kind == "TerrainFeature":
             c.notice(f"{owner}: {c.name(cs)} applies its printed effect if the roll {roll} activates it "
                      "(#card_activation step 2)")
-    if roll in DETECTION:
-        c.notice(f"D20 {roll}: standard detection of unsprung traps in territory {first.territory} (#traps)")
+    if detected:
+        faces = "standard detection" if detection == tuple(DETECTION) else f"detection on {detection} (printed)"
+        c.notice(f"D20 {roll}: {faces} of unsprung traps in territory {first.territory} (#traps)")
     c.push(*asks, front=True)
 
 
@@ -252,6 +268,12 @@ def trap(c: Ctx, a: Trap) -> None:
     if a.outcome == "sprung":
         c.put(cs.set(revealed=True))
         c.notice(f"{c.name(cs)} is sprung: apply its printed effect to the enemy on top of the stack (#traps)")
-    elif match[0].value in DETECTION:
-        c.put(cs.set(zone="discard", at=None))
-        c.notice(f"{c.name(cs)} is detected and removed from play (#traps)")
+    elif match[0].note == "detected":
+        finder = other(a.player)
+        if c.controls(finder, match[0].territory):
+            c.put(cs.set(controller=finder))
+            c.notice(f"{c.name(cs)} is detected in territory {match[0].territory}, which {finder} holds: "
+                     f"{finder} takes control of the trap instead of disabling it (#contention)")
+        else:
+            c.put(cs.set(zone="discard", at=None, controller=None))
+            c.notice(f"{c.name(cs)} is detected and removed from play (#traps)")

@@ -15,37 +15,52 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from rules import combat, day, night, setup_phase, turns
+from rules import card_actions, combat, day, night, setup_phase, turns
 from rules.board_map import BoardMap
 from rules.catalog import Catalog
-from rules.context import Ctx, Illegal
+from rules.context import Ctx, Illegal, other
+from rules.effects import FLAGS
 from rules.errors import RulesError
 from rules.legal import candidates
+from rules.legal_checks import Checker
+from rules.legal_direct import direct
 from rules.notation import (
     PLAYERS,
     Action,
     Affinity,
     Attack,
     Bottom,
+    Bs,
     Camp,
     Capital,
     Challenge,
+    Concede,
     Craft,
     DefaultEffect,
+    Dig,
     Discard,
     Draw,
+    Effect,
     End,
+    Equip,
+    Grab,
     Heal,
     Hold,
+    Imprison,
     Initiative,
     Injure,
     Means,
     Move,
+    Pass,
     Peace,
     Personal,
+    Pickup,
     Play,
+    Release,
+    Resolve,
     Retreat,
     Reveal,
+    Roam,
     Roll,
     Sabotage,
     Steal,
@@ -53,10 +68,13 @@ from rules.notation import (
     Swim,
     Tame,
     Trap,
+    Unequip,
     parse,
 )
 from rules.prompts import prompts
-from rules.state import CardState, GameState, PlayerState
+from rules.state import CardState, GameState, Pending, PlayerState
+from rules.styles import DOMINATION, Style, StyleError
+from rules.styles import style as play_style
 from rules.verdict import Prompt, Verdict
 
 
@@ -72,7 +90,8 @@ class Rejected(RulesError):
 def _roll(c: Ctx, a: Roll) -> None:
     handlers: dict[str, Callable[[Ctx, Roll], None]] = {
         "d6": setup_phase.rolloff, "diel": turns.roll_diel, "d20": day.trap_roll, "attack": combat.roll,
-        "defence": combat.roll, "escape": combat.escape_roll, "chase": combat.escape_roll}
+        "defence": combat.roll, "escape": combat.escape_roll, "chase": combat.escape_roll,
+        "territory": card_actions.territory_roll}
     handlers[a.what](c, a)
 
 
@@ -89,32 +108,66 @@ def _initiative(c: Ctx, a: Initiative) -> None:
     turns.initiative(c, a)
 
 
+def judge_effect(c: Ctx, a: Effect) -> None:
+    """The judge's override of a printed effect for one card (rules.effects); it never ends a turn."""
+    cs = c.card(a.card)
+    if a.flag not in FLAGS:
+        raise Illegal("#card_variations", f"unknown effect flag {a.flag!r} (flags: {', '.join(FLAGS)})")
+    flags = (*tuple((f, on) for f, on in c.s.overrides.get(cs.id, ()) if f != a.flag), (a.flag, a.state == "on"))
+    c.s.overrides[cs.id] = flags
+    c.notice(f"judge: {c.name(cs)} {a.flag} {a.state} (printed effect override)")
+
+
 HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
     Affinity: setup_phase.affinity, Roll: _roll, Capital: setup_phase.capital, Camp: setup_phase.camp,
     Personal: setup_phase.personal, DefaultEffect: setup_phase.default_effect, Draw: _draw,
     Initiative: _initiative, End: turns.end, Play: day.play, Reveal: day.reveal, Move: day.move, Swim: day.swim,
-    Trap: day.trap, Attack: combat.attack, Means: combat.means, Stop: combat.stop, Retreat: combat.retreat,
+    Trap: day.trap, Attack: combat.attack, Means: combat.means, Grab: combat.grab, Stop: combat.stop,
+    Retreat: combat.retreat,
     Challenge: combat.challenge, Hold: combat.hold, Bottom: night.bottom, Craft: night.craft,
     Sabotage: night.sabotage, Injure: night.injure, Heal: night.heal, Discard: night.discard, Steal: night.steal,
     Tame: night.tame,
-    Peace: turns.peace,
+    Peace: turns.peace, Effect: judge_effect, Equip: card_actions.equip, Unequip: card_actions.unequip,
+    Pass: card_actions.pass_item, Pickup: card_actions.pickup, Resolve: card_actions.resolve, Dig: card_actions.dig,
+    Roam: card_actions.roam, Imprison: card_actions.imprison, Release: card_actions.release,
 }
 
 
+
 class Game:
-    def __init__(self, state: GameState, board: BoardMap | None = None, catalog: Catalog | None = None) -> None:
+    def __init__(self, state: GameState, board: BoardMap | None = None, catalog: Catalog | None = None,
+                 style: Style | str = DOMINATION) -> None:
         self.state = state
         self.board = board or BoardMap.packaged()
         self.catalog = catalog or Catalog.packaged()
+        self.style = play_style(style)
         self.history: list[tuple[Action, GameState]] = []
+
+    def _ctx(self, state: GameState) -> Ctx:
+        return Ctx(state, self.board, self.catalog, self.style)
 
     @classmethod
     def new(cls, decks: Mapping[str, Sequence[str]], board: BoardMap | None = None,
-            catalog: Catalog | None = None) -> Game:
+            catalog: Catalog | None = None, style: Style | str = "domination", cycles: int | None = None,
+            **params: object) -> Game:
         """A game before setup. `decks[player]` lists card ids (``CODE#SERIAL``, or ``CODE`` when unique)
-        including the optional personal effect; validate decks with `rules.decks.check_deck` first."""
+        including the optional personal effect; validate decks with `rules.decks.check_deck` first.
+        `style` is a play style of #playstyleoptions (`rules.styles`); `cycles` overrides its fixed number of
+        diel cycles (for domination: hold convention and keep the peace after that many); `params` set the
+        style's other parameters (``limit``, ``hill``, ``hold``, ``marked``, ``camps``)."""
+        chosen = play_style(style, cycles=cycles, **params)
+        board = board or BoardMap.packaged()
+        for name in ("hill", "marked"):
+            where = getattr(chosen, name)
+            if where is not None and (not isinstance(where, str) or where not in board.holdable):
+                raise StyleError(f"{chosen.title}: {name} must be a territory id of map {board.name!r} that can be "
+                                 f"held ({', '.join(board.holdable)}), got {where!r}")
         catalog = catalog or Catalog.packaged()
         cards: dict[str, CardState] = {}
+        seats = sorted(set(decks) - set(PLAYERS))
+        if seats or set(PLAYERS) - set(decks):
+            raise StyleError(f"{chosen.title} is played by {' and '.join(PLAYERS)}, each with a deck; got decks for "
+                             f"{', '.join(sorted(decks))} (more seats, for Mass conflict, are not refereed yet)")
         for player in PLAYERS:
             for card_id in decks[player]:
                 if card_id in cards:
@@ -125,11 +178,11 @@ class Game:
                 cards[card_id] = CardState(card_id, info.code, player, zone,
                                            injuries=tuple(0 for _ in info.keal_means))
         state = GameState(cards, {p: PlayerState() for p in PLAYERS}, {p: () for p in PLAYERS})
-        return cls(state, board, catalog)
+        return cls(state, board, catalog, chosen)
 
     # --- applying ------------------------------------------------------------------------------------------
     def _run(self, action: Action) -> tuple[GameState, list[str]]:
-        ctx = Ctx(self.state.copy(), self.board, self.catalog)
+        ctx = self._ctx(self.state.copy())
         ctx.s.notices = ()
         if ctx.s.phase == "over":
             raise Illegal("#win", f"the game is over: {ctx.s.result}")
@@ -141,6 +194,8 @@ class Game:
     def apply(self, action: Action | str) -> Verdict:
         """Apply `action` if the rules allow it. A rejection leaves the state untouched."""
         act = parse(action) if isinstance(action, str) else action
+        if isinstance(act, (Bs, Concede)):
+            return self._bs(act)
         try:
             new, notices = self._run(act)
         except Illegal as exc:
@@ -148,6 +203,46 @@ class Game:
         self.history.append((act, self.state))
         self.state = new
         return Verdict.ok("", "; ".join(notices) or act.to_text())
+
+    def _bs(self, act: Bs | Concede) -> Verdict:
+        """#BS: "Call them out before the effect is used in game play. Pause the battle and hold convention.
+        One player must concede reasonability (either for or against). If required, enlist a tie breaking
+        third individual to make the final call." Conceded against, the called-out action is taken back."""
+        s = self.state
+        waiting = s.pending[0] if s.pending and s.pending[0].kind == "bs" else None
+        if isinstance(act, Bs):
+            last = self.history[-1][0] if self.history else None
+            if waiting is not None or last is None or last.player != other(act.player) or s.phase == "over":
+                return Verdict.reject("#BS", f"{act.to_text()}: call out the opponent's last action, before its "
+                                             "effect is used")
+            new = s.copy()
+            new.notices = ()
+            new.pending = (Pending("bs", last.player, note=last.to_text()), *s.pending)
+            self.history.append((act, s))
+            self.state = new
+            return Verdict.ok("#BS", f"{act.player} calls BS on '{last.to_text()}': hold convention")
+        if waiting is None:
+            return Verdict.reject("#BS", f"{act.to_text()}: no BS call is waiting for convention")
+        challenged = waiting.player
+        stands = act.reasonability == "for"
+        if act.player not in (challenged, other(challenged), "judge"):
+            return Verdict.reject("#BS", f"{act.to_text()}: not a player of this game")
+        if act.player != "judge" and (act.player == challenged) == stands:
+            return Verdict.reject("#BS", f"{act.to_text()}: a player concedes the other side's point: "
+                                         f"{challenged} concedes against, {other(challenged)} concedes for")
+        self.history.append((act, s))
+        if stands:
+            new = s.copy()
+            new.pending = tuple(p for p in s.pending if p is not waiting)
+            new.notices = ()
+            self.state = new
+            return Verdict.ok("#BS", f"'{waiting.note}' stands (#BS)")
+        calls = [i for i, (a, _) in enumerate(self.history) if isinstance(a, Bs)]
+        before_call = self.history[calls[-1] - 1][1]  # the state before the called-out action
+        new = before_call.copy()
+        new.notices = (f"'{waiting.note}' is taken back: conceded against reasonability (#BS)",)
+        self.state = new
+        return Verdict.ok("#BS", new.notices[0])
 
     def push(self, action: Action | str) -> Verdict:
         """Like `apply`, but raise `Rejected` (naming action, phase and rule) instead of returning it."""
@@ -181,7 +276,25 @@ class Game:
         return self.state.result
 
     def prompts(self) -> list[Prompt]:
-        return prompts(Ctx(self.state, self.board, self.catalog))
+        return prompts(self._ctx(self.state))
 
     def legal_actions(self) -> list[Action]:
-        return [a for a in candidates(Ctx(self.state, self.board, self.catalog)) if self.is_legal(a)]
+        """The candidate actions (`rules.legal.candidates`) the rules accept now, in candidate order.
+        Common kinds are decided by direct checks (`rules.legal_checks`), the rest by trial application."""
+        ctx = self._ctx(self.state)
+        generated = direct(ctx, self.is_legal)
+        if generated is not None:
+            return generated
+        checker = Checker(ctx)
+        out: list[Action] = []
+        for action in candidates(ctx):
+            ok = checker.decide(action)
+            if ok is None:
+                ok = self.is_legal(action)
+            if ok:
+                out.append(action)
+        return out
+
+    def legal_actions_by_trial(self) -> list[Action]:
+        """The reference definition of `legal_actions`: every candidate trial-applied (slow; for tests)."""
+        return [a for a in candidates(self._ctx(self.state)) if self.is_legal(a)]

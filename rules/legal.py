@@ -24,6 +24,7 @@ from rules.notation import (
     DefaultEffect,
     Draw,
     End,
+    Grab,
     Heal,
     Hold,
     Initiative,
@@ -151,6 +152,8 @@ def _pending(c: Ctx) -> list[Action]:
             elif q.kind == "heal":
                 cs = c.card(q.cards[0])
                 out += [Heal(q.player, cs.id, i + 1) for i, n in enumerate(cs.injuries) if n]
+    elif pend.kind == "grab":
+        out += [Grab(p, pend.cards[0], x.id) for x in c.souls_in(pend.territory, p) if not c.downed(x)]
     elif pend.kind == "tame":
         out += [Tame(p, pend.cards[0], o) for o in ("tamed", "rogue")]
     return out
@@ -159,7 +162,7 @@ def _pending(c: Ctx) -> list[Action]:
 def _retreats(c: Ctx, player: str, territory: str) -> list[Action]:
     out: list[Action] = []
     for cs in c.souls_in(territory, player):
-        if c.downed(cs) or not cs.at or not c.info(cs).movement:
+        if (c.downed(cs) and not c.effects(cs).moves_downed) or not cs.at or not c.info(cs).movement:
             continue
         for stand in sorted(reach(c, cs, cs.at, c.info(cs).movement or 0))[:4]:
             out.append(Retreat(player, (cs.id,), stand))

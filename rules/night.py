@@ -107,7 +107,12 @@ def injure(c: Ctx, a: Injure) -> None:
 
 
 def heal(c: Ctx, a: Heal) -> None:
-    """Plains healing after 2 diel cycles rested (#habitat_effects): one injury of means `index` heals."""
+    """Plains healing after 2 diel cycles rested (#habitat_effects): one injury of means `index` heals.
+    With no healing owed, a healer of the player's heals instead (`_healer`)."""
+    owed = any(p.kind == "heal" and p.player == a.player and p.cards == (a.card,) for p in c.s.pending)
+    if not owed and c.s.phase == "day" and c.s.bout is None and not c.s.pending:
+        _healer(c, a)
+        return
     if c.s.bout is not None or (c.s.pending and c.s.pending[0].kind not in ("damage", "heal")):
         raise Illegal("#habitat_effects", "healing is marked when the rules call for it")
     cs = c.card(a.card)
@@ -154,6 +159,10 @@ def steal(c: Ctx, a: Steal) -> None:
 def tame(c: Ctx, a: Tame) -> None:
     first = c.s.pending[0] if c.s.pending else None
     if first is None or first.kind != "tame" or first.player != a.player or first.cards != (a.card,):
+        cs = c.card(a.card)
+        if cs.rogue and not (first is not None and first.kind == "tame"):
+            _taming_attempt(c, a, cs)
+            return
         raise Illegal("#tameability", f"no taming answer about {a.card} is due from {a.player}")
     c.pop()
     if a.outcome == "rogue":
@@ -161,3 +170,58 @@ def tame(c: Ctx, a: Tame) -> None:
         c.put(cs.set(rogue=True, revealed=True))
         c.notice(f"{c.name(cs)} goes rogue: it must be revealed, moves by D6 each day and attacks every soul "
                  "it meets (#rouge)")
+
+
+def _taming_attempt(c: Ctx, a: Tame, cs: CardState) -> None:
+    """#taming: "Either player can attempt to tame a rouge soul ... at the begining of the day before
+    contention is resolved. It is first avaliable to the player with initiative. The player who attempts
+    taming must have a fully controlled soul already in the same territory as the rouge soul." One attempt
+    per player per rogue per day; the players give the outcome of affinity + items against tameability."""
+    if c.s.phase != "day":
+        raise Illegal("#taming", "taming is attempted at the beginning of the day")
+    if c.s.pending or c.s.bout:
+        raise Illegal("#taming", "the rules first need an answer: see the prompts")
+    if c.s.active != a.player or a.player in c.s.acted or c.s.passed is not None:
+        raise Illegal("#taming", f"taming comes at the beginning of the day, first to the player with initiative; "
+                                 f"it is not {a.player}'s turn to try")
+    assert cs.at is not None
+    territory = c.territory_of(cs.at)
+    helpers = [x for x in c.souls_in(territory, a.player) if not x.rogue and x.id != cs.id and x.control == a.player]
+    if not helpers:
+        raise Illegal("#taming", f"{a.player} needs a fully controlled soul already in territory {territory} "
+                                 f"to tame {c.name(cs)}")
+    tag = f"tame:{cs.id}"
+    done = c.s.players[a.player].night_done
+    if tag in done:
+        raise Illegal("#taming", f"{a.player} already tried to tame {c.name(cs)} today")
+    c.s.players[a.player] = c.s.players[a.player].set(night_done=done | {tag})
+    if a.outcome == "tamed":
+        c.put(cs.set(rogue=False, owner=a.player, controller=None))
+        c.notice(f"{a.player} tames {c.name(cs)}: it fights for {a.player} from now on (#taming)")
+    else:
+        c.notice(f"{a.player}'s taming attempt on {c.name(cs)} fails; it stays rogue (#taming)")
+
+
+def _healer(c: Ctx, a: Heal) -> None:
+    """#keal_means_DHT: "Souls can be healed by other souls, terrain features, or items with a healing ability.
+    The soul must be within the same territory as the healing entity ... Healers can only heal a certain
+    number of KEAL means with in a certain number of diel cycles. Most healers have the ability to heal
+    themselves ... unless they are downed." A day action: one KEAL means per healer per `heal_cycles`."""
+    start_action(c, a.player)
+    cs = c.own(a.player, a.card, "play")
+    if not 1 <= a.index <= len(cs.injuries) or cs.injuries[a.index - 1] == 0:
+        raise Illegal("#keal_means_DHT", f"{c.name(cs)}'s KEAL means {a.index} is not injured")
+    assert cs.at is not None
+    territory = c.territory_of(cs.at)
+    healers = [h for h in c.s.play.values() if h.control == a.player and h.at is not None
+               and c.territory_of(h.at) == territory and c.effects(h).heals
+               and not (h.id == cs.id and c.downed(h))
+               and (h.healed_turn == 0 or c.s.turn - h.healed_turn >= c.effects(h).heal_cycles)]
+    if not healers:
+        raise Illegal("#keal_means_DHT", f"no healer of {a.player}'s in territory {territory} can heal now "
+                                         "(healers heal within their territory, once per their healing cycles)")
+    healer = sorted(healers, key=lambda h: h.id)[0]
+    c.put(healer.set(healed_turn=c.s.turn))
+    cs = c.card(cs.id)
+    c.put(cs.set(injuries=tuple(n - 1 if i == a.index - 1 else n for i, n in enumerate(cs.injuries))))
+    c.notice(f"{c.name(healer)} heals {c.name(cs)}'s KEAL means {a.index} (#keal_means_DHT)")

@@ -38,19 +38,40 @@ class Action:
 
     def to_text(self) -> str:
         words = [self.player, self.verb]
-        for f in dataclasses.fields(self)[1:]:
-            value = getattr(self, f.name)
+        names = _NAMES.get(type(self))
+        if names is None:
+            names = _NAMES[type(self)] = tuple(f.name for f in dataclasses.fields(self)[1:] if _required(f))
+        for name in names:
+            value = getattr(self, name)
             if isinstance(value, tuple):
-                words.append(("-" if f.name == "path" else ",").join(str(v) for v in value))
+                words.append(("-" if name == "path" else ",").join(str(v) for v in value))
             else:
                 words.append(str(value))
+        for f in _optional(type(self)):
+            value = getattr(self, f.name)
+            if value != f.default:
+                words += [f.name, ",".join(map(str, value)) if isinstance(value, tuple) else str(value)]
         return " ".join(words)
 
     def __str__(self) -> str:
         return self.to_text()
 
 
+def _required(f: dataclasses.Field[object]) -> bool:
+    return f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+
+
+def _optional(cls: type[Action]) -> tuple[dataclasses.Field[object], ...]:
+    """Keyword arguments written ``NAME VALUE`` after the positional ones, only when not the default."""
+    found = _OPTIONAL.get(cls)
+    if found is None:
+        found = _OPTIONAL[cls] = tuple(f for f in dataclasses.fields(cls)[1:] if not _required(f))
+    return found
+
+
+_OPTIONAL: dict[type[Action], tuple[dataclasses.Field[object], ...]] = {}
 _REGISTRY: dict[str, type[Action]] = {}
+_NAMES: dict[type[Action], tuple[str, ...]] = {}  # argument field names per verb, in notation order
 A = TypeVar("A", bound=Action)
 
 
@@ -69,7 +90,7 @@ class Affinity(Action):
     adaptation: str
 
 
-@_verb("roll", what=("d6", "diel", "d20", "attack", "defence", "escape", "chase"))
+@_verb("roll", what=("d6", "diel", "d20", "attack", "defence", "escape", "chase", "territory"))
 @dataclasses.dataclass(frozen=True, slots=True)
 class Roll(Action):
     """Dice results: faces in die order, or ``=N`` (a total) for die fields outside the grammar.
@@ -142,8 +163,12 @@ class Reveal(Action):
 @_verb("move")
 @dataclasses.dataclass(frozen=True, slots=True)
 class Move(Action):
+    """``red move HMPU#0004 T7-T6`` or, naming the stands passed on the way, ``... T7-T6 via M7b``: the
+    route decides which territories the soul passes through (trap rolls, #traps)."""
+
     card: str
     path: tuple[str, str]
+    via: tuple[str, ...] = ()
 
 
 @_verb("swim")
@@ -269,6 +294,123 @@ class Peace(Action):
     choice: str
 
 
+@_verb("effect", state=("on", "off"))
+@dataclasses.dataclass(frozen=True, slots=True)
+class Effect(Action):
+    """A judge sets a printed-effect flag (`rules.effects.FLAGS`) for one card: ``judge effect ZrrD#0001
+    attacks_downed on``. Only the judge says it."""
+
+    card: str
+    flag: str
+    state: str
+
+
+@_verb("equip")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Equip(Action):
+    """Equip an item from hand to one of your souls in play, during the day's movement (#equiping)."""
+
+    card: str
+    target: str
+
+
+@_verb("unequip")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Unequip(Action):
+    """Unequip an item: it is dropped in the territory where the soul stands (#equiping)."""
+
+    card: str
+
+
+@_verb("pass")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Pass(Action):
+    """Pass an equipped item to another of your souls on the same stand (#equiping)."""
+
+    card: str
+    target: str
+
+
+@_verb("pickup")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Pickup(Action):
+    """A soul picks up and equips a dropped item in its territory, from an uncontested stand (#equiping)."""
+
+    card: str
+    target: str
+
+
+@_verb("resolve", outcome=("success", "failure"))
+@dataclasses.dataclass(frozen=True, slots=True)
+class Resolve(Action):
+    """A sabotage card's result by its printed criteria; the card is then discarded (#sabotage)."""
+
+    card: str
+    outcome: str
+
+
+@_verb("dig")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Dig(Action):
+    """An underground dweller digs a tunnel from its stand to a stand it can reach today in another territory
+    (#habitat_effects: "Undergroud dwellers can make underground tunnels")."""
+
+    card: str
+    stand: str
+
+
+@_verb("roam")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Roam(Action):
+    """A rogue soul's D6 step (#rouge): its original player moves it one line, to the stand the D6 picked."""
+
+    card: str
+    stand: str
+
+
+@_verb("bs")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Bs(Action):
+    """Call out the opponent's last action as making no sense, before its effect is used (#BS)."""
+
+
+@_verb("concede", reasonability=("for", "against"))
+@dataclasses.dataclass(frozen=True, slots=True)
+class Concede(Action):
+    """#BS: one player concedes reasonability: ``for`` (the action stands) or ``against`` (it is taken back).
+    ``judge concede ...`` is the tie-breaking third individual's call."""
+
+    reasonability: str
+
+
+@_verb("grab")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Grab(Action):
+    """The soul a player sends to grab an item dropped in a contested territory (#items)."""
+
+    card: str
+    target: str
+
+
+@_verb("imprison")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Imprison(Action):
+    """A card effect takes an enemy soul prisoner in a base camp or capital the player holds (#prison)."""
+
+    card: str
+    territory: str
+
+
+@_verb("release")
+@dataclasses.dataclass(frozen=True, slots=True)
+class Release(Action):
+    """The conditions of a card-effect prison are met: the prisoner's player takes it back (#prison)."""
+
+    card: str
+
+
+JUDGE = "judge"
+JUDGE_VERBS = ("effect", "concede")
 VERBS: tuple[str, ...] = tuple(_REGISTRY)
 
 
@@ -278,20 +420,28 @@ def parse(text: str) -> Action:
     if len(words) < 2:
         raise NotationError(text, "expected '<player> <verb> ...' (e.g. 'red move HMPU#0004 T7-M6')")
     player, verb, rest = words[0], words[1], words[2:]
-    if player not in PLAYERS:
+    if player == JUDGE and verb not in JUDGE_VERBS:
+        raise NotationError(text, f"the judge says only {', '.join(JUDGE_VERBS)}")
+    if player not in PLAYERS and player != JUDGE:
         raise NotationError(text, f"unknown player {player!r} (players: {', '.join(PLAYERS)})")
+    if verb == "effect" and player != JUDGE:
+        raise NotationError(text, f"only the judge says {verb!r} (judge {verb} ...)")
     cls = _REGISTRY.get(verb)
     if cls is None:
         raise NotationError(text, f"unknown verb {verb!r} (verbs: {', '.join(VERBS)})")
-    fields = dataclasses.fields(cls)[1:]
-    if len(rest) != len(fields):
-        usage = " ".join(f"<{f.name}>" for f in fields)
+    fields = [f for f in dataclasses.fields(cls)[1:] if _required(f)]
+    optional = {f.name: f for f in _optional(cls)}
+    extra = rest[len(fields):]
+    if len(rest) < len(fields) or len(extra) % 2 or any(extra[i] not in optional for i in range(0, len(extra), 2)):
+        usage = " ".join(f"<{f.name}>" for f in fields) + "".join(f" [{n} <{n}>]" for n in optional)
         raise NotationError(text, f"{verb} takes {len(fields)} argument(s): {player} {verb} {usage}".rstrip())
     hints = get_type_hints(cls)
     values: list[object] = []
-    for f, word in zip(fields, rest, strict=True):
+    for f, word in zip(fields, rest, strict=False):
         values.append(_convert(text, f.name, hints[f.name], word, cls.choices.get(f.name)))
-    return cls(player, *values)
+    keywords = {extra[i]: _convert(text, extra[i], hints[extra[i]], extra[i + 1], cls.choices.get(extra[i]))
+                for i in range(0, len(extra), 2)}
+    return cls(player, *values, **keywords)
 
 
 def _convert(text: str, name: str, hint: object, word: str, choices: tuple[str, ...] | None) -> object:

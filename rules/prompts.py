@@ -103,6 +103,12 @@ def _pending_text(c: Ctx, pend: object) -> tuple[str, str]:
     if pend.kind == "tame":
         return "#tameability", (f"{c.name(c.card(pend.cards[0]))} has tameability {pend.value}: do your affinity and "
                                 f"effects tame it? ({p} tame {pend.cards[0]} tamed|rogue)")
+    if pend.kind == "grab":
+        return "#items", (f"{pend.cards[0]} was dropped in contested territory {pend.territory}: {p} names a soul "
+                          f"there to grab it ({p} grab {pend.cards[0]} <soul>)")
+    if pend.kind == "bs":
+        return "#BS", (f"{other(p)} calls BS on {pend.note!r}: hold convention; one player concedes reasonability "
+                       f"({p}|{other(p)} concede for|against), or the judge decides (judge concede for|against)")
     if pend.kind == "peace":
         return "#discarding_runout", f"forced peace: keep the peace or call the reserves ({p} peace keep|reserves)"
     return "#diel_cycle", pend.kind

@@ -71,23 +71,28 @@ def _claim(c: Ctx, player: str, territory: str, kind: str) -> None:
 
 def capital(c: Ctx, a: Capital) -> None:
     _phase(c, "capitals")
+    placed = [t for t, (_, kind) in c.s.claims.items() if kind == "capital"]
+    if c.style.adjacent_capitals and placed and not c.board.adjacent_territories(placed[0], a.territory):
+        raise Illegal("#playstyleoptions", f"{c.style.title}: players start with only a capital in adjacent "
+                                           f"territories; {a.territory} does not border {placed[0]}")
     _claim(c, a.player, a.territory, "capital")
     c.s.active = other(a.player)
     if sum(1 for _, kind in c.s.claims.values() if kind == "capital") == 2:
-        c.s.phase = "camps"
-        c.s.active = c.s.first
+        c.s.phase = "camps" if c.style.camps else "effects"
+        c.s.active = c.s.first if c.style.camps else None
 
 
 def camp(c: Ctx, a: Camp) -> None:
     _phase(c, "camps")
-    if sum(1 for owner, _ in c.s.claims.values() if owner == a.player) >= TERRITORIES_EACH:
-        raise Illegal("#game_setup", f"{a.player} already holds {TERRITORIES_EACH} territories")
+    each = 1 + c.style.camps  # three each in Domination: a capital and two base camps (#game_setup)
+    if sum(1 for owner, _ in c.s.claims.values() if owner == a.player) >= each:
+        raise Illegal("#game_setup", f"{a.player} already holds {each} territories")
     _claim(c, a.player, a.territory, "camp")
     held = {p: sum(1 for owner, _ in c.s.claims.values() if owner == p) for p in ("red", "blue")}
-    if all(n >= TERRITORIES_EACH for n in held.values()):
+    if all(n >= each for n in held.values()):
         c.s.phase = "effects"
         c.s.active = None
-    elif held[other(a.player)] < TERRITORIES_EACH:
+    elif held[other(a.player)] < each:
         c.s.active = other(a.player)
 
 

@@ -9,8 +9,9 @@ per line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
+from typing import Any, cast
 
 ZONES = ("aside", "deck", "hand", "play", "effect", "prison", "discard")
 
@@ -35,13 +36,39 @@ class CardState:
     rested: int = 0                 # diel cycles rested uninjured-by-combat on uncontested plains (healing)
     controller: str | None = None   # who controls it in play when not its owner (captured terrain, items)
     equipped_to: str | None = None  # items: the soul carrying them
+    healed_turn: int = 0            # healers: the diel cycle they last healed (#keal_means_DHT)
 
     @property
     def control(self) -> str:
         return self.controller or self.owner
 
     def set(self, **changes: Any) -> CardState:
-        return replace(self, **changes)
+        values = list(_CARD_VALUES(self))
+        for name, value in changes.items():
+            values[_CARD_INDEX[name]] = value
+        return CardState(*values)
+
+
+_CARD_FIELDS = tuple(f.name for f in fields(CardState))
+_CARD_VALUES = attrgetter(*_CARD_FIELDS)  # one C call instead of dataclasses.replace's per-field work
+_CARD_INDEX = {name: i for i, name in enumerate(_CARD_FIELDS)}
+
+
+_FIELD_NAMES: dict[type, tuple[tuple[str, ...], Any, dict[str, int]]] = {}
+
+
+def _fast_set(record: Any, changes: dict[str, Any]) -> Any:
+    """`dataclasses.replace` for the small frozen records, without its per-call field introspection."""
+    kind = type(record)
+    meta = _FIELD_NAMES.get(kind)
+    if meta is None:
+        names = tuple(f.name for f in fields(record))
+        meta = _FIELD_NAMES[kind] = (names, attrgetter(*names), {n: i for i, n in enumerate(names)})
+    _, get, index = meta
+    values = list(get(record))
+    for name, value in changes.items():
+        values[index[name]] = value
+    return kind(*values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +80,11 @@ class PlayerState:
     played_this_roll: int = 0
     night_done: frozenset[str] = frozenset()
     peace: str | None = None
+    lost: int = 0                   # own souls wasted so far (play-style scoring: body count, ends and means)
 
     def set(self, **changes: Any) -> PlayerState:
-        return replace(self, **changes)
+        new: PlayerState = _fast_set(self, changes)
+        return new
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +99,11 @@ class Bout:
     attack_roll: int | None = None
     defence_roll: int | None = None
     rounds: tuple[int, ...] = ()    # final blow best-of-3: +1 attacker won a round, -1 defender
+    grab: str = ""                  # a grab bout for this dropped item (#items)
 
     def set(self, **changes: Any) -> Bout:
-        return replace(self, **changes)
+        new: Bout = _fast_set(self, changes)
+        return new
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +120,98 @@ class Pending:
     note: str = ""
 
     def set(self, **changes: Any) -> Pending:
-        return replace(self, **changes)
+        new: Pending = _fast_set(self, changes)
+        return new
+
+
+def _by_id(c: CardState) -> str:
+    return c.id
+
+
+class CardTable(dict[str, CardState]):
+    """The game's cards by id, keeping on every write an index by zone and controlling player (`owned`) and
+    the cards in play in table order (`play`), so rules that ask "which souls are on the map" or "what is
+    in red's hand" look at a handful of cards instead of all sixty.
+
+    `clone()` shares the index dicts copy-on-write (both sides copy a dict before their first write to it),
+    so a snapshot per action costs one copy of the id table, not of every index.
+    """
+
+    __slots__ = ("mine", "owned", "play", "play_mine", "settled", "touched")
+
+    def __init__(self, cards: dict[str, CardState] | None = None) -> None:
+        super().__init__(cards or {})
+        self.play: dict[str, CardState] = {k: c for k, c in self.items() if c.zone == "play"}
+        self.owned: dict[tuple[str, str], dict[str, CardState]] = {}  # (zone, controlling player) -> cards
+        for k, c in self.items():
+            self.owned.setdefault((c.zone, c.control), {})[k] = c
+        self.mine: set[tuple[str, str]] = set(self.owned)  # index dicts this table may write without copying
+        self.play_mine = True
+        # Stands where a card arrived, left, or changed what it means for claims since claims were last
+        # settled (`turns.settle_claims` looks only there, and clears it).
+        self.touched: set[str] = {c.at for c in self.values() if c.at is not None}
+        self.settled: dict[str, tuple[str, str]] | None = None  # the claims as the last settlement left them
+
+    def __reduce__(self) -> tuple[type[CardTable], tuple[dict[str, CardState]]]:
+        """copy, deepcopy and pickle rebuild the indices from the cards (claims are then looked at everywhere)."""
+        return CardTable, (dict(self),)
+
+    def clone(self) -> CardTable:
+        new = CardTable.__new__(CardTable)
+        dict.update(new, self)
+        new.owned = dict(self.owned)
+        new.play = self.play
+        new.mine, self.mine = set(), set()
+        new.play_mine = self.play_mine = False
+        new.touched = set(self.touched)
+        new.settled = self.settled
+        return new
+
+    def zone(self, zone: str) -> list[CardState]:
+        """Every card in `zone`, whoever controls it (unordered)."""
+        return [c for (z, _), members in self.owned.items() if z == zone for c in members.values()]
+
+    def _members(self, key: tuple[str, str]) -> dict[str, CardState]:
+        if key not in self.mine:
+            self.owned[key] = dict(self.owned.get(key, {}))
+            self.mine.add(key)
+        return self.owned[key]
+
+    def __setitem__(self, key: str, cs: CardState) -> None:
+        old = dict.get(self, key)
+        dict.__setitem__(self, key, cs)
+        if old is None or old.at != cs.at or old.zone != cs.zone or old.rogue != cs.rogue \
+                or old.equipped_to != cs.equipped_to or old.controller != cs.controller or old.owner != cs.owner:
+            if old is not None and old.at is not None:
+                self.touched.add(old.at)
+            if cs.at is not None:
+                self.touched.add(cs.at)
+        if old is not None:
+            del self._members((old.zone, old.control))[key]
+        self._members((cs.zone, cs.control))[key] = cs
+        if cs.zone == "play":
+            if key in self.play:
+                if not self.play_mine:
+                    self.play, self.play_mine = dict(self.play), True
+                self.play[key] = cs
+            else:  # entering play is rare: rebuild in the table's order
+                self.play, self.play_mine = {k: c for k, c in self.items() if c.zone == "play"}, True
+        elif key in self.play:
+            if not self.play_mine:
+                self.play, self.play_mine = dict(self.play), True
+            del self.play[key]
+
+    def __delitem__(self, key: str) -> None:
+        old = self[key]
+        dict.__delitem__(self, key)
+        del self._members((old.zone, old.control))[key]
+        if key in self.play:
+            if not self.play_mine:
+                self.play, self.play_mine = dict(self.play), True
+            del self.play[key]
+
+    def update(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("CardTable is changed one card at a time (cards[id] = record), so its index stays right")
 
 
 @dataclass(slots=True)
@@ -112,16 +234,34 @@ class GameState:
     result: str | None = None
     origin: str | None = None  # whose top-level action is being resolved (the turn passes from them)
     notices: tuple[str, ...] = ()  # printed-effect reminders raised by the last action
+    overrides: dict[str, tuple[tuple[str, bool], ...]] = field(default_factory=dict)  # judge: card -> flags
+    hill: tuple[str, int] | None = None  # King of the hill: (holder, diel cycle from which it held the hill)
+    tunnels: tuple[tuple[str, str], ...] = ()  # dug during the game by underground dwellers (#habitat_effects)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.cards, CardTable):
+            self.cards = CardTable(self.cards)
+
+    @property
+    def play(self) -> dict[str, CardState]:
+        """The cards in zone ``play``, in the order of `cards` (an index the card table keeps)."""
+        return cast(CardTable, self.cards).play  # __post_init__ made it a CardTable
 
     def copy(self) -> GameState:
-        return GameState(dict(self.cards), dict(self.players), dict(self.bottom), dict(self.claims), self.phase,
+        assert isinstance(self.cards, CardTable)
+        return GameState(self.cards.clone(), dict(self.players), dict(self.bottom), dict(self.claims), self.phase,
                          self.turn, self.first, self.active, self.initiative, self.passed, self.acted,
                          self.contention_due, self.pending, self.bout, dict(self.fixed_means), self.result,
-                         self.origin, self.notices)
+                         self.origin, self.notices, dict(self.overrides), self.hill, self.tunnels)
+
+    def put(self, cs: CardState) -> None:
+        self.cards[cs.id] = cs
 
     def in_zone(self, zone: str, owner: str | None = None) -> list[CardState]:
-        return sorted((c for c in self.cards.values() if c.zone == zone and (owner is None or c.control == owner)),
-                      key=lambda c: c.id)
+        table = cast(CardTable, self.cards)
+        if owner is None:
+            return sorted(table.zone(zone), key=_by_id)
+        return sorted(table.owned.get((zone, owner), {}).values(), key=_by_id)
 
     def to_text(self) -> str:
         lines = [f"phase {self.phase} turn {self.turn} active {self.active or '-'} "
@@ -151,6 +291,12 @@ class GameState:
                      f"control {c.controller}" if c.controller else "",
                      f"on {c.equipped_to}" if c.equipped_to else ""]
             lines.append(f"card {c.id} {c.owner} {c.at} " + " ".join(f for f in flags if f))
+        for card in sorted(self.overrides):
+            lines.append(f"effect {card} " + " ".join(f"{f}={'on' if on else 'off'}" for f, on in self.overrides[card]))
+        for end_a, end_b in self.tunnels:
+            lines.append(f"tunnel {end_a}-{end_b}")
+        if self.hill:
+            lines.append(f"hill {self.hill[0]} since {self.hill[1]}")
         if self.contention_due:
             lines.append("contention " + " ".join(f"{p}:{t}" for p, t in sorted(self.contention_due)))
         for pend in self.pending:
@@ -163,5 +309,6 @@ class GameState:
                          f"means {b.attack_means or '-'}/{b.defence_means or '-'} "
                          f"rolls {b.attack_roll if b.attack_roll is not None else '-'}/"
                          f"{b.defence_roll if b.defence_roll is not None else '-'}"
-                         + (f" rounds {','.join(map(str, b.rounds))}" if b.rounds else ""))
+                         + (f" rounds {','.join(map(str, b.rounds))}" if b.rounds else "")
+                         + (f" grab {b.grab}" if b.grab else ""))
         return "\n".join(line.rstrip() for line in lines)

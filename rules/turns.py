@@ -3,10 +3,13 @@ and the end of the game (#win, #discarding_runout forced peace)."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from rules.context import Ctx, Illegal, other
 from rules.lifecycle import waste
 from rules.notation import End, Initiative, Peace, Roll
-from rules.state import Pending
+from rules.scoring import fixed_end
+from rules.state import CardState, CardTable, Pending
 from rules.territory_effects import between_turns
 
 PREDETERMINED = {1: "day", 2: "night", 3: "day"}
@@ -15,6 +18,8 @@ MAX_PRISONERS = 3
 
 def start_turn(c: Ctx, kind: str) -> None:
     s = c.s
+    if c.style.score == "hill" and _hill_held(c):
+        return
     between_turns(c)
     s.turn += 1
     s.phase = kind
@@ -25,15 +30,18 @@ def start_turn(c: Ctx, kind: str) -> None:
         s.players[name] = p.set(played_this_roll=0, night_done=frozenset())
     if kind == "day":
         s.fixed_means = {}
-        for cs in list(s.cards.values()):
+        table = cast(CardTable, s.cards)
+        for cs in table.zone("play") + table.zone("prison") + table.zone("discard"):  # where day marks can be
             if cs.moved or cs.swim_tried or cs.exhausted or cs.swimming:
                 in_water = cs.at is not None and c.board.territories[c.territory_of(cs.at)].geography == "water"
                 c.put(cs.set(moved=0, swim_tried=False, exhausted=False, swimming=cs.swimming and in_water))
-        due = set()
-        for t in c.holdable() + [t for t, terr in c.board.territories.items() if terr.transit]:
-            if c.contested(t):
-                due |= {("red", t), ("blue", t)}
-        s.contention_due = frozenset(due)
+        sides: dict[str, set[str]] = {}
+        where = c.board.stand_territory
+        for cs in c.souls_in_play():
+            if cs.at:
+                sides.setdefault(where[cs.at], set()).add(cs.owner)
+        s.contention_due = frozenset((p, t) for t, owners in sides.items() if {"red", "blue"} <= owners
+                                     for p in ("red", "blue"))
         for cs in c.souls_in_play():
             if cs.rogue:
                 c.notice(f"{cs.owner}: roll a D6 per step for rogue {c.name(cs)} before the turn (#rouge)")
@@ -45,6 +53,28 @@ def start_turn(c: Ctx, kind: str) -> None:
     s.active = s.initiative
     if kind == "storm":
         _storm(c)
+
+
+def _hill_held(c: Ctx) -> bool:
+    """King of the hill: at the end of each diel cycle, who holds the hill and since when; the holder wins
+    once it has held the hill for `style.hold` cycles (#playstyleoptions)."""
+    hill = c.style.hill
+    if hill is None or c.s.turn < 1:
+        return False
+    claim = c.s.claims.get(hill)
+    holder = claim[0] if claim else None
+    if holder is None:
+        c.s.hill = None
+        return False
+    if c.s.hill is None or c.s.hill[0] != holder:
+        c.s.hill = (holder, c.s.turn)
+    held = c.s.turn - c.s.hill[1] + 1
+    if held >= c.style.hold:
+        c.s.result = f"{holder} wins: held the hill, territory {hill}, for {held} diel cycles (King of the hill)"
+        c.s.phase = "over"
+        c.s.active = None
+        return True
+    return False
 
 
 def _storm(c: Ctx) -> None:
@@ -111,6 +141,10 @@ def require_turn(c: Ctx, player: str) -> None:
 def end_turn(c: Ctx) -> None:
     if c.s.phase == "day":
         _imprison_loiterers(c)
+    if c.style.cycles is not None and c.s.turn >= c.style.cycles:
+        c.s.phase = "diel"  # no further diel roll: `finish` scores the fixed end (rules.scoring)
+        c.s.active = None
+        return
     if c.s.turn in PREDETERMINED and c.s.turn + 1 in PREDETERMINED:
         start_turn(c, PREDETERMINED[c.s.turn + 1])
     else:
@@ -149,52 +183,129 @@ def finish(c: Ctx) -> None:
             c.s.active = other(mover)
     if c.s.phase == "storm" and not c.s.pending:
         c.s.phase = "diel"
+    if c.s.phase == "diel" and c.style.cycles is not None and c.s.turn >= c.style.cycles:
+        fixed_end(c)
 
 
 def settle_claims(c: Ctx) -> None:
-    for territory in c.holdable():
-        stand = c.territory_stand(territory)
-        for player in ("red", "blue"):
-            mine = [s for s in c.souls_at(stand, player)
-                    if c.info(s).habitat != "DigitalCloud" and not s.rogue]
-            theirs = c.souls_at(stand, other(player))
-            claim = c.s.claims.get(territory)
-            if not mine or theirs or (claim is not None and claim[0] == player):
-                continue
-            if claim is not None and claim[1] == "capital":
-                others = [t for t, (o, k) in c.s.claims.items() if o == claim[0] and k != "capital"]
-                if others:
-                    continue  # #movement: a capital cannot be taken before every other base camp
-            c.s.claims[territory] = (player, "camp")
-            c.notice(f"{player} claims territory {territory} (#claiming_territories)")
-            for prisoner in [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]:
-                if prisoner.owner == player:
-                    c.put(prisoner.set(zone="play", arrived_turn=c.s.turn))
-                    c.notice(f"{c.name(prisoner)} is liberated (#prison)")
+    """Claims (#claiming_territories), liberation (#prison) and control of features and dropped items
+    (#contention), looked at only in territories where a card arrived, left or changed since the last
+    settlement (the card table's `touched` stands) — plus every capital once any claim has changed, since
+    the capital rule depends on claims elsewhere. Territories are visited in sorted order, as one pass."""
+    board, where = c.board, c.board.stand_territory
+    table = c.s.cards
+    assert isinstance(table, CardTable)
+    touched = {where[st] for st in table.touched if st in where}
+    table.touched = set()
+    if table.settled != c.s.claims:  # claims changed outside a settlement (set-up, a judge): look everywhere
+        touched = set(board.holdable)
+    if not touched:
+        return
+    capitals = {t for t, (_, kind) in c.s.claims.items() if kind == "capital"}
+    before = dict(c.s.claims)
+    on_stand: dict[str, list[CardState]] = {}   # territory -> souls on its territory stand
+    present: dict[str, set[str]] = {}           # territory -> owners of souls anywhere in it
+    loose: dict[str, list[CardState]] = {}      # territory -> terrain features and unequipped items in play
+    look = touched | capitals
+    for cs in c.s.play.values():
+        at = cs.at
+        if at is None:
+            continue
+        t = where[at]
+        if t not in look:
+            continue
+        if c.is_soul(cs):
+            present.setdefault(t, set()).add(cs.owner)
+            home = board.territory_stand(t)
+            if home is not None and home.id == at:
+                on_stand.setdefault(t, []).append(cs)
+        elif cs.equipped_to is None and c.info(cs).type in ("TerrainFeature", "Item"):
+            loose.setdefault(t, []).append(cs)
+    for territory in board.holdable:
+        if territory not in touched and not (territory in capitals and c.s.claims != before):
+            continue
+        here = on_stand.get(territory)
+        if here:
+            _claim(c, territory, here, present)
         holder = c.s.claims.get(territory)
-        if holder is not None and not c.souls_in(territory, other(holder[0])):
-            for cs in list(c.s.cards.values()):
-                if (cs.zone == "play" and cs.at and c.territory_of(cs.at) == territory and cs.control != holder[0]
-                        and c.info(cs).type in ("TerrainFeature", "Item") and cs.equipped_to is None):
+        if holder is not None and other(holder[0]) not in present.get(territory, ()):
+            for cs in loose.get(territory, ()):
+                if cs.control != holder[0]:
                     c.put(cs.set(controller=holder[0] if cs.owner != holder[0] else None, revealed=True))
                     c.notice(f"{holder[0]} takes control of {c.name(cs)} (#contention)")
+    if c.s.claims != before:  # a capital may fall on the next settlement (#maps): look at capitals then
+        for t, (_, kind) in c.s.claims.items():
+            home = board.territory_stand(t)
+            if kind == "capital" and home is not None:
+                table.touched.add(home.id)
+    table.settled = dict(c.s.claims)
+
+
+def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set[str]]) -> bool:
+    """A player with a soul on the territory stand and no enemy soul on it claims the territory."""
+    stand = c.territory_stand(territory)
+    claimed = False
+    for player in ("red", "blue"):
+        mine = [s for s in here if s.owner == player and c.info(s).habitat != "DigitalCloud" and not s.rogue]
+        if not mine or any(s.owner == other(player) for s in here):
+            continue
+        claim = c.s.claims.get(territory)
+        if claim is not None and claim[0] == player:
+            continue
+        if claim is not None and claim[1] == "capital" and not c.style.claims_matter:
+            continue  # Highest body count: capitals cannot be taken
+        if claim is not None and claim[1] == "capital":
+            missing = [t for t in c.board.holdable if t != territory and not c.controls(player, t)]
+            if missing:
+                continue  # #maps: a capital falls only once its taker holds every other territory
+        c.s.claims[territory] = (player, "camp")
+        claimed = True
+        c.notice(f"{player} claims territory {territory} (#claiming_territories)")
+        for prisoner in [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]:
+            if prisoner.owner == player:
+                c.put(prisoner.set(zone="play", arrived_turn=c.s.turn))
+                present.setdefault(territory, set()).add(player)
+                c.notice(f"{c.name(prisoner)} is liberated (#prison)")
+    return claimed
+
+
+def _over(c: Ctx, result: str) -> bool:
+    c.s.result = result
+    c.s.phase = "over"
+    c.s.active = None
+    return True
 
 
 def _check_end(c: Ctx) -> bool:
-    holdable = c.holdable()
+    style = c.style
+    holdable = c.board.holdable
+    holders = {c.s.claims[t][0] if t in c.s.claims else None for t in holdable}
     for player in ("red", "blue"):
-        if all(c.controls(player, t) for t in holdable):
-            c.s.result = f"{player} wins: holds every base camp and capital (#win)"
-            c.s.phase = "over"
-            c.s.active = None
-            return True
-    if c.s.turn and not c.souls_in_play():
-        supplies = [x for x in c.s.cards.values() if x.zone in ("deck", "hand")]
-        if not supplies:
-            c.s.phase = "peace"
-            c.s.active = None
-            c.s.pending = tuple(Pending("peace", p) for p in ("red", "blue"))
-            return True
+        if style.claims_matter and holders == {player}:
+            return _over(c, f"{player} wins: holds every base camp and capital (#win)")
+        if style.limit is not None and c.s.players[player].lost >= style.limit:
+            return _over(c, f"{other(player)} wins: {player} lost {c.s.players[player].lost} souls, the limit of "
+                            f"{style.limit} ({style.title})")
+    if style.score == "marked" and style.marked and style.marked in c.s.claims and c.s.turn:
+        winner = c.s.claims[style.marked][0]
+        if c.s.claims[style.marked][1] == "camp":
+            return _over(c, f"{winner} wins: claimed the marked territory {style.marked} first ({style.title})")
+    if style.score == "body-count" and c.s.turn:
+        out = [p for p in ("red", "blue") if not c.s.in_zone("deck", p) and not c.s.in_zone("hand", p)]
+        if out:
+            defeated = {p: c.s.players[other(p)].lost for p in ("red", "blue")}
+            if defeated["red"] == defeated["blue"]:
+                return _over(c, f"tie: {defeated['red']} souls defeated each when {out[0]} ran out of cards "
+                                f"({style.title})")
+            best = max(defeated, key=lambda p: defeated[p])
+            return _over(c, f"{best} wins: defeated {defeated[best]} souls to {defeated[other(best)]} when "
+                            f"{out[0]} ran out of cards ({style.title})")
+    table = cast(CardTable, c.s.cards)
+    if c.s.turn and not table.zone("deck") and not table.zone("hand") and not c.souls_in_play():
+        c.s.phase = "peace"
+        c.s.active = None
+        c.s.pending = tuple(Pending("peace", p) for p in ("red", "blue"))
+        return True
     return False
 
 

@@ -2,7 +2,8 @@
 # Prepare this checkout to run: system packages (apt-get, only when missing), the .venv, and the project
 # installed into it in editable mode. Safe to run again: it does nothing when everything is in place.
 # Usage: scripts/setup.sh [--with-browser]   (--with-browser also installs what the tests drive: Debian's
-# chromium and shellcheck)
+# chromium and shellcheck, and the tournament hub's redis-server and nginx, which the tests start
+# themselves on free loopback ports: their system services are disabled when this script installed them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +16,9 @@ have_lib 'libzbar\.so\.0' || missing+=(libzbar0)
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 [ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ] && missing+=(chromium)
 [ "$want_browser" = 1 ] && ! command -v shellcheck >/dev/null && missing+=(shellcheck)
+hub_services=()
+[ "$want_browser" = 1 ] && [ ! -x /usr/bin/redis-server ] && missing+=(redis-server) && hub_services+=(redis-server)
+[ "$want_browser" = 1 ] && [ ! -x /usr/sbin/nginx ] && missing+=(nginx) && hub_services+=(nginx)
 
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "setup: installing system packages: ${missing[*]}"
@@ -24,6 +28,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # the tests run their own redis-server and nginx; do not leave Debian's default ones listening
+    if [ "${#hub_services[@]}" -gt 0 ] && [ -d /run/systemd/system ]; then
+        $sudo systemctl disable --now "${hub_services[@]}" >/dev/null 2>&1 || true
+    fi
 fi
 
 stamp_want=$( (cat pyproject.toml scripts/setup.sh; python3 --version) | sha256sum | cut -c1-16)
@@ -33,5 +41,5 @@ fi
 echo "setup: creating .venv and installing kipukas-tracker"
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[dev]'
+.venv/bin/python -m pip install -q -e '.[dev,bench]'
 echo "$stamp_want" > .venv/.setup-stamp

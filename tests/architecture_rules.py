@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-PACKAGES = ("rules", "vision", "calibration", "tracker", "web")
+PACKAGES = ("rules", "vision", "calibration", "tracker", "web", "hub")
 
 # (importer prefix, allowed prefixes of our own modules); the first matching importer prefix decides.
 # An importer always may import modules of its own room.
@@ -20,6 +20,9 @@ ALLOWED: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vision", ("vision", "calibration")),
     ("calibration", ("calibration",)),
     ("web", ("web", "tracker.api")),
+    # the tournament hub verifies records (tracker.record) and reads its config like a table's; only the
+    # composition root (tracker.commands, tracker.runtime) imports it
+    ("hub", ("hub", "tracker.record", "tracker.errors", "tracker.config")),
     ("tracker.api", ("tracker.errors", "tracker.service.seats")),
     ("tracker.config", ("tracker.errors",)),
     ("tracker.errors", ()),

@@ -9,6 +9,9 @@ File format (tests/golden/*.game):
     > red move HMPU#0001 T7-T1
     rejected #movement: <message>   rejected: the state must be unchanged, so no state follows
 
+An optional ``style NAME key=value ...`` line before the first action picks a play style and its
+parameters (rules.styles), e.g. ``style king-of-the-hill hill=3 hold=2``; without it the game is Domination.
+
 `render(path)` replays the actions and renders the file as it should be; `check(path)` compares and returns
 a readable unified diff (empty when the file matches). Regenerate after an intended rules change with
 ``python -m tests.golden_runner --update tests/golden/*.game`` and review the diff before committing.
@@ -24,15 +27,24 @@ from rules.decks import check_deck
 from rules.game import Game
 
 DECK_PREFIX = "deck "
+STYLE_PREFIX = "style "
 
 
 def render(path: Path) -> str:
     """Replay `path`'s actions and return the file text they produce."""
     out: list[str] = []
     decks: dict[str, list[str]] = {}
+    style: dict[str, object] = {}
     game: Game | None = None
     for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith(DECK_PREFIX):
+        if line.startswith(STYLE_PREFIX):
+            name, *params = line.split()[1:]
+            style = {"style": name}
+            for param in params:
+                key, _, value = param.partition("=")
+                style[key] = int(value) if key in ("cycles", "hold", "limit", "camps") else value
+            out.append(line)
+        elif line.startswith(DECK_PREFIX):
             _, player, cards = line.split(maxsplit=2)
             decks[player] = cards.split(",")
             out.append(line)
@@ -45,7 +57,7 @@ def render(path: Path) -> str:
                         report = check_deck(cards)
                         if not report.valid:
                             raise ValueError(f"{path}: {player}'s deck: {report.problems}")
-                game = Game.new(decks)
+                game = Game.new(decks, **style)  # type: ignore[arg-type]
             out.append(line)
             before = game.to_text()
             verdict = game.apply(line[2:])

@@ -56,12 +56,20 @@ def test_socketio_client_sees_legal_and_illegal_moves(demo_server: tuple[DemoTab
     moves = [e["action"] for e in final["log"] if " move " in e["action"] and e["accepted"]]
     assert moves == ["blue move F3GW#0001 T3-M4", "red move HMPU#0004 T1-M9", "red move HMPU#0004 M9-M8"]
     claims = [e["action"] for e in final["log"]
-              if e["source"] == "overhead" and e["accepted"] and " move " not in e["action"]]
+              if e["source"] == "overhead" and e["accepted"] and e["action"].split(" ")[1] in ("capital", "camp")]
     assert claims == ["red capital 7", "blue capital 4", "red camp 8", "blue camp 3", "red camp 1", "blue camp 5"]
+    # Every card reached the game from the mat: played and revealed by the overhead camera, none by a phone.
+    cards = [(e["source"], e["action"]) for e in final["log"]
+             if e["accepted"] and e["action"].split(" ")[1] in ("play", "reveal")]
+    assert cards == [("overhead", "blue play F3GW#0001 3 revealed"), ("overhead", "red play HMPU#0004 1 revealed"),
+                     ("overhead", "red play SWyA#0001 1 unrevealed"), ("overhead", "red reveal SWyA#0001")]
     assert final["in_sync"] and final["stands"]["M8"] == {"kind": "soul", "owner": "red", "count": 1}
     assert final["phase"] == "night" and final["turn"] == 2
     # Some state in between showed the table out of sync after the illegal move.
     assert any(not s["in_sync"] and any("M5" in d for d in s["differences"]) for s in states)
     # The record behind it verifies, and hands stay secret: no state ever named a card in a hand.
     assert demo.table.record.verify().ok
-    assert all("SWyA#0001" not in str(s) for s in states)
+    assert all("WCA9#0001" not in str(s) for s in states)
+    # A card played face down stays unnamed to spectators until it is turned over.
+    hidden = [st for st in states if not any(e["action"] == "red reveal SWyA#0001" for e in st["log"])]
+    assert hidden and all("SWyA#0001" not in str(st) and "Gray Wolf" not in str(st) for st in hidden)

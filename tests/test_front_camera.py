@@ -11,7 +11,8 @@ import pytest
 
 from tests.qr_helpers import DEV_PHOTOS, dev_truth
 from tracker.front.camera import FrontCamera, Presentations
-from tracker.sources.capture import FolderSource, FrameSource, SourceError, VideoCaptureSource
+from tracker.sources.capture import FolderSource, Frame, FrameSource, SourceError, VideoCaptureSource
+from vision.synth.qr import SynthSet
 
 TRUTH = dev_truth()
 SINGLES = [n for n, cards in sorted(TRUTH.items()) if len(cards) == 1 and "#" in cards[0]]
@@ -52,6 +53,14 @@ def test_one_event_per_presentation(tmp_path: Path) -> None:
     assert first.physical_id == TRUTH[a][0].split("/")[1].split("?")[0]
     assert first.frame.shape == (720, 1280, 3)  # the frame it was read on is kept for the record
     assert source.skipped == [tmp_path / "frame_99999.jpg"]
+
+
+def test_front_camera_reports_a_held_card_once() -> None:
+    # a synthetic card held for a second under motion blur: one event, whichever frames decoded
+    show = SynthSet(seed=42).presentation("motion_blur", 0, frames=15)
+    frames = [Frame(i, i / 15.0, f) for i, f in enumerate(show.frames)]
+    events = list(FrontCamera(gap_s=1.0).events(frames))
+    assert [e.payload for e in events] == list(show.payloads)
 
 
 def test_presentations_gap_semantics() -> None:

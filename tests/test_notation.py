@@ -15,7 +15,12 @@ EXAMPLES = [
     "red stop", "red retreat HMPU#0001,WCA9#0001 T8", "blue challenge release", "red roll escape 5,6",
     "blue roll chase 10", "red hold 7", "red bottom", "red craft zwZA#0001,PhAU#0001 HMPU#0001",
     "blue sabotage fFvj#0001", "red injure HMPU#0001 1", "red heal FOFE#0001 1", "blue discard fFvj#0001",
-    "red steal K_vJ#0001", "blue tame SWyA#0001 rogue", "red peace keep",
+    "red steal K_vJ#0001", "blue tame SWyA#0001 rogue", "red peace keep", "red move HMPU#0001 T7-T6 via M7b",
+    "red move HMPU#0001 M8-T7 via T8,M7a", "judge effect ZrrD#0001 attacks_downed on",
+    "red equip zwZA#0001 HMPU#0001", "red unequip zwZA#0001", "red pass zwZA#0001 WCA9#0001",
+    "blue pickup zwZA#0001 SWyA#0001", "blue resolve fFvj#0001 success", "red roll territory 7",
+    "red dig WCA9#0001 M1", "blue roam SWyA#0001 M8", "blue bs", "red concede against", "judge concede for",
+    "red grab zwZA#0001 WCA9#0001", "red imprison SWyA#0001 7", "blue release SWyA#0001",
 ]
 
 

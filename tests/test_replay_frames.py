@@ -8,15 +8,29 @@ from pathlib import Path
 import pytest
 
 from rules.board_map import BoardMap
+from rules.identity import parse_payload
 from tests.table_helpers import DECKS, KEY
+from tracker.overhead.layout import table_layout
 from tracker.record.store import GameRecord
-from tracker.runtime.demo import DemoFrames, DemoTable
-from tracker.runtime.demo_script import demo_steps
+from tracker.runtime.demo import DemoFrames, DemoTable, begin_step
+from tracker.runtime.demo_script import Step, demo_steps
 from tracker.table.board import EMPTY, StandValue
 from tracker.table.loop import OverheadLoop
+from tracker.table.mat import EMPTY_SLOT, SlotValue
 from tracker.table.table import Table
 
 pytestmark = pytest.mark.slow
+
+
+def exact_mat(step: Step) -> dict[str, SlotValue]:
+    """What a perfect camera sees of the mat: every slot's top card, a face-down one by its physical id."""
+    mat = {spec.id: EMPTY_SLOT for spec in table_layout(BoardMap.packaged()).slots}
+    for slot, cards in step.cards.items():
+        if not cards:
+            continue
+        face, payload = cards[-1]
+        mat[slot] = SlotValue(face, parse_payload(payload).physical_id if payload else None)
+    return mat
 
 
 def script_record(tmp_path: Path) -> list[tuple[str, str, bool]]:
@@ -24,11 +38,11 @@ def script_record(tmp_path: Path) -> list[tuple[str, str, bool]]:
     demo_board = BoardMap.packaged()
     table = Table(demo_board, GameRecord(str(tmp_path / "truth.sqlite"), KEY), DECKS)
     for step in demo_steps():
-        for line in step.say:
-            table.act(f"phone:{line.split()[0]}", line)
+        begin_step(table, step)
         board = {s: EMPTY for s in demo_board.stands}
         board.update({s: StandValue(k, o, c) for s, (k, o, c) in step.tokens.items()})
         table.observe(board)
+        table.observe_mat(exact_mat(step))
     return [(e.source, e.text, e.accepted) for e in table.entries() if e.kind == "action"]
 
 
@@ -39,8 +53,7 @@ def test_rendered_game_matches_the_script(tmp_path: Path, seed: int, hands: int,
     loop = OverheadLoop(demo.table, demo.reader)
     for _, step, first, frame in DemoFrames(demo.renderer, demo_steps(), hands, settled, seed=seed).frames():
         if first:
-            for line in step.say:
-                demo.table.act(f"phone:{line.split()[0]}", line)
+            begin_step(demo.table, step)
         loop.process(frame)
     got = [(e.source, e.text, e.accepted) for e in demo.table.entries() if e.kind == "action"]
     assert got == expected

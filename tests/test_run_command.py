@@ -193,3 +193,23 @@ def test_bad_decks_and_configs_exit_2(table_dir: tuple[Path, int], capsys: pytes
     assert "one deck per seat" in capsys.readouterr().err
     assert main(["run", "--config", str(folder / "missing.toml")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_game_new_takes_a_play_style_the_record_keeps(table_dir: tuple[Path, int],
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from rules.board_map import BoardMap
+    from tracker.record.store import GameRecord
+    from tracker.table.replay import replay
+
+    folder, _ = table_dir
+    decks = ["--deck", f"red={folder / 'red.txt'}", "--deck", f"blue={folder / 'blue.txt'}"]
+    cfg = str(folder / "table.toml")
+    assert main(["game", "new", "--config", cfg, *decks, "--style", "coastal-war", "--cycles", "4"]) == 0
+    record = GameRecord(json.loads(capsys.readouterr().out)["record"], readonly=True)
+    start = next(iter(record.rows())).body
+    assert start["style"] == {"name": "coastal-war", "cycles": 4, "params": {}}
+    game = replay(list(record.rows()), BoardMap.packaged()).game
+    assert game.style.name == "coastal-war" and game.style.cycles == 4
+    assert main(["game", "new", "--config", cfg, *decks, "--style", "chess"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "unknown play style 'chess'" in err

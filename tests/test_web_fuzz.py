@@ -40,7 +40,8 @@ def not_notation(text: str) -> bool:
 
 def valid_fields(event: str) -> dict[str, Any]:
     return {"act": {"text": "red affinity Avian"}, "undo": {"reason": "a good reason"},
-            "correct": {"target": 2, "text": "", "reason": "a good reason"}, "resume": {"since": 0}}[event]
+            "correct": {"target": 2, "text": "", "reason": "a good reason"}, "resume": {"since": 0},
+            "call_judge": {}}[event]
 
 
 @st.composite
@@ -51,7 +52,7 @@ def malformed(draw: st.DrawFn) -> tuple[str, tuple[Any, ...]]:
         return event, (draw(json_value),)
     good = valid_fields(event)
     how = draw(st.sampled_from(["not-object", "missing", "extra", "wrong-type", "too-long", "control", "args",
-                                "bad-notation", "out-of-range"]))
+                                "bad-notation", "out-of-range"] if good else ["not-object", "extra", "args"]))
     data: Any = dict(good)
     if how == "not-object":
         data = draw(json_value.filter(lambda v: not isinstance(v, dict)))

@@ -71,3 +71,7 @@ class TableService(Protocol):
 
     def learn_colours(self, samples: dict[str, str]) -> dict[str, Any]:
         """Learn the players' token colours from the overhead frame (stand -> player whose token is on it)."""
+
+    def call_judge(self, viewer: Viewer) -> dict[str, Any]:
+        """A player asks for a judge: a warning every page shows, and the tournament hub's organiser page
+        lights up with the table number when the table pushes to a hub (`hub` true in the answer)."""

@@ -55,6 +55,8 @@ class TableConfig:
     keyframes: bool = True
     keyframe_limit_mb: float = 2000.0
     keyframe_warn_percent: float = 80.0
+    hub_url: str = ""  # the tournament hub this table pushes its records to (with hub_token)
+    hub_token: str = ""
     source_file: str = "<defaults>"
 
 
@@ -137,7 +139,7 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None) 
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(source, "<file>", f"not TOML: {exc}") from exc
     d = TableConfig()
-    known = ("table", "overhead", "front", "tracking", "web", "recording")
+    known = ("table", "overhead", "front", "tracking", "web", "recording", "hub")
     for name in data:
         if name not in known:
             raise ConfigError(source, f"[{name}]", f"unknown section (known: {', '.join(known)})")
@@ -176,6 +178,14 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None) 
                     keyframe_limit_mb=r.number("keyframe_limit_mb", d.keyframe_limit_mb, 1.0, 1_000_000.0),
                     keyframe_warn_percent=r.number("keyframe_warn_percent", d.keyframe_warn_percent, 1.0, 100.0))
     r.finish()
+    h = sec["hub"]
+    cfg_args.update(hub_url=h.text("url", d.hub_url).rstrip("/"), hub_token=h.text("token", d.hub_token))
+    if cfg_args["hub_url"] and not re.match(r"^https?://[^/\s]+(/[^\s]*)?$", cfg_args["hub_url"]):
+        raise ConfigError(source, "[hub] url", f"{cfg_args['hub_url']!r} is not http(s)://HOST[:PORT]")
+    if bool(cfg_args["hub_url"]) != bool(cfg_args["hub_token"]):
+        raise ConfigError(source, "[hub] token" if cfg_args["hub_url"] else "[hub] url",
+                          "the hub needs both url and token (or neither)")
+    h.finish()
     overhead = _camera(sec["overhead"], d.overhead, base)
     front = _camera(sec["front"], d.front, base)
     return TableConfig(**cfg_args, overhead=overhead, front=front, source_file=source)

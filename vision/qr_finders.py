@@ -98,10 +98,9 @@ def find_finders(grey: GreyImage, block: int, min_contrast: float = 0.0, min_are
     """
     binary = cv2.adaptiveThreshold(grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block | 1, 0)
     if min_contrast > 0:
-        g = grey.astype(np.float32)
         size = (block | 1, block | 1)
-        mean = cv2.boxFilter(g, -1, size)
-        var = cv2.boxFilter(g * g, -1, size) - mean * mean
+        mean = cv2.boxFilter(grey, cv2.CV_32F, size)
+        var = cv2.sqrBoxFilter(grey, cv2.CV_32F, size) - mean * mean
         binary[var < min_contrast * min_contrast] = 0
     contours, hierarchy = cv2.findContours(binary, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
@@ -179,3 +178,48 @@ def group_finders(
         used.update(trio)
         out.append(cand)
     return out
+
+
+def pair_candidates(
+    finders: list[Finder], max_pairs: int = 6, min_modules: float = 17.0, max_modules: float = 45.0
+) -> list[Candidate]:
+    """Codes two found finders could belong to when the third is hidden (a finger, a glare band).
+
+    Two finders of similar size are either on one side of the code (the third is a right angle away
+    from one of them, on either side) or on its diagonal (the third is at the right angle's corner).
+    Each hypothesis is a `Candidate` the grid sampler can try; only a decoder's checksum accepts one.
+    """
+    pairs: list[tuple[float, Finder, Finder]] = []
+    for a, b in itertools.combinations(finders, 2):
+        if max(a.module, b.module) > 1.5 * min(a.module, b.module):
+            continue
+        module = (a.module + b.module) / 2
+        dist = math.hypot(b.x - a.x, b.y - a.y) / module
+        if min_modules - 7 <= dist <= (max_modules - 7) * math.sqrt(2):
+            pairs.append((abs(a.module - b.module) / module, a, b))
+    out: list[Candidate] = []
+    for _, a, b in sorted(pairs, key=lambda p: p[0])[:max_pairs]:
+        module = (a.module + b.module) / 2
+        pa, pb = np.array([a.x, a.y]), np.array([b.x, b.y])
+        d = pb - pa
+        perp = np.array([-d[1], d[0]])
+        span = float(np.linalg.norm(d)) / module
+        hypotheses: list[tuple[Point, Point, Point]] = []
+        if span <= max_modules - 7:  # a side of the code
+            for sign in (1.0, -1.0):
+                hypotheses.append((_p(pa), _p(pb), _p(pa + sign * perp)))
+                hypotheses.append((_p(pb), _p(pa), _p(pb + sign * perp)))
+        if span / math.sqrt(2) >= min_modules - 7:  # its diagonal
+            mid = (pa + pb) / 2
+            for sign in (1.0, -1.0):
+                hypotheses.append((_p(mid + sign * perp / 2), _p(pa), _p(pb)))
+        for corner, u, v in hypotheses:
+            cu = (u[0] - corner[0]) * (v[1] - corner[1]) - (u[1] - corner[1]) * (v[0] - corner[0])
+            if cu < 0:
+                u, v = v, u
+            out.append(Candidate(corner, u, v, module))
+    return out
+
+
+def _p(v: npt.NDArray[np.float64]) -> Point:
+    return (float(v[0]), float(v[1]))

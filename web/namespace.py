@@ -31,6 +31,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "undo": frozenset({"judge"}),
     "correct": frozenset({"judge"}),
     "resume": frozenset({"player", "judge", "spectator"}),
+    "call_judge": frozenset({"player"}),
 }
 
 
@@ -158,6 +159,8 @@ class TableNamespace(Namespace):  # type: ignore[misc]
             return {"entry": self.service.undo(viewer, fields["reason"])}
         if event == "correct":
             return {"entry": self.service.correct(viewer, fields["target"], fields["text"], fields["reason"])}
+        if event == "call_judge":
+            return self.service.call_judge(viewer)
         return {"entries": self._send_log(viewer, fields["since"], sid)}
 
     def _send_log(self, viewer: Viewer, since: int, sid: str) -> int:

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from rules.errors import RulesError
 from tracker.errors import UsageError
 
 
@@ -18,6 +19,10 @@ def register(sub: Any) -> None:
     new.add_argument("--config", required=True, type=Path)
     new.add_argument("--deck", action="append", default=[], metavar="SEAT=FILE", required=True)
     new.add_argument("--state-dir", type=Path)
+    new.add_argument("--style", default="domination", help="play style of #playstyleoptions (default domination)")
+    new.add_argument("--cycles", type=int, help="the style's fixed number of diel cycles")
+    new.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                     help="another style parameter (limit, hill, hold, marked, camps)")
     new.set_defaults(func=start)
     status = verbs.add_parser("status", help="the game in progress, as JSON")
     status.add_argument("--config", required=True, type=Path)
@@ -33,10 +38,25 @@ def start(args: argparse.Namespace) -> int:
     cfg, state_dir, files = table_setup(args)
     if set(files) != set(cfg.players):
         raise UsageError(f"--deck: give one deck per seat ({', '.join(cfg.players)})")
-    table = new_game(state_dir, read_decks(files), load_board(cfg))
+    style = {"name": args.style, "cycles": args.cycles, "params": style_params(args.param)}
+    try:
+        table = new_game(state_dir, read_decks(files), load_board(cfg), style)
+    except RulesError as exc:
+        raise UsageError(f"--style {args.style}: {exc}") from exc
     print(json.dumps({"record": table.record.path, "rows": table.record.last_seq}))
     table.record.close()
     return 0
+
+
+def style_params(pairs: list[str]) -> dict[str, object]:
+    """``KEY=VALUE`` pairs; a whole number is a number, anything else a text (a territory id)."""
+    out: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--param {pair!r}: give KEY=VALUE")
+        out[key] = int(value) if value.lstrip("-").isdigit() else value
+    return out
 
 
 def show(args: argparse.Namespace) -> int:

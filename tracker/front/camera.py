@@ -5,6 +5,8 @@ A player holds a card up to the front camera for a moment; the reader sees it in
 again within `gap_s` of its last sighting continues the same presentation; after `gap_s` without a
 sighting, the next read starts a new one. Each event keeps the frame it was first read on, for the record
 judges can review. Used for deck registration before a game and for cards played revealed.
+Frames are read through `vision.qr_presentation.PresentationReader`, which combines the recent frames of
+a presentation when no single frame decodes (a moving glare band, a finger, motion blur).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from tracker.front.scan import ScannedCard, identify, kipukas_reader
 from tracker.sources.capture import BgrImage, Frame
 from vision.card_reader import CardReader
 from vision.qr_decoders import Corners
+from vision.qr_presentation import PresentationReader
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +58,12 @@ class FrontCamera:
 
     def __init__(self, reader: CardReader | None = None, gap_s: float = 1.0) -> None:
         self.reader = reader or kipukas_reader()
+        self.frames = PresentationReader(self.reader)
         self.presentations = Presentations(gap_s)
 
     def process(self, frame: Frame) -> list[CardShown]:
         """Events started by this frame (usually none)."""
-        cards: dict[str, ScannedCard] = {r.raw: identify(r) for r in self.reader.read(frame.image)}
+        cards: dict[str, ScannedCard] = {r.raw: identify(r) for r in self.frames.read(frame.image)}
         return [
             CardShown(raw, cards[raw].physical_id, frame.index, frame.timestamp, frame.image, cards[raw].corners)
             for raw in self.presentations.update(frame.timestamp, cards)

@@ -13,12 +13,14 @@ import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from calibration.calfile import Calibration
 from rules.board_map import BoardMap
 from rules.decks import check_deck
+from tracker.api import JUDGE
 from tracker.config import CameraConfig, TableConfig
 from tracker.errors import UsageError
 from tracker.front.camera import FrontCamera
@@ -26,6 +28,7 @@ from tracker.overhead import palettes as palette_store
 from tracker.overhead.auto_calibration import OverheadCalibration
 from tracker.overhead.calibration_service import CalibrationService
 from tracker.overhead.layout import table_layout
+from tracker.record.hub_push import HubPusher
 from tracker.record.keyframes import KeyframeStore
 from tracker.record.keys import load_or_create_key
 from tracker.record.store import GameRecord
@@ -72,7 +75,8 @@ def current_game(state_dir: Path) -> Path | None:
     return state_dir / "records" / pointer.read_text(encoding="utf-8").strip()
 
 
-def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap) -> Table:
+def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap,
+             style: Mapping[str, Any] | None = None) -> Table:
     """Start a new game record and make it the game in progress (a running tracker switches to it)."""
     records = state_dir / "records"
     records.mkdir(parents=True, exist_ok=True)
@@ -81,7 +85,7 @@ def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap) -
     while (records / name).exists():
         n += 1
         name = time.strftime(f"game-%Y%m%d-%H%M%S-{n}.sqlite")
-    table = Table(board, GameRecord(str(records / name), load_or_create_key(state_dir)), decks)
+    table = Table(board, GameRecord(str(records / name), load_or_create_key(state_dir)), decks, style=style)
     pointer = records / CURRENT
     tmp = pointer.with_suffix(".tmp")
     tmp.write_text(name + "\n", encoding="utf-8")
@@ -105,6 +109,7 @@ class TableRuntime:
         self._own_dog = dog is None  # a watchdog handed in is already running
         self.dog = dog or Watchdog(stall_s=20.0)
         self.overhead: OverheadLoop | None = None
+        self.hub: HubPusher | None = None
         self.latest: dict[str, np.ndarray] = {}
         # JPEG encoding takes tens of ms per camera: done off the table lock, in order, by one worker.
         self._keyframe_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyframes")
@@ -173,11 +178,14 @@ class TableRuntime:
             return False
         table = open_game(path, self.state_dir, self.table.board)
         table.listeners.append(self._save_keyframes)
+        if self.hub is not None:
+            table.listeners.append(self._nudge_hub)
         self.table, self.game_path = table, path
         self.keyframes = self._keyframe_store()
         if self.overhead is not None:
             self.overhead.table = table
             self.overhead.stabiliser = Stabiliser(frames=self.cfg.frames_to_agree)
+            self.overhead.mat = Stabiliser(frames=self.cfg.frames_to_agree)
         self.service.replace(table)
         return True
 
@@ -270,6 +278,22 @@ class TableRuntime:
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             threads.append(thread)
+        if self.cfg.hub_url:  # the hub's pusher is not watched: a hub away must never stop the table
+            self.hub = HubPusher(self.cfg.hub_url, self.cfg.hub_token, self.state_dir / "records", self.hub_status)
+            self.table.listeners.append(self._nudge_hub)
+            hub = self.hub
+            self.service.judge_callers.append(lambda seat: hub.call_judge())
+            threads.append(self.hub.start(self.stop))
         if self._own_dog:
             threads.append(self.dog.start(self.stop))
         return threads
+
+    def _nudge_hub(self, entries: list[Entry]) -> None:
+        if self.hub is not None:
+            self.hub.nudge()
+
+    def hub_status(self) -> dict[str, Any]:
+        """What the organiser's page shows of this table: the judge's view, without hidden cards."""
+        view = self.service.snapshot(JUDGE)
+        keys = ("players", "phase", "turn", "active", "result", "in_sync", "warnings", "seq")
+        return {k: view.get(k) for k in keys} | {"game": self.game_path.stem}

@@ -25,7 +25,7 @@ from tracker.service.service import TableService
 from tracker.table.loop import OverheadLoop
 from tracker.table.table import Table
 from vision.board import BoardReader
-from vision.synth import Renderer, TableScene, Token
+from vision.synth import Renderer, SlotCard, TableScene, Token
 
 PALETTE: dict[str, tuple[int, int, int]] = {"red": (40, 40, 210), "blue": (200, 90, 30)}
 DEMO_IMAGE_SIZE = (2028, 1520)  # the Pi HQ camera binned mode the overhead reader is tuned for
@@ -46,11 +46,20 @@ class DemoFrames:
         n = 0
         for index, step in enumerate(self.steps):
             tokens = {s: Token(kind, owner, count) for s, (kind, owner, count) in step.tokens.items()}
+            slots = {slot: [SlotCard(face, payload) for face, payload in cards] for slot, cards in step.cards.items()}
             for k in range(self.hand_frames + self.settled_frames):
                 hands = 1 if k < self.hand_frames else 0
                 n += 1
-                yield index, step, k == 0, self.renderer.render(TableScene(tokens, {}, hands),
+                yield index, step, k == 0, self.renderer.render(TableScene(tokens, slots, hands),
                                                                 seed=self.seed * 100_000 + n)
+
+
+def begin_step(table: Table, step: Step) -> None:
+    """What the players do off the map when a step begins: phone actions, and cards shown to the front camera."""
+    for line in step.say:
+        table.act(f"phone:{line.split()[0]}", line)
+    for card in step.shown:
+        table.shown("front", card)
 
 
 class DemoTable:
@@ -117,8 +126,7 @@ class DemoTable:
                 return
             if first:
                 self.step_index = index
-                for line in step.say:
-                    self.table.act(f"phone:{line.split()[0]}", line)
+                begin_step(self.table, step)
             self.latest = frame
             loop.reader = self.reader
             loop.process(frame)

@@ -1,10 +1,12 @@
-"""The scripted game the demo table plays: set-up by phone and by tokens, souls entering play, legal
-moves, and one illegal move that is flagged and then put right. Each step lists what the players say on
-their phones (notation, sent when the step begins) and the whole board of tokens after the step."""
+"""The scripted game the demo table plays: set-up by phone and by tokens, cards played and revealed on the
+mat with no phone declaration (face up after being shown to the front camera, face down read from the QR
+on the card's back), legal moves, and one illegal move that is flagged and then put right. Each step lists
+what the players say on their phones (notation, sent when the step begins), the cards shown to the front
+camera, the whole board of tokens and the whole mat after the step."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DECKS: dict[str, list[str]] = {
     "red": ["HMPU#0004", "SWyA#0001", "WCA9#0001"],  # Hilbert (movement 2), Gray Wolf, Illia and Dorsay
@@ -17,19 +19,29 @@ class Step:
     caption: str
     tokens: dict[str, tuple[str, str, int]]  # stand -> (kind, owner, count): the whole board after the step
     say: tuple[str, ...] = ()  # notation lines, each "<seat> <verb> ..." sent from that seat's phone
+    shown: tuple[str, ...] = ()  # card ids shown to the front camera when the step begins
+    cards: dict[str, tuple[tuple[str, str | None], ...]] = field(default_factory=dict)  # slot -> (face, payload)
+    # from the bottom card up: the whole mat after the step
+
+
+WOLF_PAYLOAD = "kpks.us/SWyA#0001?dEm0w1"  # what the QR on the back of red's Gray Wolf says
 
 
 def demo_steps() -> list[Step]:
     board: dict[str, tuple[str, str, int]] = {}
+    mat: dict[str, tuple[tuple[str, str | None], ...]] = {}
     steps: list[Step] = []
 
-    def step(caption: str, *say: str, **changes: tuple[str, str, int] | None) -> None:
+    def step(caption: str, *say: str, shown: tuple[str, ...] = (),
+             cards: dict[str, tuple[tuple[str, str | None], ...]] | None = None,
+             **changes: tuple[str, str, int] | None) -> None:
         for stand, value in changes.items():
             if value is None:
                 board.pop(stand, None)
             else:
                 board[stand] = value
-        steps.append(Step(caption, dict(board), say))
+        mat.update(cards or {})
+        steps.append(Step(caption, dict(board), say, shown, dict(mat)))
 
     step("Affinities and the capital roll-off", "red affinity Avian", "blue affinity Decrepit",
          "red roll d6 5", "blue roll d6 2")
@@ -39,14 +51,26 @@ def demo_steps() -> list[Step]:
     step("Blue claims territory 3", T3=("basecamp", "blue", 1))
     step("Red claims territory 1", T1=("basecamp", "red", 1))
     step("Blue claims territory 5", T5=("basecamp", "blue", 1))
-    step("Effects, draws, and both players play a soul revealed at a base camp",
-         "red personal none", "blue personal none", "red draw HMPU#0004,SWyA#0001,WCA9#0001",
-         "blue draw F3GW#0001,ZrrD#0002,hLwQ#0001", "blue play F3GW#0001 3 revealed", "red play HMPU#0004 1 revealed")
-    step("Tears for Oly moves T3 -> M4: legal", M4=("soul", "blue", 1))
-    step("Hilbert (movement 2) jumps T1 -> M5, three stands away: illegal", M5=("soul", "red", 1))
-    step("Red takes Hilbert's token back: the board matches the record again", M5=None)
-    step("Hilbert moves T1 -> M9: legal", M9=("soul", "red", 1))
+    step("Effects and draws, by phone", "red personal none", "blue personal none",
+         "red draw HMPU#0004,SWyA#0001,WCA9#0001", "blue draw F3GW#0001,ZrrD#0002,hLwQ#0001")
+    step("Blue shows Tears for Oly to the front camera and lays it face up in slot 3: played revealed",
+         shown=("F3GW#0001",), cards={"3": (("up", None),)})
+    step("Red shows Hilbert to the front camera and lays it face up in slot 1: played revealed",
+         shown=("HMPU#0004",), cards={"1": (("up", None),)})
+    step("Tears for Oly moves T3 -> M4: legal; its card goes to slot 4", M4=("soul", "blue", 1),
+         cards={"3": (), "4": (("up", None),)})
+    step("Hilbert (movement 2) jumps T1 -> M5, three stands away: illegal", M5=("soul", "red", 1),
+         cards={"1": (), "5": (("up", None),)})
+    step("Red takes Hilbert's token and card back: the board matches the record again", M5=None,
+         cards={"5": (), "1": (("up", None),)})
+    step("Hilbert moves T1 -> M9: legal", M9=("soul", "red", 1), cards={"1": (), "9": (("up", None),)})
     step("Blue takes initiative; Hilbert goes on M9 -> M8 with his second stand", "blue initiative",
-         M9=None, M8=("soul", "red", 1))
-    step("Red ends the day: night falls", "red end")
+         M9=None, M8=("soul", "red", 1), cards={"9": (), "8": (("up", None),)})
+    step("Red lays Gray Wolf face down in slot 1: the QR on its back says which card it is",
+         cards={"1": (("down", WOLF_PAYLOAD),)})
+    step("Red answers the taming prompt on the phone and turns Gray Wolf face up: revealed",
+         "red tame SWyA#0001 tamed", cards={"1": (("up", None),)})
+    step("Red takes Gray Wolf off the mat: the tracker asks red why", cards={"1": ()})
+    step("Red answers on the phone (a card effect discarded it); red ends the day: night falls",
+         "red discard SWyA#0001", "red end")
     return steps

@@ -41,6 +41,7 @@ class TableService:
         self.seats = seats or Seats(tuple(table.start.get("players", ("red", "blue"))))
         self.keyframes = keyframes
         self.calibration: CalibrationService | None = None  # the overhead camera's, when there is one
+        self.judge_callers: list[Callable[[str], None]] = []  # e.g. the hub pusher's call_judge
         self.spectator_delay_min = spectator_delay_min
         self.allowed_origins = tuple(allowed_origins)
         self.public_url = public_url  # where phones reach this table, for the join QR codes (empty: guess)
@@ -182,6 +183,14 @@ class TableService:
         return path.read_bytes()
 
     # --- inputs ---------------------------------------------------------------------------------------------
+    def call_judge(self, viewer: Viewer) -> dict[str, Any]:
+        if viewer.role != "player" or viewer.seat is None:
+            raise AccessDenied("only a player at the table calls a judge")
+        self.table.warn(f"{viewer.seat} called a judge")
+        for call in self.judge_callers:
+            call(viewer.seat)
+        return {"hub": bool(self.judge_callers)}
+
     def act(self, viewer: Viewer, text: str) -> dict[str, Any]:
         """A player's action (only for their own seat) or a judge's; returns the recorded entry as the
         viewer sees it. Bad notation raises `InputError`; a rules rejection comes back with `accepted`

@@ -26,6 +26,7 @@ from rules.game import Game
 from rules.state import CardState, GameState
 from tracker.service.seats import JUDGE, SPECTATOR, Viewer
 from tracker.table.board import StandValue
+from tracker.table.cards import explain_mat
 from tracker.table.expected import differences, expected_board
 from tracker.table.reconcile import Question
 from tracker.table.replay import replay
@@ -143,19 +144,23 @@ class Scene:
     start: dict[str, Any]
     questions: list[Question] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    mat_flags: list[str] = field(default_factory=list)
 
     @classmethod
     def of_table(cls, table: Table, entries: list[Entry] | None = None) -> Scene:
         """The live table (hold `table.lock`). `entries` may be passed in when the caller caches them."""
         return cls(table.game, table.board, dict(table.observed), entries if entries is not None else table.entries(),
-                   table.record.last_seq, dict(table.start), list(table.questions), list(table.warnings))
+                   table.record.last_seq, dict(table.start), list(table.questions), list(table.warnings),
+                   list(table.mat_flags))
 
     @classmethod
     def of_record(cls, table: Table, upto: int) -> Scene:
         """The table as it stood after row `upto`, rebuilt from the record (a delayed spectator view)."""
         rows = [r for r in table.record.rows() if r.seq <= upto]
         done = replay(rows, table.board, upto=upto)
-        return cls(done.game, table.board, done.observed, [Entry.of(r) for r in rows], upto, done.start)
+        flags = explain_mat(done.game, table.board, table.catalog, done.mat, {}, done.shown).flags
+        return cls(done.game, table.board, done.observed, [Entry.of(r) for r in rows], upto, done.start,
+                   mat_flags=flags)
 
 
 def map_json(board: BoardMap) -> dict[str, Any]:
@@ -233,7 +238,7 @@ def view_for(table: Table | None, viewer: Viewer, version: int = 0, *, scene: Sc
     kinds = None if judge else PLAYER_KINDS
     entries = [e for e in scene.entries if kinds is None or e.kind in kinds][-LOG_TAIL:]
     expected = expected_board(s, scene.board)
-    diffs = differences(expected, scene.observed) if scene.observed else []
+    diffs = (differences(expected, scene.observed) if scene.observed else []) + scene.mat_flags
     prompts = [{"player": p.player, "rule": p.rule, "text": redact(p.text), "blocking": p.blocking,
                 "mine": judge or p.player == viewer.seat} for p in scene.game.prompts()]
     questions = [{"player": q.player, "text": redact(q.text), "options": [redact(o) for o in q.options],

@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from rules.errors import RulesError
+from rules.identity import parse_payload
 from tracker.table.board import KINDS, StandValue
+from tracker.table.mat import FACES, SlotValue
 from tracker.table.stabiliser import Stabiliser
 from tracker.table.table import Entry, Table
 
 MIN_CONFIDENCE = 0.5
+UNREADABLE_AFTER = 8  # frames a face-down card's QR must stay unread before it counts as unreadable
 
 
 class StandReading(Protocol):
@@ -20,9 +24,19 @@ class StandReading(Protocol):
     obstructed: bool
 
 
+class SlotReading(Protocol):
+    state: str
+    payload: str | None
+    confidence: float
+    obstructed: bool
+
+
 class Observation(Protocol):
     @property
     def stands(self) -> dict[str, Any]: ...
+
+    @property
+    def slots(self) -> dict[str, Any]: ...
 
 
 class BoardReading(Protocol):
@@ -37,13 +51,28 @@ def stand_value(obs: StandReading) -> tuple[StandValue, bool]:
     return value, obs.obstructed or obs.state not in KINDS or obs.confidence < MIN_CONFIDENCE
 
 
+def slot_value(obs: SlotReading) -> tuple[SlotValue, bool]:
+    """A vision slot reading as (value, unusable): the card's physical id from its QR payload, never the
+    payload's private token; a payload that is not a Kipukas card reads as no id (a flag, not a guess)."""
+    face = obs.state if obs.state in FACES else "empty"
+    card = None
+    if face == "down" and obs.payload:
+        try:
+            card = parse_payload(obs.payload).physical_id
+        except RulesError:
+            card = None
+    return SlotValue(face, card), obs.obstructed or obs.confidence < MIN_CONFIDENCE
+
+
 class OverheadLoop:
     """Feeds frames through a board reader and a stabiliser into the table."""
 
     def __init__(self, table: Table, reader: BoardReading, frames_to_agree: int = 3) -> None:
         self.table = table
         self.reader = reader
-        self.stabiliser = Stabiliser(frames=frames_to_agree)
+        self.stabiliser: Stabiliser[StandValue] = Stabiliser(frames=frames_to_agree)
+        self.mat: Stabiliser[SlotValue] = Stabiliser(frames=frames_to_agree)
+        self.unread: dict[str, int] = {}  # slot -> consecutive frames a face-down card's QR went unread
         self.frames = 0
         self.unreadable: str | None = None
 
@@ -59,6 +88,20 @@ class OverheadLoop:
             return []  # no move while the board cannot be read
         readings = {stand: stand_value(obs) for stand, obs in observation.stands.items()}
         self.stabiliser.feed(readings)
+        self.mat.feed({slot: self._slot(slot, obs) for slot, obs in observation.slots.items()})
         # Offered every frame: the table records a board only when it changed, and re-explains an unchanged
         # one only when the record moved on (cheap otherwise).
-        return self.table.observe(self.stabiliser.board())
+        entries = self.table.observe(self.stabiliser.board())
+        mat = self.mat.board()
+        return entries + (self.table.observe_mat(mat) if mat else [])
+
+    def _slot(self, slot: str, obs: SlotReading) -> tuple[SlotValue, bool]:
+        """A QR missed in one frame (glare, a shadow) is no reading; only one missed for `UNREADABLE_AFTER`
+        frames in a row is a face-down card that cannot be identified."""
+        value, unusable = slot_value(obs)
+        if unusable or value.face != "down" or value.card is not None:
+            if not unusable:
+                self.unread.pop(slot, None)
+            return value, unusable
+        self.unread[slot] = self.unread.get(slot, 0) + 1
+        return value, self.unread[slot] < UNREADABLE_AFTER

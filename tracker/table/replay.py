@@ -1,9 +1,13 @@
 """Rebuild a table's game from its record: the state is always a replay of the record.
 
 Row kinds (body keys):
-- ``start``: ``decks`` (player -> card ids), ``map``, ``players``: the first row of every record;
+- ``start``: ``decks`` (player -> card ids), ``map``, ``players``, and ``style`` (``name``, ``cycles``,
+  ``params``) unless the game is plain domination: the first row of every record;
 - ``action``: ``text`` (notation), ``accepted``, ``rule``, ``message``: an input and the verdict it got;
 - ``board``: ``observed`` (stand -> token text): a new stable board seen by the overhead camera;
+- ``mat``: ``slots`` (slot -> ``{"face", "card"}``): a new stable mat seen by the overhead camera; ``card`` is
+  the physical id read from a face-down card's QR (judges only: players never receive mat rows);
+- ``shown``: ``card``, ``known``: a card shown to the front camera;
 - ``question``: ``player``, ``text``, ``options``: an ambiguity put to a player;
 - ``undo``: ``reason``, ``undid``: a judge took back the last accepted action;
 - ``correct``: ``target`` (seq of an action row), ``text`` (its replacement, empty to strike it),
@@ -22,6 +26,9 @@ from rules.game import Game
 from tracker.errors import RecordError
 from tracker.record.store import Row
 from tracker.table.board import EMPTY, StandValue
+from tracker.table.mat import SlotValue
+
+SHOWN_KEPT = 8  # cards shown to the front camera that a face-up card on the mat may be
 
 
 @dataclass
@@ -32,6 +39,8 @@ class Replayed:
     start: dict[str, Any] = field(default_factory=dict)
     rejected: dict[str, int] = field(default_factory=dict)  # action -> accepted actions when it was rejected
     questions: list[dict[str, Any]] = field(default_factory=list)  # bodies of question rows
+    mat: dict[str, SlotValue] = field(default_factory=dict)
+    shown: list[str] = field(default_factory=list)  # cards shown to the front camera, newest last
 
 
 def parse_token(text: str) -> StandValue:
@@ -47,6 +56,17 @@ def board_body(observed: dict[str, StandValue]) -> dict[str, str]:
     return {s: v.text() for s, v in sorted(observed.items())}
 
 
+def style_arguments(style: Any) -> dict[str, Any]:
+    """`Game.new` keyword arguments from a start row's ``style`` (absent in records of domination games)."""
+    if not style:
+        return {}
+    return {"style": str(style["name"]), "cycles": style.get("cycles"), **dict(style.get("params") or {})}
+
+
+def mat_body(mat: dict[str, SlotValue]) -> dict[str, dict[str, str | None]]:
+    return {s: v.body() for s, v in sorted(mat.items())}
+
+
 def replay(rows: Iterable[Row], board: BoardMap, upto: int | None = None) -> Replayed:
     """The game after every row up to and including `upto` (all rows when None)."""
     rows = [r for r in rows if upto is None or r.seq <= upto]
@@ -54,7 +74,7 @@ def replay(rows: Iterable[Row], board: BoardMap, upto: int | None = None) -> Rep
         raise RecordError("the record does not begin with a start row")
     start = rows[0].body
     corrections = {int(r.body["target"]): str(r.body.get("text", "")) for r in rows if r.kind == "correct"}
-    out = Replayed(Game.new(start["decks"], board), start=dict(start))
+    out = Replayed(Game.new(start["decks"], board, **style_arguments(start.get("style"))), start=dict(start))
     for row in rows[1:]:
         if row.kind == "action":
             text = corrections.get(row.seq, row.body["text"])
@@ -69,6 +89,10 @@ def replay(rows: Iterable[Row], board: BoardMap, upto: int | None = None) -> Rep
                 out.mismatches.append(f"row {row.seq}: {text!r} was {then} when recorded, replay {now} it")
         elif row.kind == "board":
             out.observed = {s: parse_token(t) for s, t in row.body["observed"].items()}
+        elif row.kind == "mat":
+            out.mat = {slot: SlotValue(str(v["face"]), v.get("card")) for slot, v in row.body["slots"].items()}
+        elif row.kind == "shown":
+            out.shown = [*[c for c in out.shown if c != row.body["card"]], str(row.body["card"])][-SHOWN_KEPT:]
         elif row.kind == "question":
             out.questions.append(row.body)
         elif row.kind == "undo" and out.game.history:

@@ -1,4 +1,4 @@
-"""Turn a stream of per-frame stand readings into a stable board.
+"""Turn a stream of per-frame region readings (stands, mat slots) into a stable board.
 
 A reading counts only when its region is unobstructed and the same value has been seen in `frames`
 consecutive unobstructed readings; an obstructed reading neither confirms nor resets the count, so a
@@ -9,26 +9,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
-from tracker.table.board import StandValue
+V = TypeVar("V")  # what a region holds: a `StandValue` for stands, a `SlotValue` for mat slots
 
 
 @dataclass
-class _Track:
-    stable: StandValue
-    candidate: StandValue
+class _Track(Generic[V]):
+    stable: V
+    candidate: V
     seen: int = 0
 
 
 @dataclass
-class Stabiliser:
+class Stabiliser(Generic[V]):
     frames: int = 3
-    _tracks: dict[str, _Track] = field(default_factory=dict)
+    _tracks: dict[str, _Track[V]] = field(default_factory=dict)
 
-    def feed(self, readings: Mapping[str, tuple[StandValue, bool]]) -> dict[str, StandValue]:
+    def feed(self, readings: Mapping[str, tuple[V, bool]]) -> dict[str, V]:
         """Feed one frame's readings (stand -> (value, obstructed)); return the stands whose stable
         value changed with this frame, mapped to the new value."""
-        changed: dict[str, StandValue] = {}
+        changed: dict[str, V] = {}
         for stand, (value, obstructed) in readings.items():
             track = self._tracks.get(stand)
             if track is None:
@@ -48,9 +49,9 @@ class Stabiliser:
                 changed[stand] = track.stable
         return changed
 
-    def board(self) -> dict[str, StandValue]:
+    def board(self) -> dict[str, V]:
         return {s: t.stable for s, t in self._tracks.items()}
 
-    def pending(self) -> dict[str, StandValue]:
+    def pending(self) -> dict[str, V]:
         """Stands whose reading differs from the stable value but is not yet confirmed."""
         return {s: t.candidate for s, t in self._tracks.items() if t.candidate != t.stable}

@@ -14,15 +14,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.board_map import BoardMap
+from rules.catalog import Catalog
 from rules.errors import RulesError
 from rules.game import Game
 from rules.notation import parse
 from tracker.errors import InputError
 from tracker.record.store import GameRecord, Row
 from tracker.table.board import StandValue
+from tracker.table.cards import explain_mat
 from tracker.table.expected import differences, expected_board
+from tracker.table.mat import SlotValue, expected_mat
 from tracker.table.reconcile import Question, propose
-from tracker.table.replay import board_body, replay
+from tracker.table.replay import SHOWN_KEPT, board_body, mat_body, replay, style_arguments
 
 MAX_EXPLAINED = 12  # actions one board change may explain (fast play: several moves between two readings)
 
@@ -46,13 +49,18 @@ class Entry:
         text = str(b.get("text") or b.get("undid") or "")
         if row.kind == "correct":
             text = f"correct row {b.get('target')}: {b.get('text') or 'strike'}"
+        elif row.kind == "mat":  # judges only: it names the face-down cards
+            text = "mat: " + ", ".join(f"{slot} {v['face']}" + (f" {v['card']}" if v.get("card") else "")
+                                       for slot, v in b["slots"].items() if v["face"] != "empty")
         return cls(row.seq, row.ts, row.source, row.kind, text, bool(b.get("accepted", True)),
                    str(b.get("rule", "")), str(b.get("message") or b.get("reason") or ""))
 
 
 class Table:
     def __init__(self, board: BoardMap, record: GameRecord, decks: Mapping[str, list[str]] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, style: Mapping[str, Any] | None = None) -> None:
+        """Open `record`, or start it with `decks` (and `style`: the play style, ``{"name", "cycles",
+        "params"}``, domination by default) when it is new."""
         self.board = board
         self.record = record
         self.clock = clock
@@ -64,18 +72,29 @@ class Table:
         self._asked: set[str] = set()
         self.questions: list[Question] = []
         self.warnings: list[str] = []
+        self.mat_flags: list[str] = []  # what the stable mat shows that no card action explains
+        self.catalog = Catalog.packaged()
         # Called with the entries each input produced (keyframes, logs); under the table's lock.
         self.listeners: list[Callable[[list[Entry]], None]] = []
         rows = list(record.rows())
         if not rows:
             if decks is None:
                 raise InputError(f"{record.path}: a new record needs the players' decks")
-            self.record.append("start", "tracker", {"decks": {p: list(c) for p, c in decks.items()},
-                                                    "map": board.name, "players": sorted(decks)}, ts=clock())
+            body: dict[str, Any] = {"decks": {p: list(c) for p, c in decks.items()}, "map": board.name,
+                                    "players": sorted(decks)}
+            if style is not None:
+                body["style"] = dict(style)
+                Game.new(body["decks"], board, **style_arguments(body["style"]))  # refuse a bad style before storing
+            self.record.append("start", "tracker", body, ts=clock())
             rows = list(record.rows())
         done = replay(rows, board)
         self.game: Game = done.game
         self.observed: dict[str, StandValue] = done.observed
+        self.mat: dict[str, SlotValue] = done.mat
+        self._remembered: dict[str, str] = {}  # slot -> a face-down card just turned over there
+        self._revealed_seen: dict[str, set[str]] = self._revealed_by_slot()
+        self._shown: list[str] = done.shown
+        self._mat_explained_at = -1
         self.start = done.start
         self._rejected = done.rejected
         for q in done.questions:
@@ -118,6 +137,68 @@ class Table:
             self._bump(entries)
             return entries
 
+    def observe_mat(self, stable: Mapping[str, SlotValue], source: str = "overhead") -> list[Entry]:
+        """A new stable mat from the overhead camera: record it (a judges-only row, since it names the
+        face-down cards), then record every card action it explains; what it cannot explain is flagged."""
+        with self.lock:
+            if dict(stable) == self.mat:
+                if self._mat_explained_at == self.record.last_seq:
+                    return []
+                entries = self._explain_mat(source, stale=True)
+                self._bump(entries)
+                return entries
+            entries = [Entry.of(self._append("mat", source, {"slots": mat_body(dict(stable))}))]
+            revealed = self._revealed_by_slot()
+            self._remembered = {  # a card turned over: the top was read face down, no revealed card arrived
+                slot: before.card for slot, v in stable.items()
+                if (before := self.mat.get(slot)) is not None and before.face == "down" and before.card is not None
+                and v.revealed and revealed.get(slot, set()) <= self._revealed_seen.get(slot, set())}
+            self.mat = dict(stable)
+            entries += self._explain_mat(source)
+            self._revealed_seen = self._revealed_by_slot()
+            self._bump(entries)
+            return entries
+
+    def _revealed_by_slot(self) -> dict[str, set[str]]:
+        return {slot: {mc.card for mc in cards if mc.revealed}
+                for slot, cards in expected_mat(self.game.state, self.board, self.catalog).items()}
+
+    def _explain_mat(self, source: str, stale: bool = False) -> list[Entry]:
+        entries: list[Entry] = []
+        try:
+            for _ in range(MAX_EXPLAINED):
+                found = explain_mat(self.game, self.board, self.catalog, self.mat, self._remembered, self._shown,
+                                    stale)
+                self.mat_flags = found.flags
+                proposal = found.proposal
+                if proposal is None:
+                    break
+                if proposal.question is not None:
+                    if not self.differences_of_stands():  # mid-move, a card in hand is no question yet
+                        self._ask(proposal.question, source, entries)
+                    break
+                assert proposal.action is not None
+                accepted_now = len(self.game.history)
+                if self._rejected.get(proposal.action) == accepted_now:
+                    break
+                entry = self._apply(source, proposal.action)
+                entries.append(entry)
+                if not entry.accepted:
+                    self._rejected[proposal.action] = accepted_now
+                    break
+                self._shown = [c for c in self._shown if c not in entry.text.split(" ")]
+            return entries
+        finally:
+            self._mat_explained_at = self.record.last_seq
+
+    def _ask(self, q: Question, source: str, entries: list[Entry]) -> None:
+        key = "|".join(q.options)
+        if key not in self._asked:
+            self._asked.add(key)
+            self.questions.append(q)
+            entries.append(Entry.of(self._append("question", source, {
+                "player": q.player, "text": q.text, "options": list(q.options)})))
+
     def undo(self, source: str, reason: str) -> Entry:
         """A judge takes back the last accepted action."""
         with self.lock:
@@ -157,6 +238,7 @@ class Table:
             state = self.game.state
             cs = state.cards.get(card)
             entries = [Entry.of(self._append("shown", source, {"card": card, "known": cs is not None}))]
+            self._shown = [*[c for c in self._shown if c != card], card][-SHOWN_KEPT:]
             if cs is not None:
                 player = cs.owner
                 options: list[str] = []
@@ -208,13 +290,7 @@ class Table:
                 self._asked.clear()
                 break
             if proposal.question is not None:
-                q = proposal.question
-                key = "|".join(q.options)
-                if key not in self._asked:
-                    self._asked.add(key)
-                    self.questions.append(q)
-                    entries.append(Entry.of(self._append("question", source, {
-                        "player": q.player, "text": q.text, "options": list(q.options)})))
+                self._ask(proposal.question, source, entries)
                 break
             assert proposal.action is not None
             accepted_now = len(self.game.history)
@@ -257,6 +333,10 @@ class Table:
             return expected_board(self.game.state, self.board)
 
     def differences(self) -> list[str]:
+        with self.lock:
+            return self.differences_of_stands() + self.mat_flags
+
+    def differences_of_stands(self) -> list[str]:
         with self.lock:
             return differences(self.expected(), self.observed) if self.observed else []
 

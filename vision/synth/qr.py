@@ -6,8 +6,11 @@ judge it. This generator draws fresh codes the way the card backs hide them (see
 quiet zone (the lava of dark blobs and yellow cracks runs right up to the code), modules with rough,
 lava-like edges, yellow-to-orange light parts with dark speckles, solid dark parts, and
 green blobs that may touch the code's border. The card is then placed in a 1280x720 scene with a
-perspective, and one imaging condition is applied (`CONDITIONS`). Everything is drawn from one
-``numpy.random.Generator`` seeded per (seed, condition, index), so a sample is reproducible alone.
+perspective, and one imaging condition is applied (`CONDITIONS`; the hard ones of issue 18, which the
+reader used to miss on real photos, live in `vision.synth.qr_effects`). `SynthSet.presentation` draws a
+card held up for about a second: consecutive frames in which the hand sways it and the condition
+changes. Everything is drawn from one ``numpy.random.Generator`` seeded per (seed, condition, index), so
+a sample or a presentation is reproducible alone.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import numpy.typing as npt
 
 from vision.assets import CARD_BACK
 from vision.qr_decoders import Corners, GreyImage, as_grey, order_corners
+from vision.synth.qr_effects import HARD_CONDITIONS, Effect, apply_effect, draw_effect, ppm_range, vary
 
 BgrImage = npt.NDArray[np.uint8]
 FloatImage = npt.NDArray[np.float32]
@@ -32,7 +36,9 @@ ART = Path(__file__).resolve().parent.parent / "assets" / CARD_BACK
 # Where the art's own code sits, as fractions of the card (measured by reading the art with the reader).
 ART_CODE_BOX = (0.318, 0.386, 0.686, 0.616)
 FRAME_SIZE = (1280, 720)
-CONDITIONS: tuple[str, ...] = ("clean", "blur", "glare", "tilt", "low_light", "two_cards")
+BASIC_CONDITIONS: tuple[str, ...] = ("clean", "blur", "glare", "tilt", "low_light", "two_cards")
+CONDITIONS: tuple[str, ...] = BASIC_CONDITIONS + HARD_CONDITIONS
+PRESENTATION_CONDITIONS: tuple[str, ...] = tuple(c for c in CONDITIONS if c != "two_cards")
 _CODE_CHARS = string.ascii_letters + string.digits + "_-"
 _TOKEN_CHARS = string.ascii_letters + string.digits
 
@@ -45,6 +51,16 @@ class SynthSample:
     payloads: tuple[str, ...]
     condition: str
     corners: tuple[Corners, ...] = ()  # per payload: the code's outer module corners in frame pixels
+
+
+@dataclass(frozen=True, slots=True)
+class SynthPresentation:
+    """Consecutive frames of one card held to the camera, its payload, and per-frame code outlines."""
+
+    frames: tuple[BgrImage, ...]
+    payloads: tuple[str, ...]
+    condition: str
+    corners: tuple[Corners, ...] = ()  # per frame: the code's outer module corners
 
 
 def random_payload(rng: np.random.Generator) -> str:
@@ -131,8 +147,17 @@ def _background(rng: np.random.Generator) -> BgrImage:
     return np.asarray(np.clip(img, 0, 255), dtype=np.uint8)
 
 
+Pose = tuple[float, float, float]  # rotations about x, y (tilt) and z (in the image plane), degrees
+
+
+def _draw_pose(rng: np.random.Generator, tilt: float) -> Pose:
+    rx, ry = (float(rng.uniform(-tilt, tilt)) for _ in range(2))
+    return (rx, ry, float(rng.uniform(-40, 40)))
+
+
 def _place(
-    rng: np.random.Generator, frame: BgrImage, card: BgrImage, centre: tuple[float, float], ppm: float, tilt: float
+    rng: np.random.Generator, frame: BgrImage, card: BgrImage, centre: tuple[float, float], ppm: float, tilt: float,
+    pose: Pose | None = None,
 ) -> npt.NDArray[np.float64]:
     """Project `card` into `frame` (in place), code centred at `centre`, about `ppm` px/module; the homography."""
     h, w = card.shape[:2]
@@ -142,8 +167,7 @@ def _place(
     ccx, ccy = (x0 + x1) / 2 * w, (y0 + y1) / 2 * h
     corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
     pts3 = np.column_stack([(corners - [ccx, ccy]) * scale, np.zeros(4)])
-    rx, ry = (math.radians(float(rng.uniform(-tilt, tilt))) for _ in range(2))
-    rz = math.radians(float(rng.uniform(-40, 40)))
+    rx, ry, rz = (math.radians(a) for a in (pose or _draw_pose(rng, tilt)))
     rot_x = np.array([[1, 0, 0], [0, math.cos(rx), -math.sin(rx)], [0, math.sin(rx), math.cos(rx)]])
     rot_y = np.array([[math.cos(ry), 0, math.sin(ry)], [0, 1, 0], [-math.sin(ry), 0, math.cos(ry)]])
     rot_z = np.array([[math.cos(rz), -math.sin(rz), 0], [math.sin(rz), math.cos(rz), 0], [0, 0, 1]])
@@ -185,6 +209,19 @@ def _condition(rng: np.random.Generator, frame: BgrImage, condition: str) -> Bgr
     elif condition == "low_light":
         img = _f32(img * float(rng.uniform(0.22, 0.38)) + rng.normal(0, 5, img.shape))
         img[..., 0] += 6  # the bluish cast of a dim screen-lit room
+    return _finish(rng, img)
+
+
+def _jpeg(rng: np.random.Generator, img: BgrImage) -> BgrImage:
+    """The laptop/USB camera's JPEG compression (the real photos are JPEGs), quality 70-92."""
+    ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 93))])
+    if not ok:
+        raise ValueError("JPEG encoding of a synthetic frame failed")
+    return np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), dtype=np.uint8)
+
+
+def _finish(rng: np.random.Generator, img: FloatImage) -> BgrImage:
+    """The camera's own slight softness and sensor noise, then 8 bits."""
     img = _f32(cv2.GaussianBlur(img, (0, 0), 0.6) + rng.normal(0, 2.5, img.shape))
     return np.asarray(np.clip(img, 0, 255), dtype=np.uint8)
 
@@ -210,24 +247,77 @@ class SynthSet:
         payloads: list[str] = []
         outlines: list[Corners] = []
 
-        def put(payload: str, centre: tuple[float, float], ppm: float) -> None:
+        def put(payload: str, centre: tuple[float, float], ppm: float) -> npt.NDArray[np.float64]:
             card, corners = _card(rng, self.art, payload)
             homography = _place(rng, frame, card, centre, ppm, tilt)
             projected = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), homography).reshape(-1, 2)
             payloads.append(payload)
             outlines.append(order_corners([(float(x), float(y)) for x, y in projected]))
+            return np.asarray(projected, dtype=np.float64)
 
         if condition == "two_cards":
             ppm = float(rng.uniform(4.5, 6.5))
             for cx in (w * 0.28, w * 0.72):
                 payload = random_payload(rng)
                 put(payload, (cx + float(rng.uniform(-30, 30)), h / 2 + float(rng.uniform(-60, 60))), ppm)
+        elif condition in HARD_CONDITIONS:
+            ppm = float(rng.uniform(*ppm_range(condition)))
+            payload = random_payload(rng)
+            half = ppm * 31 * 0.8
+            outline = put(payload, (float(rng.uniform(half, w - half)), float(rng.uniform(half, h - half))), ppm)
+            img = apply_effect(rng, _f32(frame), draw_effect(rng, condition), outline, ppm)
+            return SynthSample(_jpeg(rng, _finish(rng, img)), tuple(payloads), condition, tuple(outlines))
         else:
             ppm = float(rng.uniform(5.0, 12.0))
             payload = random_payload(rng)
             half = ppm * 31 * 0.8  # the rotated code with its rim stays inside the frame
             put(payload, (float(rng.uniform(half, w - half)), float(rng.uniform(half, h - half))), ppm)
         return SynthSample(_condition(rng, frame, condition), tuple(payloads), condition, tuple(outlines))
+
+    def presentation(self, condition: str, index: int, frames: int = 20) -> SynthPresentation:
+        """One card held up under `condition` for `frames` consecutive frames (about a second).
+
+        The hand sways the card (position, rotation, distance drift slowly), and the condition's effect
+        changes from frame to frame as it does live (`qr_effects.vary`); the room stays the same.
+        """
+        if condition not in PRESENTATION_CONDITIONS:
+            raise ValueError(
+                f"unknown presentation condition {condition!r}; expected one of {', '.join(PRESENTATION_CONDITIONS)}"
+            )
+        if frames < 1:
+            raise ValueError(f"a presentation needs at least one frame, got {frames}")
+        rng = np.random.default_rng([self.seed, 1000 + CONDITIONS.index(condition), index])
+        background = _background(rng)
+        payload = random_payload(rng)
+        card, corners = _card(rng, self.art, payload)
+        hard = condition in HARD_CONDITIONS
+        ppm = float(rng.uniform(*(ppm_range(condition) if hard else (5.0, 12.0))))
+        tilt = 40.0 if condition == "tilt" else 12.0
+        pose = np.array(_draw_pose(rng, tilt))
+        w, h = FRAME_SIZE
+        half = ppm * 31 * 0.8 + 3 * ppm
+        centre = np.array([rng.uniform(half, w - half), rng.uniform(half, h - half)])
+        sway = rng.normal(0, 1.2 * ppm, 2)  # amplitude of the hand's sway, pixels
+        phase = float(rng.uniform(0, 2 * math.pi))
+        effect: Effect | None = draw_effect(rng, condition) if hard else None
+        out: list[BgrImage] = []
+        outlines: list[Corners] = []
+        for i in range(frames):
+            t = phase + i * 0.35
+            frame = background.copy()
+            at = (float(centre[0] + sway[0] * math.sin(t)), float(centre[1] + sway[1] * math.cos(t)))
+            turn = pose + rng.normal(0, 0.8, 3)
+            homography = _place(rng, frame, card, at, ppm * (1 + 0.03 * math.sin(t / 2)), tilt,
+                                (float(turn[0]), float(turn[1]), float(turn[2])))
+            projected = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), homography).reshape(-1, 2)
+            outlines.append(order_corners([(float(x), float(y)) for x, y in projected]))
+            if effect is not None:
+                effect = vary(rng, effect)
+                img = apply_effect(rng, _f32(frame), effect, np.asarray(projected, np.float64), ppm)
+                out.append(_jpeg(rng, _finish(rng, img)))
+            else:
+                out.append(_condition(rng, frame, condition))
+        return SynthPresentation(tuple(out), (payload,), condition, tuple(outlines))
 
     def samples(self, condition: str, count: int) -> Iterator[SynthSample]:
         """Samples 0..count-1 of `condition`."""

@@ -197,6 +197,7 @@
       document.body.dataset.seat = h.seat || "";
       $("title").textContent = h.seat ? `Kipukas · you are ${h.seat}` : "Kipukas table";
       $("mine").className = h.seat ? "panel mine" : "panel hidden";
+      $("call-judge").className = h.seat ? "call-judge" : "call-judge hidden";
     },
     state: render,
     log: drawLog,
@@ -206,6 +207,10 @@
     ev.preventDefault();
     const text = $("action").value.trim();
     if (text) act(text);
+  });
+  $("call-judge").addEventListener("click", async () => {
+    const ack = await conn.send("call_judge", {});
+    notice(ack.ok ? "A judge has been called." : ack.error, ack.ok ? "ok" : "bad");
   });
   if (document.body.dataset.role === "player" && !token) notice("No seat token in this link: scan your seat's QR code.", "bad");
 })();

@@ -1,0 +1,306 @@
+"""Load bench of the tournament hub, on loopback, with real redis-server and nginx and two hub processes.
+
+Simulated tables (a real signed SQLite record written at RATE rows a second, pushed by the real pusher)
+send through nginx; spectator sockets (bench/hub_spectators.py, in a second process) watch them through
+nginx. Reported: broadcast latency p50/p99 (from the moment a table records a row to the moment a
+spectator has it), rows/s ingested, the hub's memory per spectator socket; then the faults: a hub process
+killed, Redis killed and restarted, one table cut off; after which 0 rows lost, 0 duplicated, and every
+record on the hub verifies. The ratio is against a baseline run in this process: the same latency with
+one table and one spectator.
+
+    python bench/bench_hub.py            # 32 tables at 10/s, 2,000 spectators, a 5-minute cut-off
+    python bench/bench_hub.py --short    # 8 tables, 200 spectators, a 5-second cut-off (about a minute)
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.hub_spectators import run_spectators
+from hub.streams import HubStore
+from hub.verify import check_row, head_valid
+from tests.hub_servers import CutProxy, Hub, running_hub
+from tests.hub_tables import SimTable
+from tracker.record.hub_push import HubPusher
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class Load:
+    """Tables pushing through their own cuttable links, and the spectator process."""
+
+    def __init__(self, hub: Hub, folder: Path, tables: int, spectators: int) -> None:
+        self.hub, self.stop = hub, threading.Event()
+        self.tables = {str(n): SimTable(folder / f"table-{n}", seed=7000 + n) for n in range(1, tables + 1)}
+        self.links = {t: CutProxy(hub.nginx.port, f"127.0.{n % 250 + 1}.1") for n, t in enumerate(self.tables)}
+        self.pushers = {t: HubPusher(self.links[t].url, hub.token(t), self.tables[t].records) for t in self.tables}
+        for t, table in self.tables.items():
+            table.on_row.append(self.pushers[t].nudge)
+        ctx = mp.get_context("spawn")
+        self.commands: Any = ctx.Queue()
+        self.results: Any = ctx.Queue()
+        self.spectators = ctx.Process(target=run_spectators,
+                                      args=(hub.nginx.port, spectators, tables, self.commands, self.results))
+        self.wanted = spectators
+
+    def connect(self, timeout: float) -> dict[str, Any]:
+        self.spectators.start()
+        for pusher in self.pushers.values():
+            pusher.start(self.stop)
+        end = time.monotonic() + timeout
+        while True:
+            time.sleep(1.0)
+            self.commands.put("count")
+            state: dict[str, Any] = self.results.get(timeout=30)
+            if state["connected"] + state["refused"] >= self.wanted or time.monotonic() > end:
+                return state
+
+    def play(self, rate: float, seconds: float) -> dict[str, Any]:
+        self.commands.put("record")
+        time.sleep(0.5)
+        threads = [t.run(rate) for t in self.tables.values()]
+        start = time.monotonic()
+        time.sleep(seconds)
+        for t in self.tables.values():
+            t.stop.set()
+        for th in threads:
+            th.join()
+        elapsed = time.monotonic() - start
+        time.sleep(1.0)
+        self.commands.put("stop")
+        got: dict[str, Any] = self.results.get(timeout=60)
+        got["elapsed"] = elapsed
+        return got
+
+    def close(self) -> None:
+        self.stop.set()
+        if self.spectators.is_alive():
+            self.commands.put("stop")
+            self.spectators.join(20)
+            if self.spectators.is_alive():
+                self.spectators.kill()
+        for link in self.links.values():
+            link.close()
+        for t in self.tables.values():
+            t.close()
+
+
+def _children(pid: int) -> list[int]:
+    """nginx's master and its worker."""
+    out = [pid]
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        kids = task / "children"
+        if kids.exists():
+            out += [int(k) for k in kids.read_text().split()]
+    return out
+
+
+def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: float,
+            delay_min: float = 0.0) -> dict[str, Any]:
+    with running_hub(folder, tables, delay_min=delay_min) as hub:
+        load = Load(hub, folder, tables, spectators)
+        try:
+            idle = {w.port: rss_kb(w.proc.pid) for w in hub.workers if w.proc}
+            nginx_idle = rss_kb(hub.nginx.proc.pid) if hub.nginx.proc else 0
+            t0 = time.monotonic()
+            state = load.connect(timeout=max(60.0, spectators / 20))
+            connect_s = time.monotonic() - t0
+            loaded = {w.port: rss_kb(w.proc.pid) for w in hub.workers if w.proc}
+            pids = {"hub processes": [w.proc.pid for w in hub.workers if w.proc],
+                    "nginx": [p for p in _children(hub.nginx.proc.pid)] if hub.nginx.proc else [],
+                    "redis": [hub.redis.proc.pid] if hub.redis.proc else []}
+            before = {k: sum(cpu_s(p) for p in v) for k, v in pids.items()}
+            own = time.process_time()
+            got = load.play(rate, seconds + delay_min * 60)
+            cpu = {k: sum(cpu_s(p) for p in v) - before[k] for k, v in pids.items()}
+            cpu["tables and pushers (bench)"] = time.process_time() - own
+            acked = sum(sum(p.stats.acked.values()) for p in load.pushers.values())
+            written = sum(sum(t.last().values()) for t in load.tables.values())
+            return {"spectators": state["connected"], "refused": state["refused"], "connect_s": connect_s,
+                    "latencies": [x - delay_min * 60 for x in got["latencies"]], "rows_seen": got["rows"],
+                    "dropped": got["dropped"],
+                    "elapsed": got["elapsed"], "acked": acked, "written": written, "cpu": cpu,
+                    "messages": got["messages"],
+                    "rss_per_socket_kb": (sum(loaded.values()) - sum(idle.values())) / max(1, state["connected"]),
+                    "nginx_kb": (rss_kb(hub.nginx.proc.pid) if hub.nginx.proc else 0) - nginx_idle}
+        finally:
+            load.close()
+
+
+def store_capacity(folder: Path, rows: int = 2000, clients: int = 1) -> float:
+    """Single-row appends a second into one Redis (the Lua check and AOF `appendfsync always`) from
+    `clients` concurrent connections, each its own table (Redis fsyncs once per loop for all of them)."""
+    from hub.verify import PushedRow
+    from tests.hub_servers import Redis
+
+    table = SimTable(folder / "table", seed=9)
+    table.write(rows - 1)
+    pushed = [check_row(r.to_json()) for r in table.rows("game-001")]
+    table.close()
+    server = Redis(folder / "redis")
+    server.start()
+    try:
+        each = rows // clients
+
+        def client(n: int) -> None:
+            store = HubStore(server.url)
+            for row in pushed[:each]:
+                store.append(f"capacity-{n}", "game-001", [row])
+
+        workers = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+        start = time.perf_counter()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        elapsed = time.perf_counter() - start
+        assert isinstance(pushed[0], PushedRow)
+        assert all(HubStore(server.url).top(f"capacity-{n}", "game-001") == each for n in range(clients))
+        return each * clients / elapsed
+    finally:
+        server.stop()
+
+
+def faults(folder: Path, tables: int, rate: float, cut_s: float) -> dict[str, Any]:
+    """Worker kill, Redis kill and restart, one table cut off for `cut_s`: then count lost/duplicated rows."""
+    with running_hub(folder, tables) as hub:
+        load = Load(hub, folder, tables, 0)
+        try:
+            for pusher in load.pushers.values():
+                pusher.start(load.stop)
+            for t in load.tables.values():
+                t.run(rate)
+            time.sleep(2.0)
+            hub.workers[0].kill()
+            time.sleep(2.0)
+            hub.workers[0].start()
+            time.sleep(2.0)
+            hub.redis.kill()
+            time.sleep(2.0)
+            hub.redis.start()
+            time.sleep(2.0)
+            load.links["1"].cut()
+            print(f"  table 1 cut off for {cut_s:g} s ...", flush=True)
+            time.sleep(cut_s)
+            load.links["1"].restore()
+            for t in load.tables.values():
+                t.stop.set()
+            end = time.monotonic() + 60
+            def caught_up() -> bool:
+                return all(load.pushers[t].stats.acked.get(g) == s
+                           for t in load.tables for g, s in load.tables[t].last().items())
+
+            while time.monotonic() < end and not caught_up():
+                time.sleep(0.2)
+            store = HubStore(hub.redis.url)
+            lost = duplicated = bad = 0
+            for t, table in load.tables.items():
+                key = table.games[0]._meta("public_key") or ""
+                for game, last in table.last().items():
+                    held = store.rows(t, game)
+                    seqs = [r["seq"] for r in held]
+                    duplicated += len(seqs) - len(set(seqs))
+                    lost += len(set(range(1, last + 1)) - set(seqs))
+                    local = {r.seq: r.hash for r in table.rows(game)}
+                    for r in held:
+                        if check_row({k: v for k, v in r.items() if k != "at"}).hash != local.get(r["seq"]):
+                            bad += 1
+                    heads = store.heads(t, game)
+                    if not heads or int(heads[-1]["seq"]) != last or not all(
+                            head_valid(key, int(h["seq"]), h["hash"], h["signature"]) for h in heads):
+                        bad += 1
+            rows = sum(sum(t.last().values()) for t in load.tables.values())
+            return {"rows": rows, "lost": lost, "duplicated": duplicated, "bad": bad}
+        finally:
+            load.close()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--short", action="store_true", help="a small, quick run (8 tables, 200 spectators)")
+    ap.add_argument("--tables", type=int)
+    ap.add_argument("--spectators", type=int)
+    ap.add_argument("--rate", type=float, default=10.0, help="rows a second per table (default 10)")
+    ap.add_argument("--seconds", type=float, help="how long the tables play under load")
+    ap.add_argument("--delayed", action="store_true",
+                    help="also measure the spectators behind a tournament delay (rows coalesced per table)")
+    ap.add_argument("--cut-seconds", type=float, help="how long one table is cut off (default 300; --short 5)")
+    args = ap.parse_args()
+    tables = args.tables or (8 if args.short else 32)
+    spectators = args.spectators if args.spectators is not None else (200 if args.short else 2000)
+    seconds = args.seconds or (8.0 if args.short else 30.0)
+    cut_s = args.cut_seconds if args.cut_seconds is not None else (5.0 if args.short else 300.0)
+    print(f"load average before: {Path('/proc/loadavg').read_text().split()[0]} on {os.cpu_count()} cores", flush=True)
+    with tempfile.TemporaryDirectory(prefix="bench-hub-") as tmp:
+        base = measure(Path(tmp) / "baseline", 1, 1, args.rate, min(seconds, 5.0))
+        base_p99 = pct(base["latencies"], 0.99)
+        print(f"baseline (1 table, 1 spectator): p50 {pct(base['latencies'], 0.5) * 1000:.1f} ms, "
+              f"p99 {base_p99 * 1000:.1f} ms", flush=True)
+        r = measure(Path(tmp) / "load", tables, spectators, args.rate, seconds)
+        lat = r["latencies"]
+        p50, p99 = pct(lat, 0.5), pct(lat, 0.99)
+        print(f"load: {tables} tables at {args.rate:g} rows/s, {r['spectators']} spectator sockets through nginx "
+              f"across 2 hub processes (connected in {r['connect_s']:.1f} s, refused {r['refused']}, "
+              f"dropped {r['dropped']})")
+        print(f"broadcast latency p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms "
+              f"(target p99 <= 250 ms: {'met' if p99 <= 0.25 else 'NOT met'}); "
+              f"ratio p99 / baseline p99 = {p99 / base_p99:.2f}")
+        print(f"rows ingested: {r['acked']} of {r['written']} written, {r['acked'] / r['elapsed']:.0f} rows/s; "
+              f"messages delivered to spectators: {r['messages'] / r['elapsed']:.0f}/s "
+              f"(of {r['acked'] / r['elapsed'] * r['spectators'] / tables:.0f}/s wanted)")
+        window = r["elapsed"] + 1.5
+        print("CPU while playing (cores busy): " + ", ".join(f"{k} {v / window:.2f}" for k, v in r["cpu"].items())
+              + f"; load average now {Path('/proc/loadavg').read_text().split()[0]}")
+        delivered = r["messages"] + r["acked"]
+        per_message = r["cpu"]["hub processes"] / max(1, delivered) * 1e6
+        print(f"hub CPU per message delivered or row ingested: {per_message:.0f} us"
+              " (the figure that decides how many sockets a core carries)")
+        print(f"memory per spectator socket: {r['rss_per_socket_kb']:.1f} KB in the hub processes "
+              f"(+{r['nginx_kb'] / max(1, r['spectators']):.1f} KB in nginx)", flush=True)
+        if args.delayed:
+            d = measure(Path(tmp) / "delayed", tables, spectators, args.rate, seconds, delay_min=0.02)
+            late50, late99 = pct(d["latencies"], 0.5) * 1000, pct(d["latencies"], 0.99) * 1000
+            print(f"with a tournament delay (1.2 s standing in for 15 min; each table's due rows sent once a second): "
+                  f"{d['spectators']} spectators, lateness beyond the delay p50 {late50:.0f} ms, "
+                  f"p99 {late99:.0f} ms, messages {d['messages'] / d['elapsed']:.0f}/s, "
+                  f"hub {d['cpu']['hub processes'] / (d['elapsed'] + 1.5):.2f} cores", flush=True)
+        one, many = store_capacity(Path(tmp) / "capacity-1"), store_capacity(Path(tmp) / "capacity-32", clients=32)
+        print(f"store capacity: {one:.0f} single-row appends/s from 1 client, {many:.0f}/s from 32 concurrent "
+              "clients (Lua contiguity and chain check, appendfsync always: one fsync per Redis loop)", flush=True)
+        f = faults(Path(tmp) / "faults", tables, args.rate, cut_s)
+        print(f"faults (hub process killed, Redis killed and restarted, table cut off {cut_s:g} s): "
+              f"{f['rows']} rows, lost {f['lost']}, duplicated {f['duplicated']}, not verifying {f['bad']}")
+        ok = f["lost"] == 0 and f["duplicated"] == 0 and f["bad"] == 0
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

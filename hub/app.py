@@ -1,0 +1,136 @@
+"""The hub's Flask-SocketIO application: one single-worker process of several, Redis as their message
+queue (Flask-SocketIO's documented multi-process deployment), nginx in front with `ip_hash`."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import Any
+
+from flask import Flask, Response, abort, render_template, request
+from flask_socketio import SocketIO
+
+from hub.namespaces import Broadcaster, OrganiserNamespace, PushNamespace, WatchNamespace, role_of_key
+from hub.pairings import PairingError, parse_csv, to_csv
+from hub.settings import HubConfig
+from hub.streams import HubStore
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+MAX_HTTP_BUFFER = 1024 * 1024  # a push of 500 rows fits
+
+
+def origin_check(allowed: tuple[str, ...]) -> Any:
+    def check(origin: str | None, environ: dict[str, Any]) -> bool:
+        if origin is None:
+            return True
+        host = environ.get("HTTP_HOST", "")
+        return origin in (f"http://{host}", f"https://{host}") or origin in allowed
+
+    return check
+
+
+def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
+                   async_mode: str = "threading") -> tuple[Flask, SocketIO, Broadcaster]:
+    """The app, its Socket.IO server on the Redis message queue, and the delayed broadcaster to start."""
+    store = store or HubStore(cfg.redis_url)
+    app = Flask(__name__)
+    socketio = SocketIO(app, async_mode=async_mode, message_queue=cfg.redis_url, channel="kipukas-hub",
+                        cors_allowed_origins=origin_check(cfg.allowed_origins), manage_session=False,
+                        max_http_buffer_size=MAX_HTTP_BUFFER)
+    broadcaster = Broadcaster(cfg, store, socketio)
+    push = PushNamespace(cfg, store, broadcaster)
+    socketio.on_namespace(push)
+    socketio.on_namespace(WatchNamespace(cfg, store))
+    socketio.on_namespace(OrganiserNamespace(cfg, store))
+    tables = sorted(set(cfg.tables.values()))
+
+    @app.after_request
+    def headers(resp: Response) -> Response:
+        resp.headers["Content-Security-Policy"] = CSP
+        resp.headers["X-Content-Type-Options"] = "nosniff"
+        resp.headers["Referrer-Policy"] = "no-referrer"
+        return resp
+
+    @app.get("/")
+    def index() -> str:
+        return render_template("index.html", tables=tables)
+
+    @app.get("/watch/<table>")
+    def watch(table: str) -> str:
+        if table not in tables:
+            abort(404, description=f"no table {table!r} at this hub")
+        return render_template("watch.html", table=table, delay=cfg.spectator_delay_min)
+
+    @app.get("/organiser")
+    def organiser() -> str:
+        return render_template("organiser.html")
+
+    def role() -> str:
+        who = role_of_key(cfg, request.args.get("k"))
+        if who is None:
+            abort(403, description="organiser or judge key missing or wrong: open this from the organiser page")
+        return who
+
+    @app.get("/organiser/pairings.csv")
+    def pairings_export() -> Response:
+        role()
+        return Response(to_csv(store.pairings()), mimetype="text/csv",
+                        headers={"Content-Disposition": "attachment; filename=pairings.csv"})
+
+    @app.post("/organiser/pairings.csv")
+    def pairings_import() -> Response:
+        if role() != "organiser":
+            abort(403, description="only the organiser imports pairings")
+        if (request.content_length or 0) > 512 * 1024:
+            abort(413, description="pairings: at most 512 KB of CSV")
+        try:
+            rows = parse_csv(request.get_data(as_text=True))
+        except PairingError as exc:
+            return Response(json.dumps({"error": str(exc)}), status=400, mimetype="application/json")
+        for row in rows:
+            store.set_pairing(row)
+        return Response(json.dumps({"imported": len(rows)}), mimetype="application/json")
+
+    @app.get("/organiser/tables/<table>/games/<game>.jsonl")
+    def game_rows(table: str, game: str) -> Response:
+        role()
+        if table not in tables or game not in store.games(table):
+            abort(404, description=f"no game {game!r} at table {table!r}")
+        lines = [json.dumps({k: v for k, v in r.items() if k != "at"}, sort_keys=True) for r in store.rows(table, game)]
+        return Response("\n".join(lines) + "\n", mimetype="application/x-ndjson",
+                        headers={"Content-Disposition": f"attachment; filename=table-{table}-{game}.jsonl"})
+
+    @app.get("/organiser/tables/<table>/games/<game>/heads.json")
+    def game_heads(table: str, game: str) -> Response:
+        role()
+        return Response(json.dumps(store.heads(table, game)), mimetype="application/json")
+
+    @app.get("/favicon.ico")
+    def favicon() -> Response:
+        return Response(status=204)
+
+    @app.get("/healthz")
+    def healthz() -> dict[str, Any]:
+        return {"ok": store.ping(), "tables_connected": len(push.tables)}
+
+    return app, socketio, broadcaster
+
+
+def serve(cfg: HubConfig, port: int | None = None) -> None:
+    """Run one hub process until stopped (the systemd unit runs one per port). The process is gevent's:
+    thousands of spectator sockets are greenlets, not OS threads (`monkey_patch` must have run first, as
+    `kipukas-tracker hub` does before anything else)."""
+    from gevent.pywsgi import WSGIServer
+
+    app, socketio, broadcaster = create_hub_app(cfg, async_mode="gevent")
+    server = WSGIServer((cfg.host, port or cfg.port), app, log=None, error_log=logging.getLogger("kipukas-hub"))
+    stop = threading.Event()
+    socketio.start_background_task(broadcaster.run, stop)
+    print(f"kipukas-tracker hub: listening on http://{cfg.host}:{port or cfg.port}/", flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        stop.set()
+        server.stop()

@@ -1,0 +1,169 @@
+"""Where the hub keeps rows: one Redis Stream per table and game, entry id `<seq>-0`.
+
+Appending checks, in one Lua script (atomic in Redis, whichever hub process runs it), that the row is the
+next one (seq = top + 1) and chains to the top's hash; a row at or below the top is a duplicate (Redis
+itself refuses an entry id <= the top) and is counted, never stored twice. Redis runs with AOF
+`appendfsync always`, so an acknowledged row is on disk. Every signed head received is kept too (the hub
+is the record's outside witness).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, cast
+
+import redis
+
+from hub.verify import GENESIS, PushedRow
+
+APPEND = """
+local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local topseq, tophash = 0, ARGV[1]
+if #top > 0 then
+  topseq = tonumber(string.match(top[1][1], '^(%d+)'))
+  local f = top[1][2]
+  for i = 1, #f, 2 do if f[i] == 'hash' then tophash = f[i + 1] end end
+end
+local added, dups = 0, 0
+for i = 4, #ARGV, 4 do
+  local seq = tonumber(ARGV[i])
+  if seq <= topseq then
+    dups = dups + 1
+  elseif seq ~= topseq + 1 then
+    return {'gap', topseq, added, dups}
+  elseif ARGV[i + 1] ~= tophash then
+    return {'chain', topseq, added, dups}
+  else
+    redis.call('XADD', KEYS[1], seq .. '-0', 'hash', ARGV[i + 2], 'row', ARGV[i + 3], 'at', ARGV[2])
+    topseq, tophash, added = seq, ARGV[i + 2], added + 1
+  end
+end
+if added > 0 then redis.call('SADD', KEYS[2], ARGV[3]) end
+return {'ok', topseq, added, dups}
+"""
+
+
+TAKE_DUE = """
+local items = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+if #items > 0 then redis.call('ZREM', KEYS[1], unpack(items)) end
+return items
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    outcome: str  # "ok", "gap" (a row is missing before this batch) or "chain" (prev does not match)
+    top: int  # the highest contiguous seq the hub holds for this game: what it acknowledges
+    added: int
+    duplicates: int
+
+
+def rows_key(table: str, game: str) -> str:
+    return f"hub:rows:{table}:{game}"
+
+
+class HubStore:
+    """The hub's Redis: rows, signed heads, pinned keys, table status, judge calls and pairings."""
+
+    def __init__(self, url: str) -> None:
+        self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5.0,
+                                      health_check_interval=10)
+        self._append = self.r.register_script(APPEND)
+        self._take_due = self.r.register_script(TAKE_DUE)
+
+    def ping(self) -> bool:
+        return bool(self.r.ping())
+
+    def append(self, table: str, game: str, rows: list[PushedRow]) -> AppendResult:
+        args: list[Any] = [GENESIS, f"{time.time():.3f}", game]
+        for row in rows:
+            args += [row.seq, row.prev, row.hash, row.text]
+        keys = [rows_key(table, game), f"hub:games:{table}"]
+        out = cast(list[Any], self._append(keys=keys, args=args))
+        return AppendResult(str(out[0]), int(out[1]), int(out[2]), int(out[3]))
+
+    def top(self, table: str, game: str) -> int:
+        last = cast(list[Any], self.r.xrevrange(rows_key(table, game), count=1))
+        return int(str(last[0][0]).split("-")[0]) if last else 0
+
+    def hash_at(self, table: str, game: str, seq: int) -> str | None:
+        got = cast(list[Any], self.r.xrange(rows_key(table, game), f"{seq}-0", f"{seq}-0"))
+        return str(got[0][1]["hash"]) if got else None
+
+    def rows(self, table: str, game: str, after: int = 0, count: int | None = None) -> list[dict[str, Any]]:
+        got = cast(list[Any], self.r.xrange(rows_key(table, game), f"({after}-0" if after else "-", "+",
+                                            count=count))
+        return [json.loads(fields["row"]) | {"at": float(fields["at"])} for _, fields in got]
+
+    def recent(self, table: str, game: str, count: int) -> list[dict[str, Any]]:
+        got = cast(list[Any], self.r.xrevrange(rows_key(table, game), count=count))
+        return [json.loads(fields["row"]) | {"at": float(fields["at"])} for _, fields in reversed(got)]
+
+    def games(self, table: str) -> list[str]:
+        return sorted(cast(set[str], self.r.smembers(f"hub:games:{table}")))
+
+    def witness(self, table: str, game: str, seq: int, digest: str, signature: str) -> None:
+        """Keep a signed head the table sent (every new one: they prove what the table said when; the same
+        head sent again after a reconnect is kept once)."""
+        key = f"hub:heads:{table}:{game}"
+        last = cast(list[Any], self.r.xrevrange(key, count=1))
+        if last and int(last[0][1]["seq"]) >= seq:
+            return
+        self.r.xadd(key, {"seq": seq, "hash": digest, "signature": signature, "at": f"{time.time():.3f}"})
+
+    def heads(self, table: str, game: str) -> list[dict[str, Any]]:
+        got = cast(list[Any], self.r.xrange(f"hub:heads:{table}:{game}"))
+        return [dict(fields) for _, fields in got]
+
+    def pin_key(self, table: str, key_hex: str) -> str:
+        """Pin the table's public key on first contact; return the pinned one (compare to refuse another)."""
+        self.r.setnx(f"hub:key:{table}", key_hex)
+        return str(self.r.get(f"hub:key:{table}"))
+
+    def pinned_key(self, table: str) -> str | None:
+        got = self.r.get(f"hub:key:{table}")
+        return None if got is None else str(got)
+
+    def touch(self, table: str, activity: bool = False, **fields: Any) -> None:
+        """Merge `fields` into the table's status; `activity`: a row arrived (the page's "last activity")."""
+        old = self.r.hget("hub:status", table)
+        status = json.loads(str(old)) if old else {}
+        stamp = {"last_seen": time.time()} | ({"last_activity": time.time()} if activity else {})
+        self.r.hset("hub:status", table, json.dumps(status | fields | stamp))
+
+    def statuses(self) -> dict[str, dict[str, Any]]:
+        raw = cast(dict[str, str], self.r.hgetall("hub:status"))
+        calls = cast(dict[str, str], self.r.hgetall("hub:calls"))
+        out = {t: json.loads(v) for t, v in raw.items()}
+        for t, at in calls.items():
+            out.setdefault(t, {})["judge_called"] = float(at)
+        return out
+
+    def call_judge(self, table: str) -> None:
+        self.r.hset("hub:calls", table, f"{time.time():.3f}")
+
+    def clear_call(self, table: str) -> None:
+        self.r.hdel("hub:calls", table)
+
+    def pairings(self) -> list[dict[str, str]]:
+        raw = cast(dict[str, str], self.r.hgetall("hub:pairings"))
+        rows = [json.loads(v) for v in raw.values()]
+        return sorted(rows, key=lambda p: (int(p["round"]), _table_order(p["table"])))
+
+    def set_pairing(self, pairing: dict[str, str]) -> None:
+        self.r.hset("hub:pairings", f"{pairing['round']}:{pairing['table']}", json.dumps(pairing))
+
+    def delay(self, due: float, item: dict[str, Any]) -> None:
+        """Queue a spectator broadcast until `due` (the tournament's delay, applied at the hub)."""
+        self.r.zadd("hub:delayed", {json.dumps(item | {"nonce": time.time_ns()}): due})
+
+    def due(self, now: float, limit: int = 2000) -> list[dict[str, Any]]:
+        """Take the broadcasts that are due, in one atomic script: each is taken by exactly one hub process."""
+        got = cast(list[str], self._take_due(keys=["hub:delayed"], args=[now, min(limit, 5000)]))
+        return [json.loads(member) for member in got]
+
+
+def _table_order(table: str) -> tuple[int, str]:
+    return (int(table), "") if table.isdigit() else (1 << 30, table)

@@ -1,0 +1,294 @@
+"""Legal actions generated directly for the positions random and real play spend most time in: a day or
+night turn with nothing pending, and the dice of a bout.
+
+Each generator yields exactly the candidates of `rules.legal` that the handlers accept, in the same order,
+with the handlers' conditions evaluated once per card (not once per candidate) — like a chess move
+generator. `direct(c)` returns None for any other position; the game then filters candidates
+(`rules.legal_checks`, trial application). `tests/test_legal_direct.py` compares against trial application.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from rules.context import Ctx, other
+from rules.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
+from rules.legal import _faces, _windows
+from rules.legal import _night as legal_night
+from rules.legal import _pending as legal_pending
+from rules.legal import _retreats as legal_retreats
+from rules.legal import candidates as legal_candidates
+from rules.notation import (
+    Action,
+    Attack,
+    Bottom,
+    Camp,
+    Craft,
+    Draw,
+    End,
+    Hold,
+    Initiative,
+    Means,
+    Move,
+    Play,
+    Reveal,
+    Roll,
+    Sabotage,
+    Stop,
+    Swim,
+)
+from rules.setup_phase import HAND_SIZE
+from rules.state import CardState, Pending
+
+A = TypeVar("A", bound=Action)
+
+
+_MADE: dict[tuple[object, ...], Action] = {}
+_MADE_LIMIT = 1 << 17
+
+
+def make(cls: type[A], *args: object) -> A:
+    """An action, built once and then shared: actions are immutable, and building a frozen dataclass costs
+    ten times a dictionary lookup, which matters when a position has dozens of legal actions."""
+    key = (cls, *args)
+    found = _MADE.get(key)
+    if found is None:
+        if len(_MADE) >= _MADE_LIMIT:
+            _MADE.clear()
+        found = _MADE[key] = cls(*args)  # type: ignore[arg-type]
+    return found  # type: ignore[return-value]
+
+
+def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
+    """The legal actions now, or None where this module has no generator. `trial` decides a rare
+    candidate (crafts, sabotage) by applying it to a copy."""
+    s = c.s
+    if s.bout is not None:
+        return _bout(c)
+    if s.pending:
+        return _pending(c, trial)
+    if s.phase == "draw":
+        return _setup_draw(c)
+    if s.phase == "affinity":
+        return legal_candidates(c)  # every undeclared player may declare any adaptation
+    if not s.active:
+        return None
+    p = s.active
+    if s.phase == "night" and not s.contention_due:
+        return _night(c, p, trial)
+    if s.phase == "camps":
+        held = sum(1 for owner, _ in s.claims.values() if owner == p)
+        return [make(Camp, p, t) for t in c.board.holdable if t not in s.claims] if held < 1 + c.style.camps else []
+    if s.phase != "day":
+        return None
+    due = sorted(t for q, t in s.contention_due if q == p)
+    if due:
+        return _contention(c, p, due[0], trial)
+    return _day(c, p)
+
+
+def _contention(c: Ctx, p: str, t: str, trial: Callable[[Action], bool]) -> list[Action]:
+    """A carried-over fight the player must deal with first: attack, retreat (by trial) or hold (#day)."""
+    if c.s.passed == p:
+        return []
+    able = [x for x in c.souls_in(t, p) if c.can_attack(x) is None]
+    theirs = c.souls_in(t, other(p))
+    out: list[Action] = [make(Attack, p, a.id, d.id) for a in able if a.control == p for d in theirs]
+    out += [r for r in legal_retreats(c, p, t) if trial(r)]
+    if not able:
+        out.append(make(Hold, p, t))
+    return out
+
+
+def _pending(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
+    """Prompts whose every candidate the handler accepts (the trap D20, a taming answer, retreat dice,
+    storm and volcanic damage, plains healing), and the attacks of a waiting fight."""
+    pend = c.s.pending[0]
+    if c.s.phase == "peace":
+        return None
+    if pend.kind in ("trap-roll", "tame", "escape", "damage", "heal"):
+        return legal_pending(c)
+    if pend.kind == "combat" and c.s.phase == "day":
+        return _combat(c, pend, trial)
+    return None
+
+
+def _combat(c: Ctx, pend: Pending, trial: Callable[[Action], bool]) -> list[Action]:
+    """`combat.attack` / `combat.stop` with a fight waiting for `pend.player`; retreats by trial."""
+    p = pend.player
+    out: list[Action] = []
+    theirs = c.souls_in(pend.territory, other(p))
+    for a in c.souls_in(pend.territory, p):
+        if a.control != p or c.can_attack(a) is not None:
+            continue
+        if pend.note == "must-attack" and a.id not in pend.cards and a.at != pend.stand:
+            continue
+        out += [make(Attack, p, a.id, d.id) for d in theirs]
+    if pend.note != "must-attack":
+        out.append(make(Stop, p))
+    if pend.note == "respond":
+        out += [r for r in legal_retreats(c, p, pend.territory) if trial(r)]
+    return out
+
+
+def _setup_draw(c: Ctx) -> list[Action] | None:
+    """The opening hands: a player with an empty hand and no bottom pile draws any window of 3."""
+    out: list[Action] = []
+    for p in ("red", "blue"):
+        if c.s.bottom.get(p):
+            return None
+        if c.s.in_zone("hand", p):
+            continue
+        ids = [x.id for x in c.s.in_zone("deck", p)]
+        out += [make(Draw, p, w) for w in _windows(ids, min(HAND_SIZE, len(ids)))]
+    return out
+
+
+def _night(c: Ctx, p: str, trial: Callable[[Action], bool]) -> list[Action] | None:
+    """`rules.legal._night`'s candidates that `night.night_action` and the handlers accept."""
+    s = c.s
+    if s.passed == p:
+        return []
+    done = s.players[p].night_done
+    hand = s.in_zone("hand", p)
+    out: list[Action] = []
+    if "initiative" not in done and s.passed is None:
+        out.append(make(Initiative, p))
+    if s.passed == other(p):
+        out.append(make(End, p))
+    if "bottom" not in done and hand:
+        out.append(make(Bottom, p))
+    deck = s.in_zone("deck", p)
+    bottom = s.bottom.get(p, ())
+    unknown = [x.id for x in deck if x.id not in bottom]
+    if not unknown and bottom:
+        return None  # only the bottom pile is left: its order is checked by trial
+    n = min(HAND_SIZE - len(hand), len(unknown))
+    want = min(HAND_SIZE - len(hand), len(deck))
+    if "draw" not in done and want > 0 and n == want:
+        out += [make(Draw, p, w) for w in _windows(unknown, n)]
+    if any(c.info(x).type in ("Item", "Sabotage") for x in hand):
+        out += [a for a in _night_candidates(c, p) if trial(a)]
+    return out
+
+
+def _night_candidates(c: Ctx, p: str) -> list[Action]:
+    """The crafts and sabotage of `rules.legal._night` (rare: only with items or sabotage in hand)."""
+    return [a for a in legal_night(c, p) if isinstance(a, (Craft, Sabotage))]
+
+
+def _day(c: Ctx, p: str) -> list[Action]:
+    s = c.s
+    if s.passed == p:  # require_turn refuses every day action
+        return []
+    out: list[Action] = []
+    if s.passed is None:
+        out.append(make(Initiative, p))
+    elif s.passed == other(p):
+        out.append(make(End, p))
+    mine = [t for t in c.board.holdable if c.controls(p, t)]
+    occupied: dict[str, int] = {}
+
+    def occupying(t: str) -> int:
+        n = occupied.get(t)
+        if n is None:
+            n = occupied[t] = c.occupying(t, p)
+        return n
+
+    cards = s.in_zone("hand", p) + [x for x in s.in_zone("effect", p) if c.info(x).type != "PersonalEffect"]
+    room = s.players[p].played_this_roll < MAX_PLAYED
+    for card in cards:
+        if not room or not _playable(c, p, card):
+            continue
+        info = c.info(card)
+        limited = info.is_soul and info.habitat != "DigitalCloud"
+        for t in mine:
+            if limited and occupying(t) >= MAX_SOULS:
+                continue
+            out.append(make(Play, p, card.id, t, "revealed"))
+            out.append(make(Play, p, card.id, t, "unrevealed"))
+    for cs in c.souls_in_play(p):
+        if not cs.revealed and cs.control == p:
+            out.append(make(Reveal, p, cs.id))
+        if cs.at is None:
+            continue
+        info = c.info(cs)
+        if cs.revealed:
+            out += _moves(c, p, cs, occupying)
+        if not cs.swim_tried and cs.at in c.board.shore and cs.control == p \
+                and info.habitat not in ("Water", "Heavens"):
+            nomad = info.habitat == "Nomad"
+            out.append(make(Swim, p, cs.id, (2,) if nomad else (2, 2)))
+            out.append(make(Swim, p, cs.id, (5,) if nomad else (3, 5)))
+    return out
+
+
+def _moves(c: Ctx, p: str, cs: CardState, occupying: Callable[[str], int]) -> list[Action]:
+    """`day.move`'s conditions for a revealed soul, once per soul; then per goal the 3-soul limit and the
+    enemy that must be attacked there."""
+    s = c.s
+    assert cs.at is not None
+    info = c.info(cs)
+    left = (c.movement_range(cs) or 0) - cs.moved
+    if left <= 0 or cs.control != p or cs.rogue or (cs.played_turn == s.turn and not cs.played_revealed) \
+            or c.needs_escort(cs):
+        return []
+    here = c.territory_of(cs.at)
+    limited = info.habitat != "DigitalCloud"
+    blocked = set() if c.can_attack(cs) is None else {e.at for e in c.souls_in_play(other(p)) if e.at}
+    out: list[Action] = []
+    for goal in sorted(reach(c, cs, cs.at, left)):
+        if goal == cs.at or goal in blocked:
+            continue
+        target = c.territory_of(goal)
+        if target != here and limited and occupying(target) >= MAX_SOULS:
+            continue
+        out.append(make(Move, p, cs.id, (cs.at, goal)))
+    return out
+
+
+def _playable(c: Ctx, p: str, cs: CardState) -> bool:
+    """`day.playable` + the card-type check of `day.play`, for a card of `p`'s hand or effect zone."""
+    if cs.owner == p and cs.zone == "effect":
+        due = c.s.players[p].effect_due
+        if due is None or c.s.turn < due:
+            return False
+    elif cs.control != p or cs.zone != "hand":
+        return False
+    return c.info(cs).type in DAY_CARD_TYPES
+
+
+def _bout(c: Ctx) -> list[Action]:
+    b = c.s.bout
+    assert b is not None
+    att, dfn = c.card(b.attacker), c.card(b.defender)
+    out: list[Action] = []
+    if not b.final and (b.attack_means is None or b.defence_means is None):
+        if b.attack_means is None:
+            out += [make(Means, att.owner, att.id, i) for i in c.available_means(att)]
+        if b.defence_means is None:
+            out += [make(Means, dfn.owner, dfn.id, i) for i in c.available_means(dfn)]
+        return out
+    for cs, what, done in ((att, "attack", b.attack_roll), (dfn, "defence", b.defence_roll)):
+        if done is not None:
+            continue
+        out += [make(Roll, cs.owner, what, value) for value in _roll_values(c, cs.code)]
+    return out
+
+
+_ROLLS: dict[str, tuple[str, ...]] = {}
+
+
+def _roll_values(c: Ctx, code: str) -> tuple[str, ...]:
+    """The sampled roll values `rules.legal._bout` offers for a card: a static per-card table. Every one is
+    a valid total for the card's die field (faces within each die), so `combat.total` accepts it."""
+    values = _ROLLS.get(code)
+    if values is None:
+        die = c.info(code).die
+        if die is not None and die.covered:
+            values = tuple(_faces(die.dice)) if die.dice else (f"={die.base}",)
+        else:
+            values = tuple(f"={n}" for n in range(1, 13, 2))
+        _ROLLS[code] = values
+    return values

@@ -1,0 +1,119 @@
+"""Perft-like positions for the rules engine: golden-game prefixes and the exact legal-action counts below them.
+
+`position(name, n)` replays the first `n` actions of `tests/golden/NAME.game` (rejected ones leave the
+state as it is, as in the golden file); `perft(game, depth)` counts the leaves of the legal-action tree
+(`Game.legal_actions` + `push` / `undo`), like chess perft. The counts in `PERFT` were recorded on the
+engine before the speed work (trial-applying candidates) and must never change unless a rule changes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rules.game import Game
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def position(name: str, n: int) -> Game:
+    """The game after the first `n` action lines of golden file `name` (decks from its `deck` lines)."""
+    decks: dict[str, list[str]] = {}
+    actions: list[str] = []
+    for line in (GOLDEN / f"{name}.game").read_text(encoding="utf-8").splitlines():
+        if line.startswith("deck "):
+            _, player, cards = line.split(maxsplit=2)
+            decks[player] = cards.split(",")
+        elif line.startswith("> "):
+            actions.append(line[2:])
+    if n > len(actions):
+        raise ValueError(f"golden game {name} has {len(actions)} actions, not {n}")
+    game = Game.new(decks)
+    for text in actions[:n]:
+        game.apply(text)
+    return game
+
+
+def perft(game: Game, depth: int) -> int:
+    """Leaves of the legal-action tree `depth` plies deep (depth 1 = the number of legal actions)."""
+    actions = game.legal_actions()
+    if depth == 1:
+        return len(actions)
+    total = 0
+    for action in actions:
+        game.push(action)
+        total += perft(game, depth - 1)
+        game.undo()
+    return total
+
+
+# (golden file, actions replayed) -> counts at depth 1, 2, 3
+GOLDEN_PERFT: dict[tuple[str, int], tuple[int, int, int]] = {
+    ("flyer_conquers_the_kipuka", 0): (30, 450, 5400),      # affinity
+    ("flyer_conquers_the_kipuka", 15): (19, 206, 3149),     # day, first souls
+    ("flyer_conquers_the_kipuka", 18): (22, 360, 4172),     # day
+    ("flyer_conquers_the_kipuka", 33): (9, 30, 295),        # day after a storm
+    ("flyer_conquers_the_kipuka", 45): (18, 114, 346),      # day, flyer in enemy land
+    ("hilbert_vs_wolf_and_raven", 18): (6, 114, 2166),      # draw
+    ("hilbert_vs_wolf_and_raven", 21): (19, 164, 2335),     # day
+    ("hilbert_vs_wolf_and_raven", 24): (20, 292, 2646),     # day, taming
+    ("hilbert_vs_wolf_and_raven", 36): (42, 432, 864),      # KEAL means bout (#retreat: own territory only)
+    ("hilbert_vs_wolf_and_raven", 39): (2, 43, 439),        # counter-attack or retreat
+    ("hilbert_vs_wolf_and_raven", 57): (42, 432, 852),      # bout
+    ("hilbert_vs_wolf_and_raven", 60): (24, 81, 1187),      # reinforcement (the Raven moves while downed)
+    ("hilbert_vs_wolf_and_raven", 69): (37, 72, 96),        # final blow (the Raven attacks while downed)
+    ("hilbert_vs_wolf_and_raven", 75): (13, 53, 472),       # day after a storm
+}
+
+# (seed, random actions played) -> counts at depth 1, 2, 3
+RANDOM_PERFT: dict[tuple[int, int], tuple[int, int, int]] = {
+    # re-recorded when #retreat, the #maps capital rule and printed effects changed what random play reaches
+    (1, 160): (1, 3, 5),          # day
+    (2, 80): (11, 171, 1776),     # day
+    (2, 320): (5, 7, 17),         # day
+    (3, 160): (2, 8, 19),         # day
+    (4, 160): (11, 176, 417),     # night
+    (5, 80): (1, 3, 5),           # day, a prompt waits
+    (5, 160): (20, 40, 520),      # day
+    (6, 80): (42, 432, 1404),     # day, bout
+    (6, 240): (5, 15, 26),        # day, bout
+}
+
+
+def random_position(seed: int, n: int) -> Game:
+    """The game after `n` uniformly random legal actions from two random valid decks (seeded)."""
+    import random
+
+    from rules.catalog import Catalog
+    from rules.decks import COPY_LIMITS
+
+    rng = random.Random(seed)
+    catalog = Catalog.packaged()
+    decks = {}
+    for serial, player in ((1, "red"), (2, "blue")):
+        pool = [c for c in catalog.cards.values() for _ in range(COPY_LIMITS[c.type])]
+        rng.shuffle(pool)
+        decks[player] = [f"{c.code}#{serial}{i:03d}" for i, c in enumerate(pool[:30])]
+    game = Game.new(decks)
+    for _ in range(n):
+        if game.result:
+            break
+        game.push(rng.choice(game.legal_actions()))
+    return game
+
+
+def main() -> None:
+    """Print the perft tables as they are now (``python -m tests.perft_positions``), to paste after a rule
+    change that changes what is legal on purpose."""
+    print("GOLDEN_PERFT = {")
+    for (name, n) in GOLDEN_PERFT:
+        g = position(name, n)
+        print(f"    ({name!r}, {n}): {tuple(perft(g, d) for d in (1, 2, 3))},")
+    print("}\nRANDOM_PERFT = {")
+    for (seed, n) in RANDOM_PERFT:
+        g = random_position(seed, n)
+        print(f"    ({seed}, {n}): {tuple(perft(g, d) for d in (1, 2, 3))},  # {g.state.phase}")
+    print("}")
+
+
+if __name__ == "__main__":
+    main()
