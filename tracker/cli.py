@@ -11,11 +11,24 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from tracker.commands import calibrate, charuco_board, deck, demo, fists, game, hub, log, register, run, scan
+from tracker.commands import (
+    adapt_reader,
+    calibrate,
+    charuco_board,
+    deck,
+    demo,
+    fists,
+    game,
+    hub,
+    log,
+    register,
+    run,
+    scan,
+)
 from tracker.errors import UsageError
 
 COMMANDS: tuple[ModuleType, ...] = (demo, run, game, scan, register, calibrate, charuco_board, fists, deck, log,
-                                     hub)
+                                     hub, adapt_reader)
 
 
 def installed_version() -> str:

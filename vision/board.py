@@ -1,8 +1,21 @@
-"""Reading the table: what is on every stand and mat slot of a calibrated overhead frame.
+"""Reading the table: what is on every stand and mat slot of a calibrated overhead frame, or "unknown".
 
-``BoardReader.read`` rectifies each stand and slot region with the calibrated pose, classifies it, and
-marks regions covered by hands or arms as obstructed. An obstructed region keeps its last unobstructed
-state (confidence 0), so an obstruction is never reported as a change.
+``BoardReader.read`` rectifies each stand and slot region with the calibrated pose and decides what is
+there. The decision never lies: a region is read only when everything that differs from its empty model
+is explained by one piece (or one card); a hand, a phone, a die, glare or crumbs make it *unknown*
+(``obstructed``, confidence 0, with a ``reason``), and it keeps its last reading. Around the per-region
+decision:
+
+- light: each frame's white balance and exposure are measured against the table's model and removed
+  from every patch (``vision.light``); shadows and gradients are taken out per patch;
+- camera: a slide of the view is noticed every frame and followed with a homography (``vision.motion``);
+- the empty model refreshes itself from regions that stay confidently empty (``vision.empty_model``), so
+  a table without a photo of its empty state learns it during the game;
+- when most regions are unknown, the observation says why: ``unreadable`` ("too dark", "camera moved",
+  "glare", "covered").
+
+``strict=False`` keeps the previous decision (fixed photo, thresholds only) for the benchmark's
+before/after comparison.
 """
 
 from __future__ import annotations
@@ -15,32 +28,44 @@ from numpy.typing import NDArray
 
 from calibration.camera import CameraPose
 from calibration.layout import TableLayout
+from vision.adapt import Adaptation
 from vision.assets import asset, check_frame
 from vision.colour import F32, chroma
+from vision.empty_model import EmptyModels
 from vision.errors import VisionError
+from vision.light import SMALL, bgr_of, brightness, channel_gains, normalise, saturated_fraction, shrink
+from vision.motion import MotionGuard
 from vision.obstruction import ObstructionFinder
+from vision.palette import map_mask, map_share
 from vision.regions import SLOT_Z_MM, Region, slot_regions, stand_regions
 from vision.slots import mat_reference, read_slot
 from vision.stands import StandClassifier
 from vision.warp import extract
 
+UNREADABLE_FRACTION = 0.5
+CONFIDENT_EMPTY = 0.8
+UNCHANGED_LEVELS = 3.0  # mean |difference| (0..255) of a region's quarter-resolution crop that is no change
+AMBIGUOUS_SHARE = 0.08  # of the map looking like a player's colour: more than all of one player's pieces
+
 
 @dataclass(frozen=True)
 class StandObs:
-    state: str  # "empty" | "capital" | "basecamp" | "soul"
+    state: str  # "empty" | "capital" | "basecamp" | "soul" | "unknown" (never read yet)
     owner: str | None
     count: int
     confidence: float
-    obstructed: bool
+    obstructed: bool  # not read this frame: the state is the last reading (or "unknown")
     flipped: bool = False
+    reason: str | None = None  # why it was not read
 
 
 @dataclass(frozen=True)
 class SlotObs:
-    state: str  # "empty" | "down" | "up" | "landscape"
+    state: str  # "empty" | "down" | "up" | "landscape" | "unknown" (never read yet)
     payload: str | None
     confidence: float
     obstructed: bool
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -49,37 +74,71 @@ class BoardObservation:
     slots: dict[str, SlotObs]
     obstructed: bool
     obstructed_regions: tuple[tuple[int, int, int, int], ...]
+    unreadable: str | None = None  # "too dark" | "camera moved" | "glare" | "covered" when most are unknown
 
 
 class BoardReader:
     """Reads frames of one calibrated table. ``reference`` (a frame of the empty table from the same
-    camera) makes obstruction detection and empty/occupied decisions much more robust."""
+    camera) starts the empty model; without it the model is learned from the frames themselves."""
 
     def __init__(self, layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
-                 reference: np.ndarray | None = None) -> None:
+                 reference: np.ndarray | None = None, strict: bool = True,
+                 adaptation: Adaptation | None = None) -> None:
+        """``adaptation`` (``vision.adapt``, learned from labelled frames of this table) brings the players'
+        colours, the empty look of the regions it saw empty and the sizes of the pieces."""
+        if adaptation is not None:
+            palette = {**palette, **adaptation.palette}
         self.layout = layout
         self.pose = pose
-        self.stand_regions: dict[str, Region] = stand_regions(layout, pose)
-        self.slot_regions: dict[str, Region] = slot_regions(layout, pose)
-        self.classifier = StandClassifier(palette)
+        self.strict = strict
+        self.base_stands: dict[str, Region] = stand_regions(layout, pose)
+        self.base_slots: dict[str, Region] = slot_regions(layout, pose)
+        self.stand_regions = dict(self.base_stands)
+        self.slot_regions = dict(self.base_slots)
+        self.classifier = StandClassifier(palette, adaptation.areas if adaptation is not None else None)
         self.palette = dict(palette)
-        self._ref_patches: dict[str, tuple[F32, F32]] = {}
-        self._ref_slots: dict[str, tuple[F32, F32]] = {}
+        self.models = EmptyModels()
+        for rid, (c, s) in (adaptation.empty if adaptation is not None else {}).items():
+            reg = self.base_stands.get(rid) or self.base_slots.get(rid)
+            if reg is not None and c.shape[:2] == (reg.size[1], reg.size[0]):
+                self.models.set(rid, reg.kind, c, s)
+        self._mat_slots: dict[str, tuple[F32, F32]] = {}
         self.finder: ObstructionFinder | None = None
+        self.motion: MotionGuard | None = None
+        self.global_model: NDArray[np.uint8] | None = None
+        self._global_bgr: F32 | None = None
         self.last_stands: dict[str, StandObs] = {}
         self.last_slots: dict[str, SlotObs] = {}
+        self.has_reference = reference is not None
+        self._small_boxes = {rid: _small_box(reg.box, pose.image_size)
+                             for rid, reg in {**self.base_stands, **self.base_slots}.items()}
+        self._crops: dict[str, NDArray[np.int16]] = {}
+        self._prev: BoardObservation | None = None
+        self._prev_stands: dict[str, StandObs] = {}
+        self._prev_slots: dict[str, SlotObs] = {}
+        self.ambiguous: set[str] = set()
         if reference is not None:
             ref = self._check(reference, "reference")
             for rid, reg in self.stand_regions.items():
-                self._ref_patches[rid] = chroma(extract(ref, reg.H, reg.size))
+                self.models.set(rid, reg.kind, *chroma(extract(ref, reg.H, reg.size)))
             for rid, reg in self.slot_regions.items():
-                self._ref_slots[rid] = chroma(extract(ref, reg.H, reg.size))
-            self.finder = ObstructionFinder(ref, {**self.stand_regions, **self.slot_regions})
-        else:
-            mat = asset(layout.mat_image)
-            to_plane = np.linalg.inv(pose.plane_homography(SLOT_Z_MM))
-            for rid, reg in self.slot_regions.items():
-                self._ref_slots[rid] = chroma(mat_reference(mat, layout.mat_size_mm, to_plane @ reg.H, reg.size))
+                self.models.set(rid, "slot", *chroma(extract(ref, reg.H, reg.size)))
+            self._set_global(shrink(ref))
+        mat = asset(layout.mat_image)
+        to_plane = np.linalg.inv(pose.plane_homography(SLOT_Z_MM))
+        for rid, reg in self.slot_regions.items():
+            self._mat_slots[rid] = chroma(mat_reference(mat, layout.mat_size_mm, to_plane @ reg.H, reg.size))
+
+    def _set_global(self, small: NDArray[np.uint8]) -> None:
+        self.global_model = small
+        self._global_bgr = small.astype(np.float32)
+        # a player's colour the map itself shows cannot be read on this table (a purple piece on magenta
+        # stands): its readings stay unknown (the set-up check refuses such colours in the first place)
+        c, s = chroma(small)
+        where = map_mask(self.layout, self.pose, small.shape[:2], 1.0 / SMALL)
+        self.ambiguous = {o for o, bgr in self.palette.items() if map_share(bgr, c, s, where) > AMBIGUOUS_SHARE}
+        self.finder = ObstructionFinder(small, {**self.stand_regions, **self.slot_regions}, small=True)
+        self.motion = MotionGuard(small)
 
     def _check(self, frame: object, what: str) -> NDArray[np.uint8]:
         img = check_frame(frame, what)
@@ -96,46 +155,228 @@ class BoardReader:
             unknown = wanted - set(self.stand_regions) - set(self.slot_regions)
             if unknown:
                 raise VisionError(f"only: unknown stand or slot ids {sorted(unknown)}")
-        mask, boxes = (None, ()) if self.finder is None else self.finder.find(img)
+        if not self.strict:
+            return self._read_legacy(img, wanted)
+        small = shrink(img)
+        if self.global_model is None:
+            self._set_global(small)  # no photo of the empty table: the first frame is the light and view model
+        assert self.global_model is not None and self.motion is not None and self.finder is not None
+        if self.motion.update(small):
+            self._follow(self.motion.correction)
+        if self.motion.lost:
+            return self._unreadable("camera moved", wanted)
+        aligned = self.motion.align(small)
+        self.motion.refresh(aligned)
+        gains = channel_gains(aligned, self.global_model)
+        level = brightness(aligned) / max(brightness(self.global_model), 1.0)
+        if level < 0.25:
+            return self._unreadable("too dark", wanted)
+        lit = normalise(aligned, gains, self._global_bgr)
+        changed = self._changed_regions(lit)
+        if not changed and self._prev is not None and all(
+                _settled(o) for o in self._prev.stands.values()) and all(
+                _settled(o) for o in self._prev.slots.values()):
+            return self._prev  # nothing moved anywhere: the last observation stands (a few ms)
+        mask, boxes = self.finder.find_small(lit, margin=False)
         stands: dict[str, StandObs] = {}
         for sid, reg in self.stand_regions.items():
             if wanted is not None and sid not in wanted and sid in self.last_stands:
                 stands[sid] = self.last_stands[sid]
                 continue
-            stands[sid] = self._read_stand(img, sid, reg, mask)
+            if sid not in changed and _settled(self._prev_stands.get(sid)):
+                stands[sid] = self._prev_stands[sid]
+                continue
+            stands[sid] = self._read_stand(img, sid, reg, mask, gains)
+            self._crops[sid] = self._crop(lit, sid)
         slots: dict[str, SlotObs] = {}
         for sid, reg in self.slot_regions.items():
             if wanted is not None and sid not in wanted and sid in self.last_slots:
                 slots[sid] = self.last_slots[sid]
                 continue
-            slots[sid] = self._read_slot(img, sid, reg, mask)
+            if sid not in changed and _settled(self._prev_slots.get(sid)):
+                slots[sid] = self._prev_slots[sid]
+                continue
+            slots[sid] = self._read_slot(img, sid, reg, mask, gains)
+            self._crops[sid] = self._crop(lit, sid)
+        self._prev_stands, self._prev_slots = stands, slots
+        self.last_stands.update({k: v for k, v in stands.items() if not v.obstructed})
+        self.last_slots.update({k: v for k, v in slots.items() if not v.obstructed})
+        unread = sum(v.obstructed for v in stands.values()) + sum(v.obstructed for v in slots.values())
+        why = None
+        if unread > UNREADABLE_FRACTION * (len(stands) + len(slots)):
+            why = "glare" if saturated_fraction(aligned) > 0.01 else "covered"
+        any_obstructed = bool(boxes) or unread > 0
+        obs = BoardObservation(stands, slots, any_obstructed, boxes, why)
+        self._prev = obs if wanted is None else None
+        return obs
+
+    def _crop(self, small: NDArray[np.uint8], rid: str) -> NDArray[np.int16]:
+        x0, y0, x1, y1 = self._small_boxes[rid]
+        return small[y0:y1, x0:x1].astype(np.int16)
+
+    def _changed_regions(self, small: NDArray[np.uint8]) -> set[str]:
+        """Regions whose quarter-resolution crop differs from the one they were last read from (a piece of
+        any size, a card, a hand, a crumb or glare all change it; sensor noise averaged 16x does not)."""
+        out: set[str] = set()
+        for rid in self._small_boxes:
+            before = self._crops.get(rid)
+            learning = rid in self.base_stands and self.models.get(rid) is None and self.models.look(rid) is None
+            if before is None or learning:
+                out.add(rid)
+                continue
+            now = self._crop(small, rid).astype(np.float32)
+            # a region's own shading may drift (a lamp's gradient, a passing shadow): compare at equal gain
+            now *= float(before.mean()) / max(float(now.mean()), 1.0)
+            if float(np.abs(now - before).mean()) > UNCHANGED_LEVELS:
+                out.add(rid)
+        return out
+
+    def _follow(self, correction: NDArray[np.float64]) -> None:
+        """Read every region through ``correction`` (model px -> frame px): the camera moved."""
+        self._crops.clear()
+        self._prev = None
+        for rid, reg in self.base_stands.items():
+            self.stand_regions[rid] = _moved(reg, correction)
+        for rid, reg in self.base_slots.items():
+            self.slot_regions[rid] = _moved(reg, correction)
+
+    def _unreadable(self, why: str, wanted: set[str] | None) -> BoardObservation:
+        stands = {sid: self._not_read(self.last_stands.get(sid), why) for sid in self.stand_regions}
+        slots = {sid: self._not_read_slot(self.last_slots.get(sid), why) for sid in self.slot_regions}
+        return BoardObservation(stands, slots, True, (), why)
+
+    @staticmethod
+    def _not_read(prev: StandObs | None, why: str) -> StandObs:
+        if prev is None:
+            return StandObs("unknown", None, 0, 0.0, True, False, why)
+        return StandObs(prev.state, prev.owner, prev.count, 0.0, True, prev.flipped, why)
+
+    @staticmethod
+    def _not_read_slot(prev: SlotObs | None, why: str) -> SlotObs:
+        if prev is None:
+            return SlotObs("unknown", None, 0.0, True, why)
+        return SlotObs(prev.state, prev.payload, 0.0, True, why)
+
+    def _covered(self, mask: NDArray[np.uint8] | None, rid: str) -> bool:
+        return mask is not None and self.finder is not None and self.finder.covered(mask, rid)
+
+    def _read_stand(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None,
+                    gains: F32) -> StandObs:
+        if self._covered(mask, sid):
+            self.models.reset(sid)
+            return self._not_read(self.last_stands.get(sid), "covered")
+        spec = self.layout.stand(sid)
+        model = self.models.get(sid)
+        patch = normalise(extract(img, reg.H, reg.size), gains, None if model is None else bgr_of(*model))
+        look = self.models.look(sid) if model is None else None
+        r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, strict=True)
+        # without a model or a look, an empty reading is capped as unverified: its uncapped verdict starts both
+        unverified = model is None and look is None
+        confident_empty = r.state == "empty" and not r.obstructed and (
+            r.confidence >= CONFIDENT_EMPTY or (unverified and r.confidence > 0.0))
+        c, s = chroma(patch)
+        self.models.seen_empty(sid, reg.kind, c, s, confident_empty)
+        confident = not r.obstructed and (r.confidence >= CONFIDENT_EMPTY or confident_empty)
+        self.models.seen_reading(sid, (r.state, r.owner), c, s, r.piece, confident)
+        if r.obstructed:
+            return self._not_read(self.last_stands.get(sid), r.reason or "unexplained object")
+        if r.owner in self.ambiguous:
+            return self._not_read(self.last_stands.get(sid), f"{r.owner}'s colour is too close to the map's")
+        if r.state == "empty" and self.ambiguous:
+            seen = model if model is not None else (None if look is None else (look[0], look[1]))
+            hidden = self._hides(seen, patch.shape[0])
+            if hidden is not None:
+                return self._not_read(self.last_stands.get(sid), f"a {hidden} piece would not show on this stand")
+        return StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)
+
+    def _hides(self, model: tuple[F32, F32] | None, n: int) -> str | None:
+        """An ambiguous player's colour that the empty stand's own top shows (so a piece of it would not be
+        seen there), or None."""
+        if model is None:
+            return None
+        c, s = model[0], model[1]
+        yy, xx = np.mgrid[0:n, 0:n]
+        core = np.hypot(yy - n / 2.0, xx - n / 2.0) < n / 3.0
+        for o in sorted(self.ambiguous):
+            if map_share(self.palette[o], c, s, core) > 0.1:
+                return o
+        return None
+
+    def _read_slot(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None,
+                   gains: F32) -> SlotObs:
+        if self._covered(mask, sid):
+            return self._not_read_slot(self.last_slots.get(sid), "covered")
+        model = self.models.get(sid) or self._mat_slots[sid]
+        patch = normalise(extract(img, reg.H, reg.size), gains, bgr_of(*model))
+        state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm, model,
+                                                     self.layout.card_size_mm, skin_check=False, patch=patch)
+        confident_empty = state == "empty" and not obstructed and conf >= CONFIDENT_EMPTY
+        c, s = chroma(patch)
+        self.models.seen_empty(sid, "slot", c, s, confident_empty)
+        if obstructed:
+            return self._not_read_slot(self.last_slots.get(sid), "not a card")
+        return SlotObs(state, payload, conf, False)
+
+    # -- the previous decision (one fixed photo, thresholds), kept for the benchmark's comparison ----------
+    def _read_legacy(self, img: NDArray[np.uint8], wanted: set[str] | None) -> BoardObservation:
+        finder = None
+        if self.has_reference and self.global_model is not None:
+            finder = self.finder
+        mask, boxes = (None, ()) if finder is None else finder.find(img)
+        stands: dict[str, StandObs] = {}
+        for sid, reg in self.stand_regions.items():
+            if wanted is not None and sid not in wanted and sid in self.last_stands:
+                stands[sid] = self.last_stands[sid]
+                continue
+            spec = self.layout.stand(sid)
+            r = self.classifier.classify(extract(img, reg.H, reg.size), spec.kind, spec.size_mm, reg.px_per_mm,
+                                         self.models.get(sid))
+            if r.obstructed or self._covered(mask, sid):
+                prev = self.last_stands.get(sid)
+                stands[sid] = (StandObs(prev.state, prev.owner, prev.count, 0.0, True, prev.flipped) if prev
+                               else StandObs(r.state, r.owner, r.count, 0.0, True, r.flipped))
+            else:
+                stands[sid] = StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)
+        slots: dict[str, SlotObs] = {}
+        for sid, reg in self.slot_regions.items():
+            if wanted is not None and sid not in wanted and sid in self.last_slots:
+                slots[sid] = self.last_slots[sid]
+                continue
+            ref = self.models.get(sid) if self.has_reference else None
+            state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm,
+                                                         ref or self._mat_slots[sid], self.layout.card_size_mm,
+                                                         skin_check=finder is None)
+            if obstructed or self._covered(mask, sid):
+                prev_s = self.last_slots.get(sid)
+                slots[sid] = SlotObs(prev_s.state, prev_s.payload, 0.0, True) if prev_s else SlotObs(
+                    state, payload, 0.0, True)
+            else:
+                slots[sid] = SlotObs(state, payload, conf, False)
         self.last_stands.update({k: v for k, v in stands.items() if not v.obstructed})
         self.last_slots.update({k: v for k, v in slots.items() if not v.obstructed})
         any_obstructed = bool(boxes) or any(v.obstructed for v in stands.values()) or any(
             v.obstructed for v in slots.values())
         return BoardObservation(stands, slots, any_obstructed, boxes)
 
-    def _covered(self, mask: NDArray[np.uint8] | None, rid: str) -> bool:
-        return mask is not None and self.finder is not None and self.finder.covered(mask, rid)
 
-    def _read_stand(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None) -> StandObs:
-        spec = self.layout.stand(sid)
-        patch = extract(img, reg.H, reg.size)
-        r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, self._ref_patches.get(sid))
-        if r.obstructed or self._covered(mask, sid):
-            prev = self.last_stands.get(sid)
-            if prev is not None:
-                return StandObs(prev.state, prev.owner, prev.count, 0.0, True, prev.flipped)
-            return StandObs(r.state, r.owner, r.count, 0.0, True, r.flipped)
-        return StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)
+def _moved(reg: Region, correction: NDArray[np.float64]) -> Region:
+    from vision.warp import apply
 
-    def _read_slot(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None) -> SlotObs:
-        state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm, self._ref_slots[sid],
-                                                     self.layout.card_size_mm, skin_check=self.finder is None)
-        obs = SlotObs(state, payload, conf, obstructed)
-        if obs.obstructed or self._covered(mask, sid):
-            prev = self.last_slots.get(sid)
-            if prev is not None:
-                return SlotObs(prev.state, prev.payload, 0.0, True)
-            return SlotObs(obs.state, obs.payload, 0.0, True)
-        return obs
+    H = correction @ reg.H
+    poly = apply(correction, reg.polygon)
+    x0, y0 = np.floor(poly.min(0)).astype(int)
+    x1, y1 = np.ceil(poly.max(0)).astype(int)
+    return Region(reg.id, reg.kind, reg.size, H, reg.px_per_mm, (int(x0), int(y0), int(x1), int(y1)), poly,
+                  apply(correction, reg.core))
+
+
+def _small_box(box: tuple[int, int, int, int], size: tuple[int, int]) -> tuple[int, int, int, int]:
+    w, h = size[0] // SMALL, size[1] // SMALL
+    x0, y0, x1, y1 = box
+    return (max(x0 // SMALL, 0), max(y0 // SMALL, 0), min(-(-x1 // SMALL), w), min(-(-y1 // SMALL), h))
+
+
+def _settled(obs: StandObs | SlotObs | None) -> bool:
+    """A confident reading: re-reading an unchanged region could not change it. Uncertain ones (under a
+    hand, unverified, low confidence) are read again: their models may have grown since."""
+    return obs is not None and not obs.obstructed and obs.confidence >= CONFIDENT_EMPTY

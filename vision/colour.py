@@ -22,6 +22,13 @@ def chroma(img: NDArray[np.uint8]) -> tuple[F32, F32]:
     return c, s
 
 
+def chroma_f(f: F32) -> tuple[F32, F32]:
+    """``chroma`` of a float BGR image."""
+    s = np.asarray(cv2.transform(f, np.ones((1, 3), np.float32)), np.float32).reshape(f.shape[:2])
+    c = np.asarray(f * (1.0 / np.maximum(s, np.float32(1.0)))[:, :, None], np.float32)
+    return c, s
+
+
 def chroma_dist(a: F32, b: F32) -> F32:
     """Per-pixel Euclidean distance between two chromaticity images."""
     d = a - b

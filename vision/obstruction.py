@@ -30,11 +30,13 @@ def _edges(s: NDArray[np.float32]) -> NDArray[np.float32]:
 class ObstructionFinder:
     """Change detection against a reference frame, ignoring changes inside the allowed regions."""
 
-    def __init__(self, reference: NDArray[np.uint8], regions: dict[str, Region]) -> None:
+    def __init__(self, reference: NDArray[np.uint8], regions: dict[str, Region], small: bool = False) -> None:
+        """``reference``: the empty table at full resolution, or already at 1/SCALE with ``small``."""
         h, w = reference.shape[:2]
-        self.size = (w // SCALE, h // SCALE)
-        small = np.asarray(cv2.resize(reference, self.size, interpolation=cv2.INTER_LINEAR), dtype=np.uint8)
-        self.ref_c, self.ref_s = chroma(small)
+        self.size = (w, h) if small else (w // SCALE, h // SCALE)
+        if not small:
+            reference = np.asarray(cv2.resize(reference, self.size, interpolation=cv2.INTER_LINEAR), dtype=np.uint8)
+        self.ref_c, self.ref_s = chroma(reference)
         self.ref_edges = _edges(self.ref_s)
         allowed = np.zeros((self.size[1], self.size[0]), dtype=np.uint8)
         self.masks: dict[str, tuple[tuple[int, int, int, int], NDArray[np.uint8]]] = {}
@@ -52,6 +54,12 @@ class ObstructionFinder:
     def find(self, frame: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
         """The obstruction mask (quarter resolution) and the obstructed boxes in full-resolution pixels."""
         small = np.asarray(cv2.resize(frame, self.size, interpolation=cv2.INTER_LINEAR), dtype=np.uint8)
+        return self.find_small(small)
+
+    def find_small(self, small: NDArray[np.uint8], margin: bool = True) -> tuple[
+            NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
+        """``find`` on a frame already at 1/SCALE (light-normalised and aligned with the reference); without
+        ``margin`` the blobs are not grown (each region then explains its own edge of the blob)."""
         c, s = chroma(small)
         dc = chroma_dist(c, self.ref_c)
         ratio = s / np.maximum(self.ref_s, 1.0)
@@ -64,9 +72,10 @@ class ObstructionFinder:
         changed |= (edges - before > EDGE_NEW) & (edges > 2.5 * before)
         found = np.asarray(cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)),
                            dtype=np.uint8)
-        return self._blobs(found)
+        return self._blobs(found, margin)
 
-    def _blobs(self, changed: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
+    def _blobs(self, changed: NDArray[np.uint8], margin: bool = True) -> tuple[
+            NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
         n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         out = np.zeros_like(changed)
         boxes: list[tuple[int, int, int, int]] = []
@@ -80,7 +89,7 @@ class ObstructionFinder:
             for i in np.nonzero(keep)[0]:
                     x, y, w, h = stats[i, :4]
                     boxes.append((int(x * SCALE), int(y * SCALE), int((x + w) * SCALE), int((y + h) * SCALE)))
-        if boxes:
+        if boxes and margin:
             out = np.asarray(cv2.dilate(out, np.ones((7, 7), np.uint8)), dtype=np.uint8)  # ~6 mm of margin
         return out, tuple(boxes)
 

@@ -24,6 +24,7 @@ from vision.warp import Image, Mat3, extract, scale, translate
 QR_PX_PER_MM = 3.0
 QR_ZONE_MM = 64.0
 BACK_LIKE_MIN = 0.15  # measured: card backs >= 0.38, fronts <= 0.01
+BACK_CELL_MIN = 0.2  # measured: the back's outer cells >= 0.5
 OCCUPIED = 0.5
 FREE = 0.25
 
@@ -113,6 +114,20 @@ def back_likeness(card: Image) -> float:
     return float((bp > 0.05).mean())
 
 
+def min_cell_likeness(card: Image, cols: int = 2, rows: int = 3) -> float:
+    """The lowest ``back_likeness`` over the outer rows of a grid of the card: a card back shows its art
+    richly there (>= 0.5 per cell; the QR in the middle row shows little), so a cell without it means
+    something covers that part."""
+    h, w = card.shape[:2]
+    out = 1.0
+    for r in (0, rows - 1):
+        for c in range(cols):
+            cell = card[r * h // rows:(r + 1) * h // rows, c * w // cols:(c + 1) * w // cols]
+            if cell.size:
+                out = min(out, back_likeness(cell))
+    return out
+
+
 def decode_qr(gray: Image) -> str | None:
     """The first QR payload found in ``gray``. The camouflaged modules are only ~3 px wide in a 2028-px
     frame, so an unsharp-masked copy is tried first, with zxing-cpp (fast) then zbar, then the plain crop."""
@@ -145,10 +160,13 @@ def mat_reference(layout_mat: Image, mat_size_mm: tuple[float, float], slot_mm_H
 
 
 def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple[F32, F32],
-              card_mm: tuple[float, float], skin_check: bool = False) -> tuple[str, str | None, float, bool]:
+              card_mm: tuple[float, float], skin_check: bool = False,
+              patch: Image | None = None) -> tuple[str, str | None, float, bool]:
     """(state, payload, confidence, obstructed) of one slot; ``ref`` is the empty slot patch. With
-    ``skin_check`` (no reference frame, so no arm detection) skin-coloured pixels mark the slot obstructed."""
-    patch = extract(frame, H, size)
+    ``skin_check`` (no reference frame, so no arm detection) skin-coloured pixels mark the slot obstructed.
+    ``patch`` is the slot already rectified (and light-normalised) from ``frame`` through ``H``."""
+    if patch is None:
+        patch = extract(frame, H, size)
     c, s = chroma(patch)
     if skin_check and skin_fraction(c, s) > 0.05:
         return "empty", None, 0.0, True
@@ -165,13 +183,16 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
     if not card_shaped(mask, k, card_mm):
         return "empty", None, 0.0, True  # what changed is not a card: a hand, an arm, a stray object
     if lower >= OCCUPIED and upper >= OCCUPIED:
+        x0, y0, x1, y1 = z["upper"][0], z["upper"][1], z["lower"][2], z["lower"][3]
+        card = patch[y0:y1, x0:x1]
+        like = back_likeness(card)
+        if like >= BACK_LIKE_MIN and min_cell_likeness(card) < BACK_CELL_MIN:
+            return "empty", None, 0.0, True  # a back with part of it hidden: something lies on the card
         Hq, n = qr_homography(H, k, size, card_mm)
         gray = np.asarray(cv2.cvtColor(extract(frame, Hq, (n, n)), cv2.COLOR_BGR2GRAY), np.uint8)
         payload = decode_qr(gray)
         if payload is not None:
             return "down", payload, 1.0, False
-        x0, y0, x1, y1 = z["upper"][0], z["upper"][1], z["lower"][2], z["lower"][3]
-        like = back_likeness(patch[y0:y1, x0:x1])
         conf = float(np.clip(abs(like - BACK_LIKE_MIN) / 0.15, 0.0, 1.0)) * min(lower, upper)
         return ("down" if like >= BACK_LIKE_MIN else "up"), None, conf, False
     if side >= OCCUPIED and upper >= OCCUPIED:

@@ -88,9 +88,10 @@ class CalibrationService:
 
     def learn_colours(self, samples: dict[str, str]) -> dict[str, Any]:
         """Learn each player's token colour from the current frame: `samples` maps a stand to the player
-        whose token stands on it."""
+        whose token stands on it. Colours the reader could not keep apart (too close to each other or to
+        the map's own colours) are refused, naming them and suggesting others."""
         from vision.errors import VisionError
-        from vision.palette import learn_palette
+        from vision.palette import learn_palette, palette_problems
 
         frame = self._frame()
         if frame is None or self._colours is None:
@@ -99,6 +100,9 @@ class CalibrationService:
             palette = learn_palette(frame, self.layout, self._pose(), samples)
         except VisionError as exc:
             raise InputError(str(exc)) from exc
+        problems = palette_problems(palette, frame, self.layout, self._pose(), samples)
+        if problems:
+            raise InputError("token colours refused: " + "; ".join(problems))
         with self._lock:
             self._colours(palette)
         return {"palette": {k: list(v) for k, v in palette.items()}}

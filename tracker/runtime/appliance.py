@@ -146,14 +146,29 @@ class TableRuntime:
             table.warn("token colours not learned yet: on the calibration page, put one token of each player "
                        "on the stand it names and press 'learn colours'", "warning", key="colours")
         self.palette = learned or palette_store.nominal(cfg.players)
-        self.reader = BoardReader(self.layout, self.calibration.pose, self.palette)
+        self.reader = self._board_reader()
         self.service.organiser = self._organise
         self.service.calibration = CalibrationService(self.layout, lambda: self.latest.get("overhead"),
                                                       lambda: self.calibration.pose, self._calibrated_by_hand,
                                                       self._colours_learned, lambda: self.palette)
 
+    def _board_reader(self) -> BoardReader:
+        """The overhead reader, adapted to this table when `adapt-reader` left its file in the state folder."""
+        from tracker.commands.adapt_reader import ADAPTATION_FILE
+        from vision.adapt import Adaptation
+        from vision.errors import VisionError
+
+        path = self.state_dir / ADAPTATION_FILE
+        adaptation = None
+        if path.is_file():
+            try:
+                adaptation = Adaptation.load(path)
+            except VisionError as exc:
+                self.warn(f"reader adaptation ignored: {exc}")
+        return BoardReader(self.layout, self.calibration.pose, self.palette, adaptation=adaptation)
+
     def _new_reader(self) -> None:
-        self.reader = BoardReader(self.layout, self.calibration.pose, self.palette)
+        self.reader = self._board_reader()
         if self.overhead is not None:
             self.overhead.reader = self.reader
 

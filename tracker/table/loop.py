@@ -44,15 +44,17 @@ class BoardReading(Protocol):
 
 
 def stand_value(obs: StandReading) -> tuple[StandValue, bool]:
-    """A vision reading as (value, unusable): low confidence counts as obstructed, never as a change."""
+    """A vision reading as (value, unusable): an unknown region or a low confidence counts as obstructed,
+    never as a change."""
     kind = obs.state if obs.state in KINDS else "empty"
     value = StandValue(kind, obs.owner if kind != "empty" else None, max(obs.count, 1) if kind != "empty" else 0)
-    return value, obs.obstructed or obs.confidence < MIN_CONFIDENCE
+    return value, obs.obstructed or obs.state not in KINDS or obs.confidence < MIN_CONFIDENCE
 
 
 def slot_value(obs: SlotReading) -> tuple[SlotValue, bool]:
     """A vision slot reading as (value, unusable): the card's physical id from its QR payload, never the
-    payload's private token; a payload that is not a Kipukas card reads as no id (a flag, not a guess)."""
+    payload's private token; a payload that is not a Kipukas card reads as no id (a flag, not a guess);
+    an unknown region is unusable, never an empty slot."""
     face = obs.state if obs.state in FACES else "empty"
     card = None
     if face == "down" and obs.payload:
@@ -60,7 +62,7 @@ def slot_value(obs: SlotReading) -> tuple[SlotValue, bool]:
             card = parse_payload(obs.payload).physical_id
         except RulesError:
             card = None
-    return SlotValue(face, card), obs.obstructed or obs.confidence < MIN_CONFIDENCE
+    return SlotValue(face, card), obs.obstructed or obs.state not in FACES or obs.confidence < MIN_CONFIDENCE
 
 
 class OverheadLoop:
@@ -73,10 +75,20 @@ class OverheadLoop:
         self.mat: Stabiliser[SlotValue] = Stabiliser(frames=frames_to_agree)
         self.unread: dict[str, int] = {}  # slot -> consecutive frames a face-down card's QR went unread
         self.frames = 0
+        self.unreadable: str | None = None
 
     def process(self, frame: Any) -> list[Entry]:
         self.frames += 1
         observation = self.reader.read(frame)
+        why = getattr(observation, "unreadable", None)
+        if why != self.unreadable:
+            # said once when it starts and once when it ends; every page shows the table's warnings
+            # one key: "readable again" replaces "unreadable", so a stale reason never stays on the pages
+            self.table.warn(f"board unreadable: {why}" if why else "board readable again",
+                            "error" if why else "info", key="board-readable")
+            self.unreadable = why
+        if why:
+            return []  # no move while the board cannot be read
         readings = {stand: stand_value(obs) for stand, obs in observation.stands.items()}
         self.stabiliser.feed(readings)
         self.mat.feed({slot: self._slot(slot, obs) for slot, obs in observation.slots.items()})

@@ -19,7 +19,9 @@ from calibration.layout import MAP_SURFACE_Z_MM, StandSpec, TableLayout
 from calibration.stickers import STICKER_MM, sticker_centres, sticker_image
 from vision.assets import asset
 from vision.synth.cards import draw_cards
+from vision.synth.clutter import draw_clutter
 from vision.synth.hands import draw_hand
+from vision.synth.light import glare_spots, hard_shadow, light_colour_gain
 from vision.synth.scene import RenderTruth, TableScene
 from vision.synth.tokens import draw_piece, draw_shadow
 from vision.warp import Image, Mat3, apply, paste, rotate, scale, translate
@@ -158,15 +160,28 @@ class Renderer:
         if scene.slots:
             draw_cards(self.layout, self.plane, frame, scene.slots, rng)
         hand_mask = np.zeros(frame.shape[:2], dtype=np.uint8)
+        for item in scene.clutter:
+            draw_clutter(frame, hand_mask, self.project, item, rng)
         for _ in range(scene.hands):
             draw_hand(frame, hand_mask, rng, self._hand_target(rng), self.px_per_mm)
         return frame, RenderTruth(self._occlusion(hand_mask), hand_mask)
 
     def finish(self, clean: Image, seed: int = 0, lighting: float = 1.0, noise: float = 1.0, blur: float = 0.0,
-               jpeg_quality: int | None = 90) -> Image:
-        """Uneven light, blur, sensor noise and JPEG over a composed frame."""
+               jpeg_quality: int | None = 90, kelvin: float | None = None, shadow: float = 0.0,
+               glare: int = 0) -> Image:
+        """Uneven light, blur, sensor noise and JPEG over a composed frame; optionally a lamp of colour
+        ``kelvin``, a hard shadow darkening by ``shadow`` (0..1) and ``glare`` specular spots."""
         rng = np.random.default_rng([seed, 1])
-        return self._camera_effects(clean.copy(), rng, lighting, noise, blur, jpeg_quality)
+        room = np.random.default_rng([seed, 2])
+        f = clean.astype(np.float32)
+        if kelvin is not None:
+            f *= light_colour_gain(kelvin)
+        if shadow > 0:
+            hard_shadow(f, room, shadow)
+        if glare > 0:
+            glare_spots(f, room, glare, self.px_per_mm)
+        # the sensor clips once, after the lens's vignetting: the light stays unclipped until then
+        return self._camera_effects(f, rng, lighting, noise, blur, jpeg_quality)
 
     def _draw_tokens(self, frame: Image, scene: TableScene, rng: np.random.Generator) -> None:
         for sid in sorted(scene.tokens):
@@ -226,8 +241,8 @@ class Renderer:
             out[rid] = float((hand_mask[y0:y1, x0:x1][inside] > 0).mean()) if inside.any() else 0.0
         return out
 
-    def _camera_effects(self, frame: Image, rng: np.random.Generator, lighting: float, noise: float,
-                        blur: float, jpeg_quality: int | None) -> Image:
+    def _camera_effects(self, frame: NDArray[np.float32] | Image, rng: np.random.Generator, lighting: float,
+                        noise: float, blur: float, jpeg_quality: int | None) -> Image:
         h, w = frame.shape[:2]
         ys, xs = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
         a = rng.uniform(0, 2 * np.pi)

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.synth.clutter import Clutter
+
 
 @dataclass(frozen=True)
 class Token:
@@ -28,16 +30,19 @@ class SlotCard:
 
 @dataclass
 class TableScene:
-    """A table state: tokens by stand id, cards by slot id (the last card of a list is on top), hands."""
+    """A table state: tokens by stand id, cards by slot id (the last card of a list is on top), hands, and
+    foreign objects (``clutter``)."""
 
     tokens: dict[str, Token]
     slots: dict[str, list[SlotCard]] = field(default_factory=dict)
     hands: int = 0
+    clutter: list[Clutter] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class RenderTruth:
-    """Ground truth of one rendered frame: the fraction of each stand / slot region hidden by hands."""
+    """Ground truth of one rendered frame: the fraction of each stand / slot region hidden by hands or
+    foreign objects, and the mask of what they cover."""
 
     occluded: dict[str, float]
     hand_mask: NDArray[np.uint8]

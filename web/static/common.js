@@ -131,7 +131,20 @@ window.Kipukas = (function () {
     return text;
   }
 
+  // The overhead camera's last word on the board: "board unreadable: <why>" until "board readable again".
+  function unreadable(state) {
+    const said = (state.warnings || []).filter((w) => w.startsWith("board unreadable") || w === "board readable again");
+    const last = said[said.length - 1];
+    return last && last !== "board readable again" ? last.slice("board unreadable: ".length) : null;
+  }
+
   function syncBanner(el, state) {
+    const why = unreadable(state);
+    if (why) {
+      el.className = "banner out";
+      el.textContent = `Board unreadable: ${why}. No move is recorded until the camera reads it again.`;
+      return;
+    }
     if (state.in_sync) { el.className = "banner hidden"; el.textContent = ""; return; }
     el.className = "banner out";
     const help = state.sync_help || [];

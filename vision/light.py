@@ -1,0 +1,63 @@
+"""Per-frame light adaptation: white balance and exposure measured against the table's empty model.
+
+A lamp of another colour, a cloud or a camera that re-exposes changes every pixel of the frame by about
+the same factor per channel. The median ratio of a small copy of the frame to the table's model (the
+photo of the empty table, or the first frame seen) over pixels that are neither dark nor saturated gives
+those three factors; patches are divided by them before any colour decision. Objects that cover less than
+half the table cannot move a median. What is left (a shadow, a gradient) is local and handled per region.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+F32 = NDArray[np.float32]
+Image = NDArray[np.uint8]
+SMALL = 4  # the global model and the change finder work at a quarter of the resolution
+
+
+def shrink(frame: Image) -> Image:
+    """A quarter-resolution copy (bilinear: each pixel averages 2x2, thirty times cheaper than INTER_AREA)."""
+    h, w = frame.shape[:2]
+    return np.asarray(cv2.resize(frame, (w // SMALL, h // SMALL), interpolation=cv2.INTER_LINEAR), np.uint8)
+
+
+def channel_gains(small: Image, model: Image) -> F32:
+    """Per-channel (B, G, R) factor by which ``small`` is brighter than ``model`` (same size and view)."""
+    f = small[::4, ::4].reshape(-1, 3).astype(np.float32)
+    m = model[::4, ::4].reshape(-1, 3).astype(np.float32)
+    ok = (m.min(1) > 25) & (f.min(1) > 8) & (f.max(1) < 250) & (m.max(1) < 250)
+    if int(ok.sum()) < 50:
+        return np.ones(3, np.float32)
+    g = np.median(f[ok] / m[ok], axis=0).astype(np.float32)
+    return np.asarray(np.clip(g, 0.05, 20.0), np.float32)
+
+
+def normalise(patch: Image, gains: F32, model: F32 | None = None) -> Image:
+    """``patch`` as it would look under the model's light. A channel the brighter lamp clipped carries no
+    colour: where ``model`` (BGR float, same size) says the new light would clip it too, the model's value
+    stands in for it (white glare clips channels the model does not expect to clip, and stays visible)."""
+    if np.allclose(gains, 1.0, atol=0.02):
+        return patch
+    out = patch.astype(np.float32) * (1.0 / gains)
+    if model is not None and bool((gains > 1.02).any()):
+        fix = (patch >= 235) & (model * gains >= 245)
+        out[fix] = model[fix]
+    return np.asarray(np.clip(out, 0, 255), np.uint8)
+
+
+def bgr_of(c: F32, s: F32) -> F32:
+    """BGR (float) back from chromaticity and brightness sum."""
+    return np.asarray(c * s[:, :, None], np.float32)
+
+
+def brightness(small: Image) -> float:
+    """Median brightness sum (0..765) of a small frame."""
+    return float(np.median(small[::4, ::4].reshape(-1, 3).sum(1)))
+
+
+def saturated_fraction(small: Image) -> float:
+    """Fraction of pixels blown out to near white (glare)."""
+    return float((small[::2, ::2].min(2) > 235).mean())
