@@ -59,8 +59,9 @@ def test_judge_drags_a_corner_and_saves(demo: DemoTable, artifacts_dir: Path) ->
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             page.goto(f"http://127.0.0.1:{server.port}/calibration")  # local judge, no PIN set
             page.wait_for_selector("circle.handle[data-corner='2']", timeout=15_000)
-            page.wait_for_function("document.getElementById('frame').complete && "
-                                   "document.getElementById('frame').naturalWidth > 0")
+            # a locator's own wait, not wait_for_function: that evaluates a string, which the page's CSP forbids
+            page.locator("#frame").evaluate("(img) => img.decode()")
+            assert page.locator("#frame").evaluate("(img) => img.complete && img.naturalWidth > 0")
             box = page.locator("circle.handle[data-corner='2']").bounding_box()
             assert box is not None
             x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
