@@ -28,7 +28,7 @@ from tracker.table.derived import SNAPSHOT_EVERY, UNDO_DEPTH, Derived
 from tracker.table.expected import differences, expected_board
 from tracker.table.mat import SlotValue, expected_mat
 from tracker.table.probes import HIDDEN_RULE, ProbeLedger, hidden_message, unnamed_card
-from tracker.table.reconcile import Question, propose
+from tracker.table.reconcile import Proposal, Question, propose
 from tracker.table.replay import board_body, mat_body, parse_token, replay_record, style_arguments
 
 ERROR_WORDS = ("lost", "stopped", "cannot", "differs", "failed", "unusable", "ended")
@@ -205,21 +205,9 @@ class Table:
                 found = explain_mat(self.game, self.board, self.catalog, self.mat, self._remembered,
                                     self.derived.shown, stale)
                 self.mat_flags = found.flags
-                proposal = found.proposal
-                if proposal is None:
-                    break
-                if proposal.question is not None:
-                    if not self.differences_of_stands():  # mid-move, a card in hand is no question yet
-                        self._ask(proposal.question, source, entries)
-                    break
-                assert proposal.action is not None
-                accepted_now = self.derived.depth
-                if self._rejected.get(proposal.action) == accepted_now:
-                    break
-                entry = self._apply(source, proposal.action)
-                entries.append(entry)
-                if not entry.accepted:
-                    self._rejected[proposal.action] = accepted_now
+                # mid-move (stands out of sync), a card in hand is no question yet
+                if found.proposal is None or not self._record_proposal(
+                        found.proposal, source, entries, ask=not self.differences_of_stands()):
                     break
             return entries
         finally:
@@ -392,19 +380,27 @@ class Table:
                 self._rejected.clear()
                 self._asked.clear()
                 break
-            if proposal.question is not None:
-                self._ask(proposal.question, source, entries)
-                break
-            assert proposal.action is not None
-            accepted_now = self.derived.depth
-            if self._rejected.get(proposal.action) == accepted_now:
-                break  # already recorded as rejected in this very position
-            entry = self._apply(source, proposal.action)
-            entries.append(entry)
-            if not entry.accepted:
-                self._rejected[proposal.action] = accepted_now
+            if not self._record_proposal(proposal, source, entries):
                 break
         return entries
+
+    def _record_proposal(self, proposal: Proposal, source: str, entries: list[Entry], ask: bool = True) -> bool:
+        """Record what a camera reading explains: a question (asked when `ask`), or an action with the rules'
+        verdict. True when the next explanation may be asked for (the action was accepted)."""
+        if proposal.question is not None:
+            if ask:
+                self._ask(proposal.question, source, entries)
+            return False
+        assert proposal.action is not None
+        accepted_now = self.derived.depth
+        if self._rejected.get(proposal.action) == accepted_now:
+            return False  # already recorded as rejected in this very position
+        entry = self._apply(source, proposal.action)
+        entries.append(entry)
+        if not entry.accepted:
+            self._rejected[proposal.action] = accepted_now
+            return False
+        return True
 
     def _bump(self, entries: list[Entry] | None = None) -> None:
         # A question stays open until one of its answers is accepted, or none of them is legal any more.
