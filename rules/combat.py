@@ -49,9 +49,9 @@ def attack(c: Ctx, a: Attack) -> None:
             raise Illegal("#movement", f"the soul that moved onto {pend.stand} must attack there")
         c.pop()
     if not cs.revealed:
-        c.put(cs.set(revealed=True))
+        c.put(cs.set(revealed=True, hidden=False))
     if not target.revealed:
-        c.put(target.set(revealed=True))
+        c.put(target.set(revealed=True, hidden=False))
         c.notice(f"{c.name(target)} is revealed to defend (#card_activation step 5)")
     final = c.downed(target)
     bout = Bout(cs.id, target.id, final)

@@ -14,6 +14,7 @@ MAX_SOULS = 3
 MAX_PLAYED = 3
 DETECTION = range(1, 5)  # standard detection: a D20 showing 1, 2, 3 or 4 (#traps)
 DAY_CARD_TYPES = ("Character", "Species", "TerrainFeature", "Trap")
+HIDDEN_CARD_TYPES = (*DAY_CARD_TYPES, "Item")  # "hidden items (from card effects) played under the mat" (#items)
 
 
 def start_action(c: Ctx, player: str, *, contention_ok: bool = False) -> None:
@@ -54,7 +55,12 @@ def play(c: Ctx, a: Play) -> None:
     start_action(c, a.player)
     cs = playable(c, a.player, a.card)
     info = c.info(cs)
-    if info.type not in DAY_CARD_TYPES:
+    hidden = a.face == "hidden"
+    if hidden and not c.effects(cs).hidden_placement:
+        raise Illegal("#placement_how", f"{c.name(cs)} cannot be played hidden: a card goes under the mat only when "
+                                        "its printed text allows it (special circumstances); a judge can allow it "
+                                        f"with 'judge effect {cs.id} hidden_placement on'")
+    if info.type not in (HIDDEN_CARD_TYPES if hidden else DAY_CARD_TYPES):
         raise Illegal("#day", f"{c.name(cs)} is a {info.type} card; during the day you play terrain features, "
                               "traps and souls")
     stand = c.territory_stand(a.territory)
@@ -63,11 +69,16 @@ def play(c: Ctx, a: Play) -> None:
                               "territory you control")
     _count_play(c, a.player, "#game_setup")
     revealed = a.face == "revealed"
+    if info.type == "Item":
+        # a hidden item lies dropped in the territory, under the mat; it stays hidden from a new claim holder
+        c.put(cs.set(zone="play", at=stand, revealed=False, hidden=True, played_turn=c.s.turn))
+        return
     if info.is_soul:
         if info.habitat != "DigitalCloud" and c.occupying(a.territory, a.player) >= MAX_SOULS:
             raise Illegal("#maps", f"{a.player} already has {MAX_SOULS} souls in territory {a.territory}")
-        c.put(cs.set(zone="play", at=stand, revealed=revealed, injuries=tuple(0 for _ in info.keal_means),
-                     played_turn=c.s.turn, played_revealed=revealed, arrived_turn=c.s.turn))
+        c.put(cs.set(zone="play", at=stand, revealed=revealed, hidden=hidden,
+                     injuries=tuple(0 for _ in info.keal_means), played_turn=c.s.turn, played_revealed=revealed,
+                     arrived_turn=c.s.turn))
         if info.type == "Species" and info.tameability:
             c.push(Pending("tame", a.player, a.territory, (cs.id,), value=info.tameability))
         if info.die is not None and not info.die.covered:
@@ -78,7 +89,8 @@ def play(c: Ctx, a: Play) -> None:
             if (old.zone == "play" and old.at == stand and c.info(old).type == "TerrainFeature"):
                 c.put(old.set(zone="discard", at=None, controller=None))
                 c.notice(f"{c.name(old)} is replaced by the new terrain feature (#terrain_features)")
-    c.put(cs.set(zone="play", at=stand, revealed=revealed, played_turn=c.s.turn, played_revealed=revealed))
+    c.put(cs.set(zone="play", at=stand, revealed=revealed, hidden=hidden, played_turn=c.s.turn,
+                 played_revealed=revealed))
     section = "#traps" if info.type == "Trap" else "#terrain_features"
     c.notice(f"{c.name(cs)}: apply its printed placement and effect text ({section})")
 
@@ -92,7 +104,7 @@ def reveal(c: Ctx, a: Reveal) -> None:
         raise Illegal("#day", f"{c.name(cs)} is not a soul; its card says when it is revealed")
     if cs.revealed:
         raise Illegal("#day", f"{c.name(cs)} is already revealed")
-    c.put(cs.set(revealed=True))
+    c.put(cs.set(revealed=True, hidden=False))
 
 
 def reach(c: Ctx, cs: CardState, start: str, limit: int, *, ignore_enemies: bool = False) -> dict[str, int]:
@@ -266,7 +278,7 @@ def trap(c: Ctx, a: Trap) -> None:
     c.s.pending = tuple(p for p in c.s.pending if p is not match[0])
     cs = c.card(a.card)
     if a.outcome == "sprung":
-        c.put(cs.set(revealed=True))
+        c.put(cs.set(revealed=True, hidden=False))
         c.notice(f"{c.name(cs)} is sprung: apply its printed effect to the enemy on top of the stack (#traps)")
     elif match[0].note == "detected":
         finder = other(a.player)

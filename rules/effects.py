@@ -11,6 +11,8 @@ Only what the rules need is modelled, per card code, in the packaged `rules/data
 - ``roll_totals``: a printed roll modifier: its rolls are given as ``=N`` totals even on dice the grammar knows.
 - ``heals``: a healer (#keal_means_DHT): heals one KEAL means of a soul in its territory, once per
   ``heal_cycles`` diel cycles.
+- ``hidden_placement``: the card may be played hidden, face down under the mat ("special circumstances
+  required", #placement_how; "hidden items (from card effects) played under the mat", #items).
 
 A judge sets any flag for one physical card during a game (``judge effect CARD FLAG on|off``), for printed
 text still unmodelled; overrides are part of the game state, so undo and replay keep them.
@@ -27,7 +29,7 @@ from typing import Any
 from rules.errors import CatalogError
 
 FLAGS = ("attacks_downed", "moves_downed", "wasted_on_lost_bout", "bout_detection", "through_enemies",
-         "roll_totals", "heals")
+         "roll_totals", "heals", "hidden_placement")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,7 @@ class Effects:
     through_enemies: bool = False
     roll_totals: bool = False
     heals: bool = False
+    hidden_placement: bool = False
     heal_cycles: int = 2
     detection: tuple[int, ...] = (1, 2, 3, 4)
     source: str = ""

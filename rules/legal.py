@@ -194,6 +194,8 @@ def _day(c: Ctx, p: str) -> list[Action]:
     for card in cards:
         for t in mine:
             out += [Play(p, card.id, t, face) for face in ("revealed", "unrevealed")]
+            if c.effects(card).hidden_placement:
+                out.append(Play(p, card.id, t, "hidden"))
     for soul in c.souls_in_play(p):
         cs = soul
         if not cs.revealed:

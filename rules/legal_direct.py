@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from rules.context import Ctx, other
-from rules.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
+from rules.day import DAY_CARD_TYPES, HIDDEN_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
 from rules.legal import _faces, _windows
 from rules.legal import _night as legal_night
 from rules.legal import _pending as legal_pending
@@ -199,15 +199,19 @@ def _day(c: Ctx, p: str) -> list[Action]:
     cards = s.in_zone("hand", p) + [x for x in s.in_zone("effect", p) if c.info(x).type != "PersonalEffect"]
     room = s.players[p].played_this_roll < MAX_PLAYED
     for card in cards:
-        if not room or not _playable(c, p, card):
+        if not room or not _playable(c, p, card, HIDDEN_CARD_TYPES):
             continue
         info = c.info(card)
         limited = info.is_soul and info.habitat != "DigitalCloud"
+        hides = c.effects(card).hidden_placement
         for t in mine:
             if limited and occupying(t) >= MAX_SOULS:
                 continue
-            out.append(make(Play, p, card.id, t, "revealed"))
-            out.append(make(Play, p, card.id, t, "unrevealed"))
+            if info.type in DAY_CARD_TYPES:
+                out.append(make(Play, p, card.id, t, "revealed"))
+                out.append(make(Play, p, card.id, t, "unrevealed"))
+            if hides:
+                out.append(make(Play, p, card.id, t, "hidden"))
     for cs in c.souls_in_play(p):
         if not cs.revealed and cs.control == p:
             out.append(make(Reveal, p, cs.id))
@@ -248,15 +252,15 @@ def _moves(c: Ctx, p: str, cs: CardState, occupying: Callable[[str], int]) -> li
     return out
 
 
-def _playable(c: Ctx, p: str, cs: CardState) -> bool:
-    """`day.playable` + the card-type check of `day.play`, for a card of `p`'s hand or effect zone."""
+def _playable(c: Ctx, p: str, cs: CardState, types: tuple[str, ...] = DAY_CARD_TYPES) -> bool:
+    """`day.playable` + the card-type check of `day.play` (`types`), for a card of `p`'s hand or effect zone."""
     if cs.owner == p and cs.zone == "effect":
         due = c.s.players[p].effect_due
         if due is None or c.s.turn < due:
             return False
     elif cs.control != p or cs.zone != "hand":
         return False
-    return c.info(cs).type in DAY_CARD_TYPES
+    return c.info(cs).type in types
 
 
 def _bout(c: Ctx) -> list[Action]:

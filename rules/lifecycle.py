@@ -15,8 +15,8 @@ def waste(c: Ctx, card_id: str, why: str) -> None:
     for item_id in dropped:
         c.put(c.card(item_id).set(equipped_to=None))
     territory = c.territory_of(cs.at) if cs.at else None
-    c.put(cs.set(zone="discard", at=None, revealed=True, injuries=tuple(0 for _ in cs.injuries), rogue=False,
-                 controller=None, moved=0, swimming=False, exhausted=False, rested=0))
+    c.put(cs.set(zone="discard", at=None, revealed=True, hidden=False, injuries=tuple(0 for _ in cs.injuries),
+                 rogue=False, controller=None, moved=0, swimming=False, exhausted=False, rested=0))
     c.forget(card_id)
     c.notice(f"{c.name(cs)} is wasted: {why}")
     if dropped and territory is not None and c.contested(territory):

@@ -69,7 +69,7 @@ def craft(c: Ctx, a: Craft) -> None:
             raise Illegal("#crafting", f"crafted items are dropped only in a territory you control, not {a.target}")
         equip = None
     for cs in items:
-        c.put(cs.set(zone="play", at=stand, revealed=True, equipped_to=equip, played_turn=c.s.turn))
+        c.put(cs.set(zone="play", at=stand, revealed=True, hidden=False, equipped_to=equip, played_turn=c.s.turn))
     c.notice(f"{a.player} crafts {'+'.join(a.cards)}: the opponent or a referee confirms the recipe; a wrong "
              "guess discards the items (#crafting)")
 
@@ -83,7 +83,7 @@ def sabotage(c: Ctx, a: Sabotage) -> None:
     if p.played_this_roll >= MAX_PLAYED:
         raise Illegal("#game_setup", f"{a.player} already played {MAX_PLAYED} cards this diel roll")
     c.s.players[a.player] = p.set(played_this_roll=p.played_this_roll + 1)
-    c.put(cs.set(zone="effect", revealed=True, played_turn=c.s.turn))
+    c.put(cs.set(zone="effect", revealed=True, hidden=False, played_turn=c.s.turn))
     c.notice(f"{c.name(cs)}: resolve its printed success criteria, result and failure consequence; discard it "
              "when done (#sabotage)")
 
@@ -139,7 +139,7 @@ def _to_discard(c: Ctx, cs: CardState) -> None:
     for item in list(c.s.cards.values()):
         if item.equipped_to == cs.id:
             c.put(item.set(equipped_to=None))
-    c.put(cs.set(zone="discard", at=None, controller=None, equipped_to=None, revealed=True))
+    c.put(cs.set(zone="discard", at=None, controller=None, equipped_to=None, revealed=True, hidden=False))
     c.forget(cs.id)
 
 
@@ -167,7 +167,7 @@ def tame(c: Ctx, a: Tame) -> None:
     c.pop()
     if a.outcome == "rogue":
         cs = c.card(a.card)
-        c.put(cs.set(rogue=True, revealed=True))
+        c.put(cs.set(rogue=True, revealed=True, hidden=False))
         c.notice(f"{c.name(cs)} goes rogue: it must be revealed, moves by D6 each day and attacks every soul "
                  "it meets (#rouge)")
 

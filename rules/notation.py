@@ -133,7 +133,7 @@ class End(Action):
     pass
 
 
-@_verb("play", face=("revealed", "unrevealed"))
+@_verb("play", face=("revealed", "unrevealed", "hidden"))
 @dataclasses.dataclass(frozen=True, slots=True)
 class Play(Action):
     card: str

@@ -24,6 +24,7 @@ class CardState:
     zone: str
     at: str | None = None           # stand id while in play or prison
     revealed: bool = False
+    hidden: bool = False            # face down under the mat (#placement_how); never revealed while hidden
     injuries: tuple[int, ...] = ()  # per KEAL means, for souls
     played_turn: int = 0
     played_revealed: bool = False
@@ -284,7 +285,8 @@ class GameState:
             owner, kind = self.claims[terr]
             lines.append(f"claim {terr} {owner} {kind}")
         for c in self.in_zone("play") + self.in_zone("prison"):
-            flags = [c.zone if c.zone == "prison" else "", "revealed" if c.revealed else "unrevealed",
+            face = "revealed" if c.revealed else "hidden" if c.hidden else "unrevealed"
+            flags = [c.zone if c.zone == "prison" else "", face,
                      f"injuries {','.join(map(str, c.injuries))}" if any(c.injuries) else "",
                      f"moved {c.moved}" if c.moved else "", "swimming" if c.swimming else "",
                      "exhausted" if c.exhausted else "", "rogue" if c.rogue else "",

@@ -230,6 +230,8 @@ def settle_claims(c: Ctx) -> None:
         holder = c.s.claims.get(territory)
         if holder is not None and other(holder[0]) not in present.get(territory, ()):
             for cs in loose.get(territory, ()):
+                if cs.hidden and not cs.revealed:
+                    continue  # "hidden items ... played under the mat remain hidden from the new owner" (#crafting)
                 if cs.control != holder[0]:
                     c.put(cs.set(controller=holder[0] if cs.owner != holder[0] else None, revealed=True))
                     c.notice(f"{holder[0]} takes control of {c.name(cs)} (#contention)")

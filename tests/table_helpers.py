@@ -12,8 +12,9 @@ from tracker.overhead.layout import table_layout
 from tracker.record.store import GameRecord
 from tracker.runtime.demo_script import Step
 from tracker.table.board import EMPTY, StandValue
-from tracker.table.mat import EMPTY_SLOT, SlotValue
+from tracker.table.mat import SlotValue
 from tracker.table.table import Table
+from vision.regions import on_mat_edge
 
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 DECKS = {"red": ["HMPU#0004", "SWyA#0001", "WCA9#0001"], "blue": ["F3GW#0001", "ZrrD#0002", "hLwQ#0001"]}
@@ -53,10 +54,11 @@ def set_up(table: Table) -> dict[str, StandValue]:
 def exact_mat(step: Step) -> dict[str, SlotValue]:
     """What a perfect camera sees of the mat after a demo step: every slot's top card, a face-down one by
     its physical id."""
-    mat = {spec.id: EMPTY_SLOT for spec in table_layout(BoardMap.packaged()).slots}
+    layout = table_layout(BoardMap.packaged())
+    mat = {spec.id: SlotValue(under=False if on_mat_edge(layout, spec.id) else None) for spec in layout.slots}
     for slot, cards in step.cards.items():
-        if not cards:
-            continue
-        face, payload = cards[-1]
-        mat[slot] = SlotValue(face, parse_payload(payload).physical_id if payload else None)
+        top = [(face, payload) for face, payload in cards if face != "hidden"]
+        under = any(face == "hidden" for face, _ in cards) or mat[slot].under
+        face, payload = top[-1] if top else ("empty", None)
+        mat[slot] = SlotValue(face, parse_payload(payload).physical_id if payload else None, under)
     return mat

@@ -58,11 +58,16 @@ def test_socketio_client_sees_legal_and_illegal_moves(demo_server: tuple[DemoTab
     claims = [e["action"] for e in final["log"]
               if e["source"] == "overhead" and e["accepted"] and e["action"].split(" ")[1] in ("capital", "camp")]
     assert claims == ["red capital 7", "blue capital 4", "red camp 8", "blue camp 3", "red camp 1", "blue camp 5"]
-    # Every card reached the game from the mat: played and revealed by the overhead camera, none by a phone.
+    # Every card reached the game from the mat: played and revealed by the overhead camera, none by a phone;
+    # but the one played hidden under the mat, whose QR is out of sight: the camera asked red, red answered.
     cards = [(e["source"], e["action"]) for e in final["log"]
              if e["accepted"] and e["action"].split(" ")[1] in ("play", "reveal")]
-    assert cards == [("overhead", "blue play F3GW#0001 3 revealed"), ("overhead", "red play HMPU#0004 1 revealed"),
-                     ("overhead", "red play SWyA#0001 1 unrevealed"), ("overhead", "red reveal SWyA#0001")]
+    assert cards[:4] == [("overhead", "blue play F3GW#0001 3 revealed"),
+                         ("overhead", "red play HMPU#0004 1 revealed"),
+                         ("overhead", "red play SWyA#0001 1 unrevealed"), ("overhead", "red reveal SWyA#0001")]
+    assert len(cards) == 5 and cards[4][0] == "phone:red" and cards[4][1].endswith(" 7 hidden")  # unnamed here
+    asked = [r.body for r in demo.table.record.rows() if r.kind == "question" and r.source == "overhead"]
+    assert any(q["player"] == "red" and "red play WCA9#0001 7 hidden" in q["options"] for q in asked), asked
     assert final["in_sync"] and final["stands"]["M8"] == {"kind": "soul", "owner": "red", "count": 1}
     assert final["phase"] == "night" and final["turn"] == 2
     # Some state in between showed the table out of sync after the illegal move.

@@ -63,7 +63,8 @@ def test_players_see_their_own_hand_by_name_and_the_other_hand_as_a_count(tmp_pa
     assert {c["id"] for c in red["hand"]} == {"K-LE#0001", "WCA9#0001"}
     assert red["hands"] == {"blue": 2, "red": 2} and "hand_cards" not in red
     face_down = [c for c in red["cards"] if c["owner"] == "blue" and not c["revealed"]]
-    assert face_down == [{"owner": "blue", "at": "T6", "territory": "6", "zone": "play", "revealed": False}]
+    assert face_down == [{"owner": "blue", "at": "T6", "territory": "6", "zone": "play", "revealed": False,
+                         "hidden": False}]
     judge = view_for(table, JUDGE)
     assert {c["id"] for c in judge["hand_cards"]["blue"]} == {"SWyA#0001", "K_vJ#0001"}
     assert judge["decks_at_start"] == decks and "card ZrrD#0001 blue T6" in judge["state_text"]

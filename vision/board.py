@@ -21,7 +21,7 @@ before/after comparison.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,9 +37,10 @@ from vision.light import SMALL, bgr_of, brightness, channel_gains, normalise, sa
 from vision.motion import MotionGuard
 from vision.obstruction import ObstructionFinder
 from vision.palette import map_mask, map_share
-from vision.regions import SLOT_Z_MM, Region, slot_regions, stand_regions
+from vision.regions import SLOT_Z_MM, Region, slot_regions, stand_regions, under_regions
 from vision.slots import mat_reference, read_slot
 from vision.stands import StandClassifier
+from vision.under_mat import read_under
 from vision.warp import extract
 
 UNREADABLE_FRACTION = 0.5
@@ -75,6 +76,13 @@ class BoardObservation:
     obstructed: bool
     obstructed_regions: tuple[tuple[int, int, int, int], ...]
     unreadable: str | None = None  # "too dark" | "camera moved" | "glare" | "covered" when most are unknown
+    # per slot on the mat's edge: a hidden card's end showing beyond it ("down"), "empty", or "unknown"
+    under: dict[str, SlotObs] = field(default_factory=dict)
+
+
+def under_id(slot: str) -> str:
+    """The region id of the strip beyond `slot`'s outer edge (models, crops and obstruction share ids)."""
+    return f"under:{slot}"
 
 
 class BoardReader:
@@ -95,6 +103,8 @@ class BoardReader:
         self.base_slots: dict[str, Region] = slot_regions(layout, pose)
         self.stand_regions = dict(self.base_stands)
         self.slot_regions = dict(self.base_slots)
+        self.base_under: dict[str, Region] = {under_id(k): r for k, r in under_regions(layout, pose).items()}
+        self.under_regions = dict(self.base_under)
         self.classifier = StandClassifier(palette, adaptation.areas if adaptation is not None else None)
         self.palette = dict(palette)
         self.models = EmptyModels()
@@ -109,13 +119,15 @@ class BoardReader:
         self._global_bgr: F32 | None = None
         self.last_stands: dict[str, StandObs] = {}
         self.last_slots: dict[str, SlotObs] = {}
+        self.last_under: dict[str, SlotObs] = {}
         self.has_reference = reference is not None
         self._small_boxes = {rid: _small_box(reg.box, pose.image_size)
-                             for rid, reg in {**self.base_stands, **self.base_slots}.items()}
+                             for rid, reg in {**self.base_stands, **self.base_slots, **self.base_under}.items()}
         self._crops: dict[str, NDArray[np.int16]] = {}
         self._prev: BoardObservation | None = None
         self._prev_stands: dict[str, StandObs] = {}
         self._prev_slots: dict[str, SlotObs] = {}
+        self._prev_under: dict[str, SlotObs] = {}
         self.ambiguous: set[str] = set()
         if reference is not None:
             ref = self._check(reference, "reference")
@@ -123,6 +135,8 @@ class BoardReader:
                 self.models.set(rid, reg.kind, *chroma(extract(ref, reg.H, reg.size)))
             for rid, reg in self.slot_regions.items():
                 self.models.set(rid, "slot", *chroma(extract(ref, reg.H, reg.size)))
+            for rid, reg in self.under_regions.items():
+                self.models.set(rid, "under", *chroma(extract(ref, reg.H, reg.size)))
             self._set_global(shrink(ref))
         mat = asset(layout.mat_image)
         to_plane = np.linalg.inv(pose.plane_homography(SLOT_Z_MM))
@@ -137,7 +151,8 @@ class BoardReader:
         c, s = chroma(small)
         where = map_mask(self.layout, self.pose, small.shape[:2], 1.0 / SMALL)
         self.ambiguous = {o for o, bgr in self.palette.items() if map_share(bgr, c, s, where) > AMBIGUOUS_SHARE}
-        self.finder = ObstructionFinder(small, {**self.stand_regions, **self.slot_regions}, small=True)
+        self.finder = ObstructionFinder(small, {**self.stand_regions, **self.slot_regions, **self.under_regions},
+                                        small=True)
         self.motion = MotionGuard(small)
 
     def _check(self, frame: object, what: str) -> NDArray[np.uint8]:
@@ -175,7 +190,8 @@ class BoardReader:
         changed = self._changed_regions(lit)
         if not changed and self._prev is not None and all(
                 _settled(o) for o in self._prev.stands.values()) and all(
-                _settled(o) for o in self._prev.slots.values()):
+                _settled(o) for o in self._prev.slots.values()) and all(
+                _settled(o) for o in self._prev.under.values()):
             return self._prev  # nothing moved anywhere: the last observation stands (a few ms)
         mask, boxes = self.finder.find_small(lit, margin=False)
         stands: dict[str, StandObs] = {}
@@ -198,15 +214,27 @@ class BoardReader:
                 continue
             slots[sid] = self._read_slot(img, sid, reg, mask, gains)
             self._crops[sid] = self._crop(lit, sid)
-        self._prev_stands, self._prev_slots = stands, slots
+        under: dict[str, SlotObs] = {}
+        for rid, reg in self.under_regions.items():
+            sid = rid.removeprefix("under:")
+            if wanted is not None and sid not in wanted and sid in self.last_under:
+                under[sid] = self.last_under[sid]
+                continue
+            if rid not in changed and _settled(self._prev_under.get(sid)):
+                under[sid] = self._prev_under[sid]
+                continue
+            under[sid] = self._read_under(img, rid, reg, mask, gains)
+            self._crops[rid] = self._crop(lit, rid)
+        self._prev_stands, self._prev_slots, self._prev_under = stands, slots, under
         self.last_stands.update({k: v for k, v in stands.items() if not v.obstructed})
         self.last_slots.update({k: v for k, v in slots.items() if not v.obstructed})
+        self.last_under.update({k: v for k, v in under.items() if not v.obstructed})
         unread = sum(v.obstructed for v in stands.values()) + sum(v.obstructed for v in slots.values())
         why = None
         if unread > UNREADABLE_FRACTION * (len(stands) + len(slots)):
             why = "glare" if saturated_fraction(aligned) > 0.01 else "covered"
         any_obstructed = bool(boxes) or unread > 0
-        obs = BoardObservation(stands, slots, any_obstructed, boxes, why)
+        obs = BoardObservation(stands, slots, any_obstructed, boxes, why, under)
         self._prev = obs if wanted is None else None
         return obs
 
@@ -239,11 +267,15 @@ class BoardReader:
             self.stand_regions[rid] = _moved(reg, correction)
         for rid, reg in self.base_slots.items():
             self.slot_regions[rid] = _moved(reg, correction)
+        for rid, reg in self.base_under.items():
+            self.under_regions[rid] = _moved(reg, correction)
 
     def _unreadable(self, why: str, wanted: set[str] | None) -> BoardObservation:
         stands = {sid: self._not_read(self.last_stands.get(sid), why) for sid in self.stand_regions}
         slots = {sid: self._not_read_slot(self.last_slots.get(sid), why) for sid in self.slot_regions}
-        return BoardObservation(stands, slots, True, (), why)
+        under = {rid.removeprefix("under:"): self._not_read_slot(self.last_under.get(rid.removeprefix("under:")), why)
+                 for rid in self.under_regions}
+        return BoardObservation(stands, slots, True, (), why, under)
 
     @staticmethod
     def _not_read(prev: StandObs | None, why: str) -> StandObs:
@@ -316,6 +348,21 @@ class BoardReader:
         if obstructed:
             return self._not_read_slot(self.last_slots.get(sid), "not a card")
         return SlotObs(state, payload, conf, False)
+
+    def _read_under(self, img: NDArray[np.uint8], rid: str, reg: Region, mask: NDArray[np.uint8] | None,
+                    gains: F32) -> SlotObs:
+        sid = rid.removeprefix("under:")
+        if self._covered(mask, rid):
+            self.models.reset(rid)
+            return self._not_read_slot(self.last_under.get(sid), "covered")
+        model = self.models.get(rid)
+        patch = normalise(extract(img, reg.H, reg.size), gains, None if model is None else bgr_of(*model))
+        r = read_under(patch, model, reg.px_per_mm, self.layout.card_size_mm)
+        c, s = chroma(patch)
+        self.models.seen_empty(rid, "under", c, s, r.state == "empty" and r.confidence >= CONFIDENT_EMPTY)
+        if r.state == "unknown":
+            return self._not_read_slot(self.last_under.get(sid), r.reason or "not a card's end")
+        return SlotObs(r.state, None, r.confidence, False)
 
     # -- the previous decision (one fixed photo, thresholds), kept for the benchmark's comparison ----------
     def _read_legacy(self, img: NDArray[np.uint8], wanted: set[str] | None) -> BoardObservation:

@@ -39,10 +39,13 @@ class ObstructionFinder:
         self.ref_c, self.ref_s = chroma(reference)
         self.ref_edges = _edges(self.ref_s)
         allowed = np.zeros((self.size[1], self.size[0]), dtype=np.uint8)
+        core = np.zeros_like(allowed)
+        beyond = np.zeros_like(allowed)
         self.masks: dict[str, tuple[tuple[int, int, int, int], NDArray[np.uint8]]] = {}
         for rid, reg in regions.items():
             poly = np.round(reg.polygon / SCALE * 16).astype(np.int32)
             cv2.fillPoly(allowed, [poly], 1, cv2.LINE_8, shift=4)
+            cv2.fillPoly(beyond if reg.kind == "under" else core, [poly], 1, cv2.LINE_8, shift=4)
             pts = reg.core / SCALE
             x0, y0 = np.maximum(np.floor(pts.min(0)).astype(int) - 2, 0)
             x1, y1 = np.minimum(np.ceil(pts.max(0)).astype(int) + 3, self.size)
@@ -50,6 +53,10 @@ class ObstructionFinder:
             cv2.fillPoly(m, [np.round((pts - (x0, y0)) * 16).astype(np.int32)], 1, cv2.LINE_8, shift=4)
             self.masks[rid] = ((int(x0), int(y0), int(x1), int(y1)), m)
         self.allowed = cv2.dilate(allowed, np.ones((11, 11), np.uint8))  # cards and pieces sit a little askew
+        self.regions_core = core
+        # beyond the reach of a card lying askew on its slot, which may hang over the mat's edge a little
+        far = beyond & (cv2.dilate(core, np.ones((11, 11), np.uint8)) == 0)
+        self.beyond: NDArray[np.uint8] | None = np.asarray(far, np.uint8) if far.any() else None
 
     def find(self, frame: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
         """The obstruction mask (quarter resolution) and the obstructed boxes in full-resolution pixels."""
@@ -83,6 +90,12 @@ class ObstructionFinder:
             free = (changed > 0) & (self.allowed == 0)
             outside = np.bincount(labels[free].ravel(), minlength=n)
             keep = outside >= MIN_OUTSIDE_PX
+            if self.beyond is not None:
+                # the table beyond the mat's edge is allowed for a hidden card's end, which only touches its
+                # slot; a blob there that also lies over a slot or a stand is a hand reaching in
+                beyond = np.bincount(labels[(changed > 0) & (self.beyond > 0)].ravel(), minlength=n)
+                over = np.bincount(labels[(changed > 0) & (self.regions_core > 0)].ravel(), minlength=n)
+                keep |= (beyond >= MIN_OUTSIDE_PX) & (over > 0.15 * stats[:, cv2.CC_STAT_AREA])
             keep[0] = False
             # the whole blob: a hand over a slot or stand is joined to its arm outside the allowed places
             out[keep[labels]] = 1

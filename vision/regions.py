@@ -81,3 +81,49 @@ def slot_regions(layout: TableLayout, pose: CameraPose, px_per_mm: float = SLOT_
         poly = apply(H, np.array([[0, 0], [pw, 0], [pw, ph], [0, ph]], dtype=np.float64))
         out[s.id] = Region(s.id, "slot", (pw, ph), H, px_per_mm, _box(poly), poly, poly)
     return out
+
+
+
+UNDER_GAP_MM = 2.0  # from the mat's edge: the mat's own edge and shadow are not read
+UNDER_SIDE_MM = 16.0  # beyond each side of the card's width: a card slid in a little off-centre still fits
+UNDER_REACH_MM = (60.0, 90.0)  # how far out the area read reaches: at least, and at most where the frame allows
+UNDER_PX_PER_MM = 2.0
+
+
+def on_mat_edge(layout: TableLayout, slot_id: str, tol_mm: float = 2.0) -> bool:
+    """Whether the edge of `slot_id` that a card's bottom points to is the mat's own edge: only there can a
+    card be slid under the mat with its end showing (the transit slots lie inside the mat)."""
+    s = layout.slot(slot_id)
+    x0, y0, x1, y1 = s.rect_mm
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    half = (y1 - y0) / 2 if s.up_deg in (0.0, 180.0) else (x1 - x0) / 2
+    ex, ey = (float(v) for v in apply(rotate(s.up_deg), np.array([[0.0, half]]))[0])
+    x, y = cx + ex, cy + ey
+    mw, mh = layout.mat_size_mm
+    return min(abs(x), abs(x - mw), abs(y), abs(y - mh)) <= tol_mm
+
+
+def under_regions(layout: TableLayout, pose: CameraPose, px_per_mm: float = UNDER_PX_PER_MM) -> dict[str, Region]:
+    """Per slot on the mat's edge, the area of table beyond that edge where a card played hidden (face down
+    under the mat, #placement_how) shows its end, as far out as the frame allows (at least 60 mm; slots
+    whose area the camera cannot see are left out). Keyed by slot id; the patch is oriented like the slot's
+    (a card's top up), its top row along the mat's edge."""
+    out: dict[str, Region] = {}
+    P = pose.plane_homography(0.0)
+    w_img, h_img = pose.image_size
+    width = layout.card_size_mm[0] + 2 * UNDER_SIDE_MM
+    for s in layout.slots:
+        if not on_mat_edge(layout, s.id):
+            continue
+        x0, y0, x1, y1 = s.rect_mm
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        half = (y1 - y0) / 2 if s.up_deg in (0.0, 180.0) else (x1 - x0) / 2
+        to_mat = translate(cx, cy) @ rotate(s.up_deg) @ translate(-width / 2, half + UNDER_GAP_MM)
+        for reach in np.arange(UNDER_REACH_MM[1], UNDER_REACH_MM[0] - 1e-6, -5.0):
+            pw, ph = round(width * px_per_mm), round(float(reach) * px_per_mm)
+            H = P @ to_mat @ scale(1.0 / px_per_mm)
+            poly = apply(H, np.array([[0, 0], [pw, 0], [pw, ph], [0, ph]], dtype=np.float64))
+            if poly.min() >= 0 and poly[:, 0].max() <= w_img and poly[:, 1].max() <= h_img:
+                out[s.id] = Region(s.id, "under", (pw, ph), H, px_per_mm, _box(poly), poly, poly)
+                break
+    return out

@@ -25,6 +25,7 @@ class Step:
 
 
 WOLF_PAYLOAD = "kpks.us/SWyA#0001?dEm0w1"  # what the QR on the back of red's Gray Wolf says
+ILLIA_PAYLOAD = "kpks.us/WCA9#0001?dEm0i1"  # red's Illia and Dorsay: its back, of which only the end shows
 
 
 def demo_steps() -> list[Step]:
@@ -71,6 +72,10 @@ def demo_steps() -> list[Step]:
     step("Red answers the taming prompt on the phone and turns Gray Wolf face up: revealed",
          "red tame SWyA#0001 tamed", cards={"1": (("up", None),)})
     step("Red takes Gray Wolf off the mat: the tracker asks red why", cards={"1": ()})
-    step("Red answers on the phone (a card effect discarded it); red ends the day: night falls",
-         "red discard SWyA#0001", "red end")
+    step("Red answers on the phone: a card effect discarded it", "red discard SWyA#0001")
+    step("The judge lets Illia and Dorsay's printed text put it under the mat; red slides it face down under "
+         "slot 7, its end showing: the tracker asks red which card", "judge effect WCA9#0001 hidden_placement on",
+         cards={"7": (("hidden", ILLIA_PAYLOAD),)})
+    step("Red answers on the phone: Illia and Dorsay, played hidden; red ends the day: night falls",
+         "red play WCA9#0001 7 hidden", "red end")
     return steps

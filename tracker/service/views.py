@@ -215,7 +215,7 @@ def _tokens(values: dict[str, StandValue]) -> dict[str, dict[str, Any]]:
 def _card(c: CardState, board: BoardMap, catalog: Catalog, named: bool) -> dict[str, Any]:
     stand = board.stands.get(c.at) if c.at else None
     out: dict[str, Any] = {"owner": c.control, "at": c.at, "territory": stand.territory if stand else None,
-                           "zone": c.zone, "revealed": c.revealed}
+                           "zone": c.zone, "revealed": c.revealed, "hidden": c.hidden and not c.revealed}
     if not named:
         return out
     info = catalog.card(c.code)

@@ -8,6 +8,11 @@ cannot make of it alone: its owner is asked (discarded, stolen), and the table i
 What cannot be attributed is a flag, never a guess: a card in no registered deck, a card seen in two
 slots, a face-down card whose QR cannot be read, a face-up card nobody showed. Flags are worded for
 everyone: they never name a face-down card (the judge sees the camera's mat row).
+
+A card played hidden lies under the mat with its end showing beyond the slot's outer edge (#placement_how).
+Its QR code is under the mat, so its identity is its owner's word: a card end appearing there asks the
+territory's holder which card they played hidden (the legal `hidden` plays); one the record has that the
+camera no longer sees is flagged and its owner asked, as for a card leaving a slot.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from dataclasses import dataclass, field
 from rules.board_map import BoardMap
 from rules.catalog import Catalog
 from rules.game import Game
-from rules.notation import parse
+from rules.notation import Play, parse
 from tracker.table.mat import EMPTY_SLOT, MatCard, SlotValue, expected_mat, slot_of, where
 from tracker.table.reconcile import Proposal, Question
 
@@ -69,14 +74,38 @@ def _legal(game: Game, line: str) -> bool:
     return game.is_legal(parse(line))
 
 
-def _slot(game: Game, board: BoardMap, slot: str, seen: SlotValue, here: list[MatCard], at: dict[str, MatCard],
+def _slot(game: Game, board: BoardMap, slot: str, seen: SlotValue, cards: list[MatCard], at: dict[str, MatCard],
           remembered: Mapping[str, str], shown: Sequence[str], twice: set[str], flags: list[str]) -> Proposal | None:
+    here = [mc for mc in cards if not mc.hidden]
+    found: Proposal | None = None
     if seen.face == "down":
-        return _face_down(game, board, slot, seen, here, at, twice, flags)
-    if seen.revealed:
-        return _face_up(game, board, slot, here, remembered.get(slot), shown, flags)
-    if seen.empty and here:
-        return _left(game, slot, here, flags)
+        found = _face_down(game, board, slot, seen, here, at, twice, flags)
+    elif seen.revealed:
+        found = _face_up(game, board, slot, here, remembered.get(slot), shown, flags)
+    elif seen.empty and here:
+        found = _left(game, slot, here, flags)
+    under = _under(game, board, slot, seen, [mc for mc in cards if mc.hidden], flags)
+    return found or under
+
+
+def _under(game: Game, board: BoardMap, slot: str, seen: SlotValue, hidden: list[MatCard],
+           flags: list[str]) -> Proposal | None:
+    """A card's end beyond the slot's edge against the cards the record has hidden under the mat there."""
+    if seen.under is None or seen.under == bool(hidden):
+        return None
+    if not seen.under:
+        flags.append(f"slot {slot}: the record has {len(hidden)} card(s) hidden under the mat here, the camera "
+                     "sees no card's end beyond the mat's edge: slide it back so its end shows, or ask the judge")
+        return _gone(game, slot, hidden, "hidden under the mat at slot")
+    territory = territory_of_slot(board, slot)
+    lines = tuple(str(a) for a in game.legal_actions()
+                  if isinstance(a, Play) and a.face == "hidden" and a.territory == territory)
+    players = {line.split()[0] for line in lines}
+    if len(players) == 1:
+        return Proposal(question=Question(players.pop(), f"a card was slid under the mat at slot {slot}: which "
+                                                         "card did you play hidden?", lines))
+    flags.append(f"slot {slot}: a card lies under the mat that the record does not have; a card goes under "
+                 "the mat only when its printed text allows it: take it out, or ask the judge")
     return None
 
 
@@ -106,8 +135,26 @@ def _face_down(game: Game, board: BoardMap, slot: str, seen: SlotValue, here: li
     if territory is None:
         flags.append(f"slot {slot}: no territory of this map lies in that slot")
         return None
+    if game.catalog.card(cs.code).type == "Item":
+        return _item(game, slot, cs.id, cs.owner, territory, flags)
     line = f"{cs.owner} play {cs.id} {territory} unrevealed"
     return Proposal(line, legal=_legal(game, line))
+
+
+def _item(game: Game, slot: str, card: str, owner: str, territory: str, flags: list[str]) -> Proposal | None:
+    """An item laid face down in a slot goes with a soul there (#equiping): the one legal equip is taken,
+    several are a question to its owner, none is a flag."""
+    stands = game.board.stands
+    souls = sorted(c.id for c in game.state.cards.values() if c.zone == "play" and c.control == owner
+                   and c.at in stands and stands[c.at].territory == territory)
+    lines = tuple(line for soul in souls if _legal(game, line := f"{owner} equip {card} {soul}"))
+    if len(lines) == 1:
+        return Proposal(lines[0])
+    if lines:
+        return Proposal(question=Question(owner, f"which soul in slot {slot} did you equip the item with?", lines))
+    flags.append(f"slot {slot}: an item lies here that no soul of its owner in this territory can equip now: "
+                 "take it off the mat, or ask the judge")
+    return None
 
 
 def _face_up(game: Game, board: BoardMap, slot: str, here: list[MatCard], last_down: str | None,
@@ -151,13 +198,18 @@ def _left(game: Game, slot: str, here: list[MatCard], flags: list[str]) -> Propo
     until the card is back or the answer is in the record."""
     flags.append(f"slot {slot}: the record has {len(here)} card(s) here, the mat shows none: put "
                  f"{'it' if len(here) == 1 else 'them'} back, or ask the judge")
+    return _gone(game, slot, here, "of slot")
+
+
+def _gone(game: Game, slot: str, here: list[MatCard], where: str) -> Proposal | None:
+    """The owner says what took the card(s) `here` away (discard, steal), or puts them back."""
     players = sorted(game.state.players)
     lines = [f"{mc.owner} discard {mc.card}" for mc in here]
     lines += [f"{p} steal {mc.card}" for mc in here for p in players if p != mc.owner]
     options = tuple(line for line in lines if _legal(game, line))
     owners = {mc.owner for mc in here}
     if options and len(owners) == 1:
-        return Proposal(question=Question(owners.pop(), f"the card(s) of slot {slot} left the mat: if a card effect "
+        return Proposal(question=Question(owners.pop(), f"the card(s) {where} {slot} left the mat: if a card effect "
                                                         "took them off, say which; otherwise put them back", options))
     return None
 

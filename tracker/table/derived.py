@@ -37,7 +37,7 @@ PREV_KEPT = 8         # previous states a snapshot keeps (undos just after a res
 QUESTIONS_KEPT = 20   # open questions a snapshot keeps
 SNAPSHOT_EVERY = 25   # rows between snapshots: a state at any row replays at most this many rows
 SHOWN_KEPT = 8        # cards shown to the front camera that a face-up card on the mat may be
-FORMAT = 3
+FORMAT = 4
 
 Before = Callable[[int], GameState]  # the game state after a given row (an undo reaching far back)
 
@@ -95,7 +95,7 @@ class Derived:
         elif row.kind == "board":
             self.observed = {s: parse_token(t) for s, t in row.body["observed"].items()}
         elif row.kind == "mat":
-            self.mat = {slot: SlotValue(str(v["face"]), v.get("card")) for slot, v in row.body["slots"].items()}
+            self.mat = {slot: SlotValue.of(v) for slot, v in row.body["slots"].items()}
         elif row.kind == "shown":
             self.shown = [*[c for c in self.shown if c != row.body["card"]], str(row.body["card"])][-SHOWN_KEPT:]
         elif row.kind == "question":
@@ -158,7 +158,7 @@ class Derived:
             "rejected": {t: d for t, d in sorted(self.rejected.items()) if d == self.depth},
             "questions": self.open_questions(), "mismatches": self.mismatches,
             "history": [*self.prev, *(encode(st) for _, st in self.game.history)][-PREV_KEPT:],
-            "mat": {s: [v.face, v.card] for s, v in sorted(self.mat.items())}, "shown": self.shown,
+            "mat": {s: v.body() for s, v in sorted(self.mat.items())}, "shown": self.shown,
         }, sort_keys=True, separators=(",", ":"))
 
     def to_bytes(self) -> bytes:
@@ -180,7 +180,7 @@ class Derived:
         game = Game(decode_state(data["state"]), board, style=game_style(data["start"]))
         observed = {str(s): StandValue(str(k), o if o is None else str(o), int(c))
                     for s, (k, o, c) in data["observed"].items()}
-        mat = {str(s): SlotValue(str(f), c if c is None else str(c)) for s, (f, c) in data["mat"].items()}
+        mat = {str(s): SlotValue.of(v) for s, v in data["mat"].items()}
         return cls(game, dict(data["start"]), int(data["seq"]), observed, [int(s) for s in data["stack"]],
                    int(data["depth"]), {str(t): int(d) for t, d in data["rejected"].items()},
                    list(data["questions"]), [str(m) for m in data["mismatches"]], list(data["history"]),

@@ -51,10 +51,11 @@ def stand_value(obs: StandReading) -> tuple[StandValue, bool]:
     return value, obs.obstructed or obs.state not in KINDS or obs.confidence < MIN_CONFIDENCE
 
 
-def slot_value(obs: SlotReading) -> tuple[SlotValue, bool]:
+def slot_value(obs: SlotReading, under: bool | None = None) -> tuple[SlotValue, bool]:
     """A vision slot reading as (value, unusable): the card's physical id from its QR payload, never the
     payload's private token; a payload that is not a Kipukas card reads as no id (a flag, not a guess);
-    an unknown region is unusable, never an empty slot."""
+    an unknown region is unusable, never an empty slot. `under`: whether a hidden card's end shows beyond
+    the slot's outer edge, None where the camera does not watch it."""
     face = obs.state if obs.state in FACES else "empty"
     card = None
     if face == "down" and obs.payload:
@@ -62,7 +63,7 @@ def slot_value(obs: SlotReading) -> tuple[SlotValue, bool]:
             card = parse_payload(obs.payload).physical_id
         except RulesError:
             card = None
-    return SlotValue(face, card), obs.obstructed or obs.state not in FACES or obs.confidence < MIN_CONFIDENCE
+    return SlotValue(face, card, under), obs.obstructed or obs.state not in FACES or obs.confidence < MIN_CONFIDENCE
 
 
 class OverheadLoop:
@@ -74,6 +75,7 @@ class OverheadLoop:
         self.stabiliser: Stabiliser[StandValue] = Stabiliser(frames=frames_to_agree)
         self.mat: Stabiliser[SlotValue] = Stabiliser(frames=frames_to_agree)
         self.unread: dict[str, int] = {}  # slot -> consecutive frames a face-down card's QR went unread
+        self.under: dict[str, bool] = {}  # slot -> the last usable reading beyond its outer edge
         self.frames = 0
         self.unreadable: str | None = None
 
@@ -91,17 +93,27 @@ class OverheadLoop:
             return []  # no move while the board cannot be read
         readings = {stand: stand_value(obs) for stand, obs in observation.stands.items()}
         self.stabiliser.feed(readings)
-        self.mat.feed({slot: self._slot(slot, obs) for slot, obs in observation.slots.items()})
+        under: dict[str, Any] = getattr(observation, "under", {})
+        self.mat.feed({slot: self._slot(slot, obs, under.get(slot)) for slot, obs in observation.slots.items()})
         # Offered every frame: the table records a board only when it changed, and re-explains an unchanged
         # one only when the record moved on (cheap otherwise).
         entries = self.table.observe(self.stabiliser.board())
         mat = self.mat.board()
         return entries + (self.table.observe_mat(mat) if mat else [])
 
-    def _slot(self, slot: str, obs: SlotReading) -> tuple[SlotValue, bool]:
+    def _under(self, slot: str, obs: SlotReading | None) -> bool | None:
+        """A card's end beyond the slot's edge: an unknown reading there (a hand, an object) holds the last
+        usable one, so it neither blocks the slot's own reading nor counts as a change."""
+        if obs is None:
+            return None
+        if not obs.obstructed and obs.state in ("empty", "down") and obs.confidence >= MIN_CONFIDENCE:
+            self.under[slot] = obs.state == "down"
+        return self.under.get(slot)
+
+    def _slot(self, slot: str, obs: SlotReading, under: SlotReading | None) -> tuple[SlotValue, bool]:
         """A QR missed in one frame (glare, a shadow) is no reading; only one missed for `UNREADABLE_AFTER`
         frames in a row is a face-down card that cannot be identified."""
-        value, unusable = slot_value(obs)
+        value, unusable = slot_value(obs, self._under(slot, under))
         if unusable or value.face != "down" or value.card is not None:
             if not unusable:
                 self.unread.pop(slot, None)

@@ -17,14 +17,18 @@ from rules.state import GameState
 
 FACES = ("empty", "down", "up", "landscape")
 MAT_CARD_TYPES = ("Character", "Species", "TerrainFeature", "Trap")  # the cards that lie in a slot
+HIDDEN_CARD_TYPES = (*MAT_CARD_TYPES, "Item")  # and those that may lie under the mat (#placement_how)
 
 
 @dataclass(frozen=True, slots=True)
 class SlotValue:
-    """The top card of one slot: its face, and the physical card id when its QR was read (face down)."""
+    """The top card of one slot: its face, and the physical card id when its QR was read (face down); and
+    whether a card's end shows beyond the slot's outer edge (played hidden, under the mat), or None where
+    the camera does not watch that edge (the transit slots, an edge out of view)."""
 
     face: str = "empty"
     card: str | None = None
+    under: bool | None = None
 
     def __post_init__(self) -> None:
         if self.face not in FACES:
@@ -40,11 +44,21 @@ class SlotValue:
 
     def text(self) -> str:
         """The public wording: a face-down card's id is never part of it."""
-        return {"empty": "empty", "down": "a face-down card", "up": "a face-up card",
-                "landscape": "a landscape card"}[self.face]
+        top = {"empty": "empty", "down": "a face-down card", "up": "a face-up card",
+               "landscape": "a landscape card"}[self.face]
+        return f"{top}, a card under the mat" if self.under else top
 
-    def body(self) -> dict[str, str | None]:
-        return {"face": self.face, "card": self.card}
+    def body(self) -> dict[str, str | bool | None]:
+        out: dict[str, str | bool | None] = {"face": self.face, "card": self.card}
+        if self.under is not None:
+            out["under"] = self.under
+        return out
+
+    @classmethod
+    def of(cls, body: dict[str, object]) -> SlotValue:
+        """The value a mat row's or a snapshot's body holds (`body`); rows before hidden cards have no `under`."""
+        card, under = body.get("card"), body.get("under")
+        return cls(str(body["face"]), None if card is None else str(card), None if under is None else bool(under))
 
 
 EMPTY_SLOT = SlotValue()
@@ -59,9 +73,12 @@ class MatCard:
     slot: str
     revealed: bool
     landscape: bool
+    hidden: bool = False  # under the mat, its end showing beyond the slot's edge
 
     @property
     def face(self) -> str:
+        if self.hidden:
+            return "hidden"
         if not self.revealed:
             return "down"
         return "landscape" if self.landscape else "up"
@@ -80,10 +97,11 @@ def expected_mat(state: GameState, board: BoardMap, catalog: Catalog) -> dict[st
         if cs.zone != "play" or cs.at is None or cs.at not in board.stands:
             continue
         info = catalog.card(cs.code)
-        if info.type not in MAT_CARD_TYPES:
+        hidden = cs.hidden and not cs.revealed
+        if info.type not in (HIDDEN_CARD_TYPES if hidden else MAT_CARD_TYPES):
             continue
         slot = slot_of(board, board.stands[cs.at].territory)
-        out.setdefault(slot, []).append(MatCard(cs.id, cs.owner, slot, cs.revealed, info.landscape))
+        out.setdefault(slot, []).append(MatCard(cs.id, cs.owner, slot, cs.revealed, info.landscape, hidden))
     return out
 
 

@@ -54,7 +54,7 @@ def board_body(observed: dict[str, StandValue]) -> dict[str, str]:
     return {s: v.text() for s, v in sorted(observed.items())}
 
 
-def mat_body(mat: dict[str, SlotValue]) -> dict[str, dict[str, str | None]]:
+def mat_body(mat: dict[str, SlotValue]) -> dict[str, dict[str, str | bool | None]]:
     return {s: v.body() for s, v in sorted(mat.items())}
 
 

@@ -81,6 +81,9 @@ def draw_cards(layout: TableLayout, plane: Callable[[float], Mat3], frame: Image
     for sid in sorted(slots):
         spec = layout.slot(sid)
         for i, card in enumerate(slots[sid]):
+            if card.face == "hidden":
+                _draw_hidden(layout, plane, frame, sid, card, rng)
+                continue
             if card.face == "down":
                 if not card.payload:
                     raise ValueError(f"slot {sid}: a face-down card needs a payload")
@@ -99,3 +102,26 @@ def draw_cards(layout: TableLayout, plane: Callable[[float], Mat3], frame: Image
             H = plane(0.3 + 0.3 * i) @ translate(x, y) @ rotate(ang) @ scale(k) @ translate(-sw / 2, -sh / 2)
             alpha = np.ones((sh, sw), np.float32)
             paste(frame, sprite, alpha, H)
+
+
+def _draw_hidden(layout: TableLayout, plane: Callable[[float], Mat3], frame: Image, sid: str, card: SlotCard,
+                 rng: np.random.Generator) -> None:
+    """A card slid under the mat at slot `sid`'s outer edge: only the end beyond the mat's edge is drawn (the
+    mat covers the rest), 40-75 mm of it, a little off-centre and askew."""
+    if not card.payload:
+        raise ValueError(f"slot {sid}: a hidden card needs a payload")
+    spec = layout.slot(sid)
+    cw, ch = layout.card_size_mm
+    x0, y0, x1, y1 = spec.rect_mm
+    half = (y1 - y0) / 2 if spec.up_deg in (0.0, 180.0) else (x1 - x0) / 2
+    out_mm = float(rng.uniform(40.0, 75.0))
+    sprite = card_back(card.payload)
+    sw = sprite.shape[1]
+    k = cw / sw
+    first = round((ch - out_mm) / k)
+    end = np.ascontiguousarray(sprite[first:])
+    ang = float(rng.uniform(-3.0, 3.0))
+    shift = float(rng.uniform(-3.0, 3.0))
+    H = (plane(0.0) @ translate((x0 + x1) / 2, (y0 + y1) / 2) @ rotate(spec.up_deg) @ translate(shift, half)
+         @ rotate(ang) @ scale(k) @ translate(-sw / 2, 0.0))
+    paste(frame, end, np.ones(end.shape[:2], np.float32), H)

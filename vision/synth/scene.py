@@ -22,7 +22,8 @@ class Token:
 
 @dataclass(frozen=True)
 class SlotCard:
-    """A card in a mat slot: face "down" (back with QR of ``payload``), "up" or "landscape"."""
+    """A card in a mat slot: face "down" (back with QR of ``payload``), "up" or "landscape", or "hidden":
+    face down under the mat, only its end (``payload``'s back) showing beyond the mat's edge."""
 
     face: str
     payload: str | None = None
