@@ -6,6 +6,7 @@ the word's position and what was expected, so an error on a phone or in a golden
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rules.errors import RulesError
 
@@ -74,3 +75,53 @@ class Words:
     def end(self) -> None:
         if self.at < len(self.words):
             raise self.error(f"unexpected word {self.words[self.at]!r} after a complete action")
+
+
+Arg = tuple[str, "str | tuple[str, ...]"]
+"""One argument of a verb: its name and its kind: ``"word"``, ``"int"`` (signed), ``"count"`` (>= 0) or the
+tuple of words it may be."""
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """One action of a game built on the shared grammar: who, the verb, and the verb's arguments as words."""
+
+    seat: str
+    verb: str
+    args: tuple[str, ...] = ()
+
+    def to_text(self) -> str:
+        return " ".join((self.seat, self.verb, *self.args))
+
+    def int(self, i: int) -> int:
+        return int(self.args[i])
+
+
+class Grammar:
+    """A game's notation: which seats may speak and each verb's arguments, in order (optional trailing
+    arguments are not supported on purpose: one spelling per action)."""
+
+    def __init__(self, verbs: dict[str, tuple[Arg, ...]], judge_verbs: tuple[str, ...] = ()) -> None:
+        self.verbs = verbs
+        self.judge_verbs = judge_verbs
+
+    def parse(self, text: str, seats: Sequence[str]) -> Act:
+        w = Words(text)
+        seat = w.choice("the acting seat", (*seats, "judge"))
+        verbs = self.judge_verbs if seat == "judge" else tuple(v for v in self.verbs if v not in self.judge_verbs)
+        verb = w.choice("a verb", verbs)
+        args: list[str] = []
+        for name, kind in self.verbs[verb]:
+            if kind == "int":
+                args.append(str(w.number(name, low=-999, high=999)))
+            elif kind == "count":
+                args.append(str(w.number(name, low=0, high=999)))
+            elif kind == "word":
+                args.append(w.word(name))
+            else:
+                args.append(w.choice(name, kind))
+        w.end()
+        return Act(seat, verb, tuple(args))
+
+    def usage(self, verb: str) -> str:
+        return " ".join(("<seat>", verb, *(f"<{name}>" for name, _ in self.verbs[verb])))

@@ -27,7 +27,12 @@ def _kipukas(config: Config) -> TableGame:
     return new(config)
 
 
-_FACTORIES: dict[str, Factory] = {"kipukas": _kipukas}
+def _kaiju(config: Config) -> TableGame:
+    from rules.kaiju.game import new
+    return new(config)
+
+
+_FACTORIES: dict[str, Factory] = {"kipukas": _kipukas, "kaiju": _kaiju}
 
 
 def register(name: str, factory: Factory) -> None:
