@@ -197,8 +197,10 @@ def settle(s: KaijuState, cat: KaijuCatalog) -> None:
 # --- planning, selection and the basic actions -----------------------------------------------------------
 def _my_turn(s: KaijuState, a: Act, phase: str, rule: str) -> Player:
     if s.phase != phase or to_act(s) != a.seat or s.refills or s.combat or s.challenge or s.action_open:
+        waiting = ("draws" if s.refills else "a combat" if s.combat else "a challenge's answer" if s.challenge
+                   else "the end of an action" if s.action_open else "")
         raise Illegal(rule, f"it is not {a.seat}'s turn in the {phase} phase (phase {s.phase}, to act "
-                            f"{to_act(s) or 'nobody'})")
+                            f"{to_act(s) or 'nobody'}" + (f", waiting for {waiting})" if waiting else ")"))
     return s.players[a.seat]
 
 
