@@ -32,7 +32,12 @@ def _kaiju(config: Config) -> TableGame:
     return new(config)
 
 
-_FACTORIES: dict[str, Factory] = {"kipukas": _kipukas, "kaiju": _kaiju}
+def _tilemap(config: Config) -> TableGame:
+    from rules.tilemap.game import new
+    return new(config)
+
+
+_FACTORIES: dict[str, Factory] = {"kipukas": _kipukas, "kaiju": _kaiju, "tilemap": _tilemap}
 
 
 def register(name: str, factory: Factory) -> None:
