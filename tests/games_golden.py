@@ -28,6 +28,7 @@ from rules.kaiju.decks import preconstructed
 
 BUILDERS: dict[str, Callable[[dict[str, str]], Config]] = {
     "kaiju": lambda kv: preconstructed(int(kv.get("seats", "2"))),
+    "tilemap": lambda kv: {"map": kv.get("map", "skirmish"), "seats": int(kv.get("seats", "2"))},
 }
 
 
