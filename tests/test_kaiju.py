@@ -116,6 +116,7 @@ def test_random_legal_selfplay_applies_every_listed_action_and_undoes_exactly(se
             break
         lines = g.legal_actions()
         assert lines, f"no legal action in\n{g.to_text()}"
+        assert g.state.clone() == g.state  # a snapshot holds every field
         before, probe = g.to_text(), rng.choice(lines)
         assert g.apply(probe).accepted, probe
         assert g.undo() == probe and g.to_text() == before

@@ -122,8 +122,15 @@ class SnapshotEngine(ABC, Generic[S, A]):
             return False
         return True
 
+    def known_legal(self, state: S, action: A) -> bool:
+        """True when a game can tell without trial that a candidate is legal now (a cheap shortcut for
+        `legal_actions`; the property tests apply every listed action, so a wrong shortcut is caught)."""
+        return False
+
     def legal(self, seat: str | None = None) -> list[A]:
-        return [a for a in self.candidates(self.state, seat) if self.is_legal(a)]
+        if self.result_of(self.state) is not None:
+            return []
+        return [a for a in self.candidates(self.state, seat) if self.known_legal(self.state, a) or self.is_legal(a)]
 
     def legal_actions(self, seat: str | None = None) -> list[str]:
         return [self.fmt(a) for a in self.legal(seat)]

@@ -39,7 +39,7 @@ def _hand(p: Player, pile: str) -> dict[str, int]:
     return p.planning_hand if pile == "planning" else p.combat_hand
 
 
-def _complete(p: Player, r: Refill) -> bool:
+def complete(p: Player, r: Refill) -> bool:
     deck = p.planning_deck if r.pile == "planning" else p.combat_deck
     left = deck.total() + (p.combat_discard.total() if r.pile == "combat" else 0)
     return sum(_hand(p, r.pile).values()) >= r.target or left == 0
@@ -48,7 +48,7 @@ def _complete(p: Player, r: Refill) -> bool:
 def owe(s: KaijuState, seat: str, pile: str, target: int, may_discard: bool) -> None:
     """Demand a draw of `seat`; one that is already complete and allows no choice is dropped at once."""
     r = Refill(pile, target, may_discard)
-    if not may_discard and _complete(s.players[seat], r):
+    if not may_discard and complete(s.players[seat], r):
         return
     s.refills[(seat, pile)] = r
 
@@ -59,7 +59,7 @@ def draw(s: KaijuState, a: Act) -> None:
     if r is None:
         raise Illegal("#setup", f"{a.seat} owes no {pile} draw now")
     p = s.players[a.seat]
-    if _complete(p, r):
+    if complete(p, r):
         raise Illegal("#setup", f"{a.seat}'s hand already holds {r.target} {pile} cards")
     deck = p.planning_deck if pile == "planning" else p.combat_deck
     if pile == "combat" and deck.total() == 0:  # #combat_ends: shuffle the discard pile to form a new deck
@@ -72,7 +72,7 @@ def draw(s: KaijuState, a: Act) -> None:
         del deck[card]
     _hand(p, pile)[card] = _hand(p, pile).get(card, 0) + 1
     r = Refill(pile, r.target, False, r.drawn + 1)
-    if _complete(p, r):
+    if complete(p, r):
         del s.refills[(a.seat, pile)]
     else:
         s.refills[(a.seat, pile)] = r
@@ -108,7 +108,7 @@ def keep(s: KaijuState, a: Act) -> None:
         raise Illegal("#turn_order", f"{a.seat} owes no draw")
     p = s.players[a.seat]
     for key in mine:
-        if not _complete(p, s.refills[key]):
+        if not complete(p, s.refills[key]):
             raise Illegal("#turn_order", f"{a.seat} must draw {key[1]} cards up to {s.refills[key].target} first")
     for key in mine:
         del s.refills[key]

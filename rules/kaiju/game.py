@@ -85,6 +85,18 @@ class KaijuGame(SnapshotEngine[KaijuState, Act]):
         return "; ".join((action.to_text(), *state.notices))
 
     # --- what may be tried now ------------------------------------------------------------------------
+    def known_legal(self, state: KaijuState, action: Act) -> bool:
+        """Draws and discards offered while a draw is owed need no trial (`_of` lists them from the deck
+        and the hand); everything else is tried."""
+        p = state.players.get(action.seat)
+        if p is None or not p.members or action.verb not in ("draw", "discard"):
+            return False
+        r = state.refills.get((action.seat, action.args[0]))
+        if action.verb == "draw":
+            return r is not None and not flow.complete(p, r)
+        return r is not None and r.may_discard and state.knockdown != action.seat
+        return False
+
     def candidates(self, state: KaijuState, seat: str | None) -> list[Act]:
         out: list[Act] = []
         for who in (state.seats if seat is None else (seat,)):

@@ -5,7 +5,7 @@ records), which is what makes undo snapshots cheap."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from rules.kaiju.cards import Character
 
@@ -66,6 +66,13 @@ class Combat:
     passes: int = 0
 
 
+def _copy(c: Counter[str]) -> Counter[str]:
+    """A copy of a Counter without Counter.__init__'s per-call type checks (snapshots are taken often)."""
+    out: Counter[str] = Counter.__new__(Counter)
+    dict.update(out, c)
+    return out
+
+
 @dataclass
 class Player:
     team: str
@@ -84,10 +91,10 @@ class Player:
     entered: tuple[str, ...] = ()  # members that were in the active area this turn (they do not heal)
 
     def clone(self) -> Player:
-        return replace(self, members=dict(self.members), planning_deck=self.planning_deck.copy(),
-                       combat_deck=self.combat_deck.copy(), planning_hand=self.planning_hand.copy(),
-                       combat_hand=self.combat_hand.copy(), planning_discard=self.planning_discard.copy(),
-                       combat_discard=self.combat_discard.copy())
+        return Player(self.team, dict(self.members), _copy(self.planning_deck), _copy(self.combat_deck),
+                      _copy(self.planning_hand), _copy(self.combat_hand), _copy(self.planning_discard),
+                      _copy(self.combat_discard), self.energy, self.fury, self.glory_cards, self.glory_tokens,
+                      self.active, self.entered)
 
     @property
     def glory(self) -> int:
@@ -118,4 +125,7 @@ class KaijuState:
     notices: tuple[str, ...] = ()
 
     def clone(self) -> KaijuState:
-        return replace(self, players={s: p.clone() for s, p in self.players.items()}, refills=dict(self.refills))
+        return KaijuState(self.seats, self.order, {s: p.clone() for s, p in self.players.items()}, self.phase,
+                          self.turn, self.city, self.to_act, self.passes, dict(self.refills), self.combat,
+                          self.challenge, self.knockdown, self.action_open, self.scar_window, self.result,
+                          self.notices)

@@ -81,6 +81,11 @@ class TileGame(SnapshotEngine[TileState, Act]):
         return "; ".join((a.to_text(), *s.notices))
 
     # --- what may be tried now ------------------------------------------------------------------------
+    def known_legal(self, state: TileState, action: Act) -> bool:
+        """Draws, passes, spells and conversions are listed (`_of`, `_fast`) only when their checks hold;
+        unit actions and plays are tried."""
+        return action.verb in ("draw", "pass", "cast", "push", "convert")
+
     def candidates(self, state: TileState, seat: str | None) -> list[Act]:
         out: list[Act] = []
         for who in (state.seats if seat is None else (seat,)):

@@ -44,6 +44,13 @@ class Declared:
     speed: str  # slow, fast, free
 
 
+def _copy(c: Counter[str]) -> Counter[str]:
+    """A copy of a Counter without Counter.__init__'s per-call type checks (snapshots are taken often)."""
+    out: Counter[str] = Counter.__new__(Counter)
+    dict.update(out, c)
+    return out
+
+
 @dataclass
 class Player:
     deck: Counter[str]
@@ -55,8 +62,8 @@ class Player:
     out: bool = False  # lost its VIP
 
     def clone(self) -> Player:
-        return replace(self, deck=self.deck.copy(), hand=self.hand.copy(), discard=self.discard.copy(),
-                       store=self.store.copy())
+        return Player(_copy(self.deck), _copy(self.hand), _copy(self.discard), _copy(self.store), self.resource,
+                      self.bought, self.out)
 
 
 @dataclass
@@ -78,8 +85,9 @@ class TileState:
     by_tile: dict[Tile, str] = field(default_factory=dict)
 
     def clone(self) -> TileState:
-        return replace(self, players={s: p.clone() for s, p in self.players.items()},
-                       permanents=dict(self.permanents), by_tile=dict(self.by_tile))
+        return TileState(self.map_name, self.seats, {s: p.clone() for s, p in self.players.items()},
+                         dict(self.permanents), self.active, self.turn, self.phase, self.owed, self.stack,
+                         self.priority, self.selected, self.serial, self.result, self.notices, dict(self.by_tile))
 
     def at(self, tile: Tile) -> Permanent | None:
         pid = self.by_tile.get(tile)
