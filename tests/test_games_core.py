@@ -10,6 +10,7 @@ from rules.core.interface import TableGame
 from rules.core.notation import NotationError, Words
 from rules.core.registry import UnknownGame, names, new_game
 from rules.kipukas import KipukasGame
+from rules.notation import parse
 from tests.game_helpers import new_game as set_up
 from tests.test_game_properties import random_deck
 
@@ -38,6 +39,7 @@ def test_kipukas_adapter_applies_undoes_and_lists_per_seat() -> None:
     assert isinstance(g, TableGame) and g.seats == ("red", "blue")
     red = g.legal_actions("red")
     assert red and all(line.startswith("red ") for line in red)
+    assert all(parse(line).to_text() == line for line in red)  # the remembered listing is what parse gives
     before = g.to_text()
     verdict = g.apply(red[0])
     assert verdict.accepted and g.history == (red[0],)

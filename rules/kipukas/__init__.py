@@ -14,7 +14,7 @@ from typing import Any
 from rules.core.interface import JUDGE, Config, GameResult, Prompt, Verdict, View
 from rules.core.notation import NotationError
 from rules.game import Game
-from rules.notation import PLAYERS, parse
+from rules.notation import PLAYERS, Action, parse
 from rules.notation_words import NotationError as KipukasNotationError
 from rules.styles import StyleError
 
@@ -32,16 +32,19 @@ class KipukasGame:
     def __init__(self, game: Game) -> None:
         self.game = game
         self._lines: list[str] = []
+        self._listed: dict[str, Action] = {}  # the last legal_actions() by text: applying one skips parsing
 
     @property
     def seats(self) -> tuple[str, ...]:
         return PLAYERS
 
     def apply(self, line: str) -> Verdict:
-        try:
-            action = parse(line)
-        except KipukasNotationError as exc:
-            return Verdict.reject("notation", str(exc))
+        action = self._listed.get(line)
+        if action is None:
+            try:
+                action = parse(line)
+            except KipukasNotationError as exc:
+                return Verdict.reject("notation", str(exc))
         verdict = self.game.apply(action)
         if verdict.accepted:
             self._lines.append(action.to_text())
@@ -53,7 +56,11 @@ class KipukasGame:
         return action.to_text()
 
     def legal_actions(self, seat: str | None = None) -> list[str]:
-        return [a.to_text() for a in self.game.legal_actions() if seat is None or a.player == seat]
+        """The engine's legal actions as lines; they are remembered, so applying one of them skips the
+        notation parser (a parse costs far more than a step of the engine)."""
+        actions = [a for a in self.game.legal_actions() if seat is None or a.player == seat]
+        self._listed = {a.to_text(): a for a in actions}
+        return list(self._listed)
 
     def prompts(self) -> list[Prompt]:
         return self.game.prompts()
