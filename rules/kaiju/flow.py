@@ -195,8 +195,14 @@ def settle(s: KaijuState, cat: KaijuCatalog) -> None:
 
 
 # --- planning, selection and the basic actions -----------------------------------------------------------
+def can_act(s: KaijuState, seat: str, phase: str) -> bool:
+    """Whether `seat` is the one to act in `phase` with nothing else owed (draws, a combat, an answer)."""
+    return (s.phase == phase and to_act(s) == seat and not s.refills and s.combat is None and not s.challenge
+            and not s.action_open)
+
+
 def _my_turn(s: KaijuState, a: Act, phase: str, rule: str) -> Player:
-    if s.phase != phase or to_act(s) != a.seat or s.refills or s.combat or s.challenge or s.action_open:
+    if not can_act(s, a.seat, phase):
         waiting = ("draws" if s.refills else "a combat" if s.combat else "a challenge's answer" if s.challenge
                    else "the end of an action" if s.action_open else "")
         raise Illegal(rule, f"it is not {a.seat}'s turn in the {phase} phase (phase {s.phase}, to act "

@@ -86,15 +86,27 @@ class KaijuGame(SnapshotEngine[KaijuState, Act]):
 
     # --- what may be tried now ------------------------------------------------------------------------
     def known_legal(self, state: KaijuState, action: Act) -> bool:
-        """Draws and discards offered while a draw is owed need no trial (`_of` lists them from the deck
-        and the hand); everything else is tried."""
+        """Kinds `_of` lists only when `apply`'s checks hold need no trial (draws and discards owed, the
+        combat card or pass awaited, the basic actions of the seat to act, planning cards it may play);
+        rage, keep, scars and answers are tried. The property tests apply every listed line."""
         p = state.players.get(action.seat)
-        if p is None or not p.members or action.verb not in ("draw", "discard"):
+        verb = action.verb
+        if p is None or not p.members:
             return False
-        r = state.refills.get((action.seat, action.args[0]))
-        if action.verb == "draw":
-            return r is not None and not flow.complete(p, r)
-        return r is not None and r.may_discard and state.knockdown != action.seat
+        if verb in ("draw", "discard"):
+            r = state.refills.get((action.seat, action.args[0]))
+            if verb == "draw":
+                return r is not None and not flow.complete(p, r)
+            return r is not None and r.may_discard and state.knockdown != action.seat
+        if verb in ("card", "pass") and state.combat is not None:
+            return combat.to_play(state) == action.seat
+        if verb in ("select", "attack", "challenge", "roar", "rampage", "pass"):
+            return flow.can_act(state, action.seat, state.phase)
+        if verb == "play" and flow.can_act(state, action.seat, "planning"):
+            card = self.catalog.planning_card(action.args[0])
+            return card.kind != "scar" and (card.kind != "ally" or not card.requires or any(
+                card.requires in m.stats.attributes for m in p.members.values()))
+        return False
         return False
 
     def candidates(self, state: KaijuState, seat: str | None) -> list[Act]:

@@ -82,9 +82,10 @@ class TileGame(SnapshotEngine[TileState, Act]):
 
     # --- what may be tried now ------------------------------------------------------------------------
     def known_legal(self, state: TileState, action: Act) -> bool:
-        """Draws, passes, spells and conversions are listed (`_of`, `_fast`) only when their checks hold;
-        unit actions and plays are tried."""
-        return action.verb in ("draw", "pass", "cast", "push", "convert")
+        """Every kind is listed (`_of`, `_fast`) only when the checks `apply` makes hold (seat, phase, stack,
+        hand, resource, free and available tiles, reach, paralysis), so no trial is needed; the property
+        tests apply every listed line, so a listing that drifts from `apply` fails them."""
+        return True
 
     def candidates(self, state: TileState, seat: str | None) -> list[Act]:
         out: list[Act] = []
@@ -117,7 +118,9 @@ class TileGame(SnapshotEngine[TileState, Act]):
                 continue
             here = name(perm.tile)
             if perm.mark("paralysis"):
-                out.append(Act(seat, "unmark", (here,)))
+                if perm.moves or perm.attacks:
+                    out.append(Act(seat, "unmark", (here,)))
+                continue
             if perm.moves:
                 out += [Act(seat, "move", ("-".join(map(name, path)),)) for path in self._paths(s, perm)]
             if perm.attacks:
