@@ -64,8 +64,9 @@ def test_rage_attack_clears_fury_deals_two_draws_three_and_lifts_the_energy_cap(
     assert red.active and blue.active
     s.combat = Combat(Side("red", red.active), Side("blue", blue.active), "attacker")
     red.fury = 11
-    assert not g.apply("red rage").accepted  # Titans need 12
+    assert not g.apply("red rage").accepted and "red rage" not in g.legal_actions("red")  # Titans need 12
     red.fury = 12
+    assert "red rage" in g.legal_actions("red")
     energy, hand, damage = red.energy, red.combat_hand.total(), blue.members[blue.active].damage
     assert g.apply("red rage").accepted
     s = g.state

@@ -87,8 +87,8 @@ class KaijuGame(SnapshotEngine[KaijuState, Act]):
     # --- what may be tried now ------------------------------------------------------------------------
     def known_legal(self, state: KaijuState, action: Act) -> bool:
         """Kinds `_of` lists only when `apply`'s checks hold need no trial (draws and discards owed, the
-        combat card or pass awaited, the basic actions of the seat to act, planning cards it may play);
-        rage, keep, scars and answers are tried. The property tests apply every listed line."""
+        combat card or pass awaited, the basic actions of the seat to act, planning cards it may play, keep
+        and rage); scars and answers are tried. The property tests apply every listed line."""
         p = state.players.get(action.seat)
         verb = action.verb
         if p is None or not p.members:
@@ -98,6 +98,8 @@ class KaijuGame(SnapshotEngine[KaijuState, Act]):
             if verb == "draw":
                 return r is not None and not flow.complete(p, r)
             return r is not None and r.may_discard and state.knockdown != action.seat
+        if verb in ("keep", "rage"):
+            return True  # listed only when their checks hold
         if verb in ("card", "pass") and state.combat is not None:
             return combat.to_play(state) == action.seat
         if verb in ("select", "attack", "challenge", "roar", "rampage", "pass"):
@@ -127,7 +129,8 @@ class KaijuGame(SnapshotEngine[KaijuState, Act]):
             if r.may_discard:
                 hand = p.planning_hand if pile == "planning" else p.combat_hand
                 out += [Act(seat, "discard", (pile, c)) for c in sorted(hand)]
-            out.append(Act(seat, "keep"))
+            if all(flow.complete(p, q) for (w, _), q in s.refills.items() if w == seat):
+                out.append(Act(seat, "keep"))
         if s.knockdown == seat:
             out += [Act(seat, "discard", ("combat", c)) for c in sorted(p.combat_hand)]
         for who, member in s.scar_window:
@@ -138,7 +141,10 @@ class KaijuGame(SnapshotEngine[KaijuState, Act]):
         if s.combat is not None:
             if combat.to_play(s) == seat:
                 out += [Act(seat, "card", (c,)) for c in sorted(p.combat_hand)] + [Act(seat, "pass")]
-            if combat.side_of(s.combat, seat):
+            name = combat.side_of(s.combat, seat)
+            c = s.combat
+            if (name and not getattr(c, name).city and not c.attacker.played and not c.defender.played
+                    and not s.knockdown and not s.refills and p.fury >= self.catalog.team(p.team).fury):
                 out.append(Act(seat, "rage"))
             return out
         if flow.to_act(s) != seat:
