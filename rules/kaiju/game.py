@@ -23,7 +23,7 @@ from rules.core.notation import Act, Grammar
 from rules.kaiju import combat, flow
 from rules.kaiju.cards import KaijuCatalog, packaged
 from rules.kaiju.setup import setup
-from rules.kaiju.state import KaijuState
+from rules.kaiju.state import KaijuState, Player
 
 PILES = ("planning", "combat")
 GRAMMAR = Grammar({
@@ -88,7 +88,7 @@ class KaijuGame(SnapshotEngine[KaijuState, Act]):
     def known_legal(self, state: KaijuState, action: Act) -> bool:
         """Kinds `_of` lists only when `apply`'s checks hold need no trial (draws and discards owed, the
         combat card or pass awaited, the basic actions of the seat to act, planning cards it may play, keep
-        and rage); scars and answers are tried. The property tests apply every listed line."""
+        rage and scars); answers to a challenge are tried. The property tests apply every listed line."""
         p = state.players.get(action.seat)
         verb = action.verb
         if p is None or not p.members:
@@ -97,18 +97,24 @@ class KaijuGame(SnapshotEngine[KaijuState, Act]):
             r = state.refills.get((action.seat, action.args[0]))
             if verb == "draw":
                 return r is not None and not flow.complete(p, r)
-            return r is not None and r.may_discard and state.knockdown != action.seat
-        if verb in ("keep", "rage"):
+            if state.knockdown == action.seat:
+                return action.args[0] == "combat"  # listed from the hand
+            return r is not None and r.may_discard
+        if verb in ("keep", "rage", "scar"):
             return True  # listed only when their checks hold
         if verb in ("card", "pass") and state.combat is not None:
             return combat.to_play(state) == action.seat
         if verb in ("select", "attack", "challenge", "roar", "rampage", "pass"):
             return flow.can_act(state, action.seat, state.phase)
-        if verb == "play" and flow.can_act(state, action.seat, "planning"):
-            card = self.catalog.planning_card(action.args[0])
-            return card.kind != "scar" and (card.kind != "ally" or not card.requires or any(
-                card.requires in m.stats.attributes for m in p.members.values()))
+        if verb == "play":
+            return flow.can_act(state, action.seat, "planning") and self._playable(p, action.args[0])
         return False
+
+    def _playable(self, p: Player, code: str) -> bool:
+        """#playing_planning_cards: not a scar, and an ally only when a member meets its requirement."""
+        card = self.catalog.planning_card(code)
+        return card.kind != "scar" and (card.kind != "ally" or not card.requires or any(
+            card.requires in m.stats.attributes for m in p.members.values()))
         return False
 
     def candidates(self, state: KaijuState, seat: str | None) -> list[Act]:
@@ -125,7 +131,8 @@ class KaijuGame(SnapshotEngine[KaijuState, Act]):
             if who != seat:
                 continue
             deck = p.planning_deck if pile == "planning" else (p.combat_deck or p.combat_discard)
-            out += [Act(seat, "draw", (pile, c)) for c in sorted(deck)]
+            if not flow.complete(p, r):
+                out += [Act(seat, "draw", (pile, c)) for c in sorted(deck)]
             if r.may_discard:
                 hand = p.planning_hand if pile == "planning" else p.combat_hand
                 out += [Act(seat, "discard", (pile, c)) for c in sorted(hand)]
@@ -134,8 +141,10 @@ class KaijuGame(SnapshotEngine[KaijuState, Act]):
         if s.knockdown == seat:
             out += [Act(seat, "discard", ("combat", c)) for c in sorted(p.combat_hand)]
         for who, member in s.scar_window:
-            out += [Act(seat, "scar", (c, who, member)) for c in sorted(p.planning_hand)
-                    if self.catalog.planning_card(c).kind == "scar"]
+            target = s.players[who].members.get(member)
+            if target is not None and target.scar is None:
+                out += [Act(seat, "scar", (c, who, member)) for c in sorted(p.planning_hand)
+                        if self.catalog.planning_card(c).kind == "scar"]
         if s.challenge and s.challenge[1] == seat:
             out += [Act(seat, "accept"), Act(seat, "decline")]
         if s.combat is not None:
@@ -147,10 +156,11 @@ class KaijuGame(SnapshotEngine[KaijuState, Act]):
                     and not s.knockdown and not s.refills and p.fury >= self.catalog.team(p.team).fury):
                 out.append(Act(seat, "rage"))
             return out
-        if flow.to_act(s) != seat:
+        if not flow.can_act(s, seat, s.phase):
             return out
         if s.phase == "planning":
-            out += [Act(seat, "play", (c,)) for c in sorted(p.planning_hand)] + [Act(seat, "pass")]
+            out += [Act(seat, "play", (c,)) for c in sorted(p.planning_hand) if self._playable(p, c)]
+            out.append(Act(seat, "pass"))
         elif s.phase == "select":
             out += [Act(seat, "select", (m,)) for m in p.members]
         elif s.phase == "action":
