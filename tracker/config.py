@@ -57,6 +57,8 @@ class TableConfig:
     keyframe_warn_percent: float = 80.0
     hub_url: str = ""  # the tournament hub this table pushes its records to (with hub_token)
     hub_token: str = ""
+    game: str = "kipukas"  # [game] name: a game of rules.core.registry (checked by `game new`)
+    game_params: tuple[tuple[str, Any], ...] = ()  # [game]'s other keys: the game's own configuration
     source_file: str = "<defaults>"
 
 
@@ -139,15 +141,24 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None) 
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(source, "<file>", f"not TOML: {exc}") from exc
     d = TableConfig()
-    known = ("table", "overhead", "front", "tracking", "web", "recording", "hub")
+    known = ("table", "overhead", "front", "tracking", "web", "recording", "hub", "game")
     for name in data:
         if name not in known:
             raise ConfigError(source, f"[{name}]", f"unknown section (known: {', '.join(known)})")
     sec = {name: _Section(source, name, data.get(name, {})) for name in known}
     t = sec["table"]
+    g = sec["game"]
+    game = g.text("name", d.game)
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", game):
+        raise ConfigError(source, "[game] name", f"{game!r} is not a game name (kipukas, kaiju, tilemap, ...)")
+    game_params = tuple(sorted((k, v) for k, v in g.data.items() if k != "name"))
+    if game == "kipukas":
+        g.finish()  # Kipukas takes its style from `game new --style`, not from [game]
     players = t.strings("players", d.players)
-    if len(players) != 2 or len(set(players)) != 2:
+    if game == "kipukas" and (len(players) != 2 or len(set(players)) != 2):
         raise ConfigError(source, "[table] players", "a Domination game has two players with different colours")
+    if not 2 <= len(players) <= 5 or len(set(players)) != len(players):
+        raise ConfigError(source, "[table] players", f"{game} is played by 2 to 5 players with different colours")
     state_dir = t.text("state_dir", d.state_dir)
     if state_dir and not Path(state_dir).is_absolute():
         raise ConfigError(source, "[table] state_dir", f"{state_dir!r} must be an absolute path")
@@ -156,7 +167,7 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None) 
         map_name = str((base / map_name).resolve())
     cfg_args: dict[str, Any] = dict(
         name=t.text("name", d.name), players=players, map=map_name, state_dir=state_dir,
-        judge_pin=t.text("judge_pin", d.judge_pin),
+        judge_pin=t.text("judge_pin", d.judge_pin), game=game, game_params=game_params,
     )
     t.finish()
     tr = sec["tracking"]

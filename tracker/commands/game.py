@@ -17,12 +17,15 @@ def register(sub: Any) -> None:
     verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")
     new = verbs.add_parser("new", help="start a new game with each seat's deck file")
     new.add_argument("--config", required=True, type=Path)
-    new.add_argument("--deck", action="append", default=[], metavar="SEAT=FILE", required=True)
+    new.add_argument("--game", help="the game (kipukas, kaiju, tilemap; default: [game] name of the config)")
+    new.add_argument("--deck", action="append", default=[], metavar="SEAT=FILE",
+                     help="a seat's deck file (Kipukas: required; kaiju: JSON, default the preconstructed decks)")
     new.add_argument("--state-dir", type=Path)
     new.add_argument("--style", default="domination", help="play style of #playstyleoptions (default domination)")
     new.add_argument("--cycles", type=int, help="the style's fixed number of diel cycles")
     new.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                     help="another style parameter (limit, hill, hold, marked, camps)")
+                     help="another style parameter (limit, hill, hold, marked, camps), or a key of the game's "
+                          "configuration for the other games (e.g. map=skirmish)")
     new.set_defaults(func=start)
     status = verbs.add_parser("status", help="the game in progress, as JSON")
     status.add_argument("--config", required=True, type=Path)
@@ -36,6 +39,9 @@ def start(args: argparse.Namespace) -> int:
     from tracker.runtime.appliance import load_board, new_game, read_decks
 
     cfg, state_dir, files = table_setup(args)
+    name = args.game or cfg.game
+    if name != "kipukas":
+        return start_interface_game(args, cfg, state_dir, files, name)
     if set(files) != set(cfg.players):
         raise UsageError(f"--deck: give one deck per seat ({', '.join(cfg.players)})")
     style = {"name": args.style, "cycles": args.cycles, "params": style_params(args.param)}
@@ -46,6 +52,59 @@ def start(args: argparse.Namespace) -> int:
     print(json.dumps({"record": table.record.path, "rows": table.record.last_seq}))
     table.close()
     return 0
+
+
+def start_interface_game(args: argparse.Namespace, cfg: Any, state_dir: Path, files: dict[str, Path],
+                         name: str) -> int:
+    """A game of the registry other than Kipukas: its configuration from [game] and --param, the seats
+    from [table] players; recorded (signed, hash-chained) by `tracker.table.games.GameTable`."""
+    from rules.core.registry import UnknownGame, factory
+    from tracker.record.keys import load_or_create_key
+    from tracker.record.store import GameRecord
+    from tracker.runtime.appliance import fresh_record, make_current
+    from tracker.table.games import GameTable
+
+    try:
+        factory(name)
+    except UnknownGame as exc:
+        raise UsageError(f"--game / [game] name: {exc}") from exc
+    config: dict[str, Any] = dict(cfg.game_params)
+    config.update(style_params(args.param))
+    if name == "kaiju":
+        config.update(kaiju_seats(list(cfg.players), files))
+    elif "seats" not in config:
+        config["seats"] = list(cfg.players)
+    path = fresh_record(state_dir)
+    record = GameRecord(str(path), load_or_create_key(state_dir))
+    try:
+        table = GameTable.start(record, name, config)
+    except (RulesError, KeyError) as exc:
+        record.close()
+        path.unlink(missing_ok=True)
+        raise UsageError(f"{name}: the configuration cannot start a game: {exc}") from exc
+    make_current(path)
+    print(json.dumps({"record": str(path), "rows": record.last_seq, "game": name, "players": list(table.game.seats)}))
+    record.close()
+    return 0
+
+
+def kaiju_seats(players: list[str], files: dict[str, Path]) -> dict[str, Any]:
+    """Each seat's team and decks: a JSON file per seat (``team``, ``characters``, ``planning``,
+    ``combat``), or else the preconstructed teams and decks the book recommends to new players."""
+    from rules.kaiju.decks import preconstructed
+
+    base: dict[str, Any] = preconstructed(len(players))
+    made = list(base["seats"].values())
+    seats: dict[str, Any] = {}
+    for i, seat in enumerate(players):
+        if seat in files:
+            try:
+                seats[seat] = json.loads(files[seat].read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise UsageError(f"--deck {seat}={files[seat]}: not a readable JSON deck ({exc})") from exc
+        else:
+            seats[seat] = made[i]
+    return {"seats": seats, "initiative_order": players}
 
 
 def style_params(pairs: list[str]) -> dict[str, object]:
@@ -65,6 +124,7 @@ def show(args: argparse.Namespace) -> int:
     from tracker.record.snapshots import SnapshotStore, snapshot_path
     from tracker.record.store import GameRecord
     from tracker.runtime.appliance import current_game, load_board
+    from tracker.table.games import GameTable, start_row
     from tracker.table.replay import replay_record
 
     cfg, state_dir, _ = table_setup(args)
@@ -75,6 +135,13 @@ def show(args: argparse.Namespace) -> int:
     record = GameRecord(str(path), readonly=True)
     verified = record.verify(table_public_key(state_dir)).ok
     out: dict[str, Any] = {"record": str(path), "rows": record.last_seq, "verified": verified}
+    if start_row(record) is not None:
+        try:
+            out.update(GameTable.open(record).status())
+        except RecordError as exc:
+            raise UsageError(f"{path}: {exc}") from exc
+        print(json.dumps(out))
+        return 0
     try:
         done = replay_record(record, load_board(cfg), snapshots=SnapshotStore(snapshot_path(str(path)), readonly=True))
     except RecordError as exc:

@@ -60,11 +60,22 @@ def wait_for_game(state_dir: Path, dog: Any, stop: threading.Event) -> Path | No
 
 
 def run(args: argparse.Namespace) -> int:
-    from tracker.runtime.appliance import TableRuntime, current_game, load_board, new_game, open_game, read_decks
+    from tracker.runtime.appliance import (
+        TableRuntime,
+        current_game,
+        interface_game,
+        load_board,
+        new_game,
+        open_game,
+        read_decks,
+    )
     from tracker.runtime.server import WebServer
     from tracker.runtime.watchdog import Watchdog
 
     cfg, state_dir, files = table_setup(args)
+    if cfg.game != "kipukas":
+        raise UsageError(f"{args.config}: [game] name = {cfg.game!r}: `run` serves Kipukas tables only so far; "
+                         "start and record other games with `kipukas-tracker game new` (docs/games.md)")
     if "synthetic" in (cfg.overhead.source, cfg.front.source):
         raise UsageError(f"{args.config}: synthetic cameras are for `kipukas-tracker demo`")
     board = load_board(cfg)
@@ -79,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
         if path is None:
             dog.stopping()
             return 0
+        if interface_game(path) is not None:
+            dog.stopping()
+            raise UsageError(f"{path}: holds a {interface_game(path)} game; `run` serves Kipukas tables only so far")
         table = open_game(path, state_dir, board)
     runtime = TableRuntime(cfg, table, state_dir, dog, stop)
     try:

@@ -98,6 +98,14 @@ def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap,
         raise UsageError(f"the play style cannot start a game: {exc}") from exc
     except (ValueError, KeyError) as exc:
         raise UsageError(f"the decks cannot start a game: {exc}") from exc
+    path = fresh_record(state_dir)
+    table = open_table(board, GameRecord(str(path), load_or_create_key(state_dir)), decks, style=style)
+    make_current(path)
+    return table
+
+
+def fresh_record(state_dir: Path) -> Path:
+    """A new, unused record file name in the state folder's ``records/``."""
     records = state_dir / "records"
     records.mkdir(parents=True, exist_ok=True)
     name = time.strftime("game-%Y%m%d-%H%M%S.sqlite")
@@ -105,12 +113,27 @@ def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap,
     while (records / name).exists():
         n += 1
         name = time.strftime(f"game-%Y%m%d-%H%M%S-{n}.sqlite")
-    table = open_table(board, GameRecord(str(records / name), load_or_create_key(state_dir)), decks, style=style)
-    pointer = records / CURRENT
+    return records / name
+
+
+def interface_game(path: Path) -> str | None:
+    """The registry name of the game a record holds when it is not Kipukas (`tracker.table.games`)."""
+    from tracker.table.games import start_row
+
+    record = GameRecord(str(path), readonly=True)
+    try:
+        started = start_row(record)
+    finally:
+        record.close()
+    return started.game if started else None
+
+
+def make_current(path: Path) -> None:
+    """Name `path` the game in progress (``records/current``, replaced atomically)."""
+    pointer = path.parent / CURRENT
     tmp = pointer.with_suffix(".tmp")
-    tmp.write_text(name + "\n", encoding="utf-8")
+    tmp.write_text(path.name + "\n", encoding="utf-8")
     tmp.replace(pointer)
-    return table
 
 
 def open_game(path: Path, state_dir: Path, board: BoardMap) -> Table:
@@ -211,6 +234,12 @@ class TableRuntime:
         """Follow ``records/current`` when an organiser started a new game (`kipukas-tracker game new`)."""
         path = current_game(self.state_dir)
         if path is None or path == self.game_path:
+            return False
+        other = interface_game(path)
+        if other is not None:
+            log.warning("records/current names a %s game (%s): this tracker serves Kipukas tables only; staying on "
+                        "%s", other, path.name, self.game_path)
+            self.game_path = path  # warn once
             return False
         table = open_game(path, self.state_dir, self.table.board)
         table.listeners.append(self._save_keyframes)

@@ -1,0 +1,93 @@
+"""`TableGame`: what every game engine offers the table, whatever game it referees.
+
+The tracker, the record and the views speak to a game only through this Protocol, in canonical
+notation lines: one line per action, the same text in logs, errors, golden files and the record. A
+game's own action objects stay inside its package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from rules.verdict import Prompt, Verdict
+
+JUDGE = "judge"
+SPECTATOR = "spectator"
+
+__all__ = ["JUDGE", "SPECTATOR", "GameResult", "Prompt", "TableGame", "Verdict", "View"]
+
+View = dict[str, object]
+"""What one viewer may see of the state: JSON-able, hidden information already removed."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """How a game ended: `winners` (several only for a shared win, empty for a tie), why, and the rule."""
+
+    winners: tuple[str, ...]
+    reason: str
+    rule: str
+
+    def to_text(self) -> str:
+        who = ",".join(self.winners) if self.winners else "tie"
+        return f"{who}: {self.reason} ({self.rule})"
+
+
+@runtime_checkable
+class TableGame(Protocol):
+    """One game in progress. Seats are named by colour; `judge` may act where a game allows it.
+
+    `apply` never raises for a refused action: it returns a rejected `Verdict` naming the rule anchor
+    and leaves the state untouched. Text that is not notation at all is refused the same way (rule
+    ``notation``), so a phone's garbage never reaches the state."""
+
+    name: str
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        """The seats in play order (2-5 for the games here)."""
+        ...
+
+    def apply(self, line: str) -> Verdict:
+        """Check one notation line against the rules; apply it if they allow it."""
+        ...
+
+    def undo(self) -> str:
+        """Take back the last accepted action (restoring its snapshot exactly) and return its line."""
+        ...
+
+    def legal_actions(self, seat: str | None = None) -> list[str]:
+        """The lines the rules accept now (of `seat` only, when given), each one `apply` would accept."""
+        ...
+
+    def prompts(self) -> list[Prompt]:
+        """What the rules demand now and of whom."""
+        ...
+
+    def view(self, viewer: str) -> View:
+        """The state as `viewer` (a seat, ``judge`` or ``spectator``) may see it."""
+        ...
+
+    def canonical(self, line: str) -> str:
+        """`line` parsed and formatted back: the canonical spelling, or `NotationError` naming the problem."""
+        ...
+
+    def to_text(self) -> str:
+        """The full state as text (golden files, judges)."""
+        ...
+
+    @property
+    def result(self) -> GameResult | None:
+        """None while the game goes on."""
+        ...
+
+    @property
+    def history(self) -> tuple[str, ...]:
+        """The accepted lines, oldest first (what `undo` would take back, newest last)."""
+        ...
+
+
+Config = Mapping[str, object]
+"""A game's configuration as read from `table.toml`'s `[game]` section or `game new --param`."""

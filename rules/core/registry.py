@@ -1,0 +1,63 @@
+"""`rules.core.registry`: a game's name -> the factory that starts it from a configuration.
+
+The three games of the table are known by name; a new game registers its factory with `register`.
+Factories import their game lazily, so choosing a game loads only that game's engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rules.core.interface import Config, TableGame
+from rules.errors import RulesError
+
+Factory = Callable[[Config], TableGame]
+
+
+class UnknownGame(RulesError, ValueError):
+    """A game name the registry does not know; names it and the known ones."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        self.name = name
+        super().__init__(f"unknown game {name!r} (known: {', '.join(known)})")
+
+
+def _kipukas(config: Config) -> TableGame:
+    from rules.kipukas import new
+    return new(config)
+
+
+def _kaiju(config: Config) -> TableGame:
+    from rules.kaiju.game import new
+    return new(config)
+
+
+def _tilemap(config: Config) -> TableGame:
+    from rules.tilemap.game import new
+    return new(config)
+
+
+_FACTORIES: dict[str, Factory] = {"kipukas": _kipukas, "kaiju": _kaiju, "tilemap": _tilemap}
+
+
+def register(name: str, factory: Factory) -> None:
+    """Make `name` available to `new_game` (a later registration of the same name replaces it)."""
+    if not name or not name.isidentifier():
+        raise ValueError(f"a game name is one lowercase word, got {name!r}")
+    _FACTORIES[name] = factory
+
+
+def names() -> list[str]:
+    return sorted(_FACTORIES)
+
+
+def factory(name: str) -> Factory:
+    try:
+        return _FACTORIES[name]
+    except KeyError:
+        raise UnknownGame(name, names()) from None
+
+
+def new_game(name: str, config: Config) -> TableGame:
+    """A new game of `name` set up from `config` (the game's own keys; its errors name the bad key)."""
+    return factory(name)(config)
