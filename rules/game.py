@@ -282,7 +282,7 @@ class Game:
         """The candidate actions (`rules.legal.candidates`) the rules accept now, in candidate order.
         Common kinds are decided by direct checks (`rules.legal_checks`), the rest by trial application."""
         ctx = self._ctx(self.state)
-        generated = direct(ctx, self.is_legal)
+        generated = direct(ctx)
         if generated is not None:
             return generated
         checker = Checker(ctx)

@@ -4,7 +4,7 @@ night turn with nothing pending, and the dice of a bout.
 Each generator yields exactly the candidates of `rules.legal` that the handlers accept, in the same order,
 with the handlers' conditions evaluated once per card (not once per candidate) — like a chess move
 generator. `direct(c)` returns None for any other position; the game then filters candidates
-(`rules.legal_checks`, trial application). `tests/test_legal_direct.py` compares against trial application.
+(`rules.legal_checks`, trial application of the rest). `tests/test_legal_direct.py` compares against trial application.
 """
 
 from __future__ import annotations
@@ -15,16 +15,14 @@ from typing import TypeVar
 from rules.context import Ctx, other
 from rules.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
 from rules.legal import _faces, _windows
-from rules.legal import _night as legal_night
 from rules.legal import _pending as legal_pending
-from rules.legal import _retreats as legal_retreats
 from rules.legal import candidates as legal_candidates
+from rules.legal_rare import night_plays, retreats
 from rules.notation import (
     Action,
     Attack,
     Bottom,
     Camp,
-    Craft,
     Draw,
     End,
     Hold,
@@ -34,7 +32,6 @@ from rules.notation import (
     Play,
     Reveal,
     Roll,
-    Sabotage,
     Stop,
     Swim,
 )
@@ -60,14 +57,14 @@ def make(cls: type[A], *args: object) -> A:
     return found  # type: ignore[return-value]
 
 
-def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
-    """The legal actions now, or None where this module has no generator. `trial` decides a rare
-    candidate (crafts, sabotage) by applying it to a copy."""
+def direct(c: Ctx) -> list[Action] | None:
+    """The legal actions now, or None where this module has no generator (set-up placements, rare
+    prompts, the bottom pile's order); the game then filters candidates."""
     s = c.s
     if s.bout is not None:
         return _bout(c)
     if s.pending:
-        return _pending(c, trial)
+        return _pending(c)
     if s.phase == "draw":
         return _setup_draw(c)
     if s.phase == "affinity":
@@ -76,7 +73,7 @@ def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
         return None
     p = s.active
     if s.phase == "night" and not s.contention_due:
-        return _night(c, p, trial)
+        return _night(c, p)
     if s.phase == "camps":
         held = sum(1 for owner, _ in s.claims.values() if owner == p)
         return [make(Camp, p, t) for t in c.board.holdable if t not in s.claims] if held < 1 + c.style.camps else []
@@ -84,24 +81,24 @@ def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
         return None
     due = sorted(t for q, t in s.contention_due if q == p)
     if due:
-        return _contention(c, p, due[0], trial)
+        return _contention(c, p, due[0])
     return _day(c, p)
 
 
-def _contention(c: Ctx, p: str, t: str, trial: Callable[[Action], bool]) -> list[Action]:
-    """A carried-over fight the player must deal with first: attack, retreat (by trial) or hold (#day)."""
+def _contention(c: Ctx, p: str, t: str) -> list[Action]:
+    """A carried-over fight the player must deal with first: attack, retreat (`rules.legal_rare`) or hold (#day)."""
     if c.s.passed == p:
         return []
     able = [x for x in c.souls_in(t, p) if c.can_attack(x) is None]
     theirs = c.souls_in(t, other(p))
     out: list[Action] = [make(Attack, p, a.id, d.id) for a in able if a.control == p for d in theirs]
-    out += [r for r in legal_retreats(c, p, t) if trial(r)]
+    out += retreats(c, p, t)
     if not able:
         out.append(make(Hold, p, t))
     return out
 
 
-def _pending(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
+def _pending(c: Ctx) -> list[Action] | None:
     """Prompts whose every candidate the handler accepts (the trap D20, a taming answer, retreat dice,
     storm and volcanic damage, plains healing), and the attacks of a waiting fight."""
     pend = c.s.pending[0]
@@ -110,12 +107,12 @@ def _pending(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
     if pend.kind in ("trap-roll", "tame", "escape", "damage", "heal"):
         return legal_pending(c)
     if pend.kind == "combat" and c.s.phase == "day":
-        return _combat(c, pend, trial)
+        return _combat(c, pend)
     return None
 
 
-def _combat(c: Ctx, pend: Pending, trial: Callable[[Action], bool]) -> list[Action]:
-    """`combat.attack` / `combat.stop` with a fight waiting for `pend.player`; retreats by trial."""
+def _combat(c: Ctx, pend: Pending) -> list[Action]:
+    """`combat.attack` / `combat.stop` with a fight waiting for `pend.player`; retreats by `rules.legal_rare`."""
     p = pend.player
     out: list[Action] = []
     theirs = c.souls_in(pend.territory, other(p))
@@ -128,7 +125,7 @@ def _combat(c: Ctx, pend: Pending, trial: Callable[[Action], bool]) -> list[Acti
     if pend.note != "must-attack":
         out.append(make(Stop, p))
     if pend.note == "respond":
-        out += [r for r in legal_retreats(c, p, pend.territory) if trial(r)]
+        out += retreats(c, p, pend.territory)
     return out
 
 
@@ -145,7 +142,7 @@ def _setup_draw(c: Ctx) -> list[Action] | None:
     return out
 
 
-def _night(c: Ctx, p: str, trial: Callable[[Action], bool]) -> list[Action] | None:
+def _night(c: Ctx, p: str) -> list[Action] | None:
     """`rules.legal._night`'s candidates that `night.night_action` and the handlers accept."""
     s = c.s
     if s.passed == p:
@@ -169,13 +166,8 @@ def _night(c: Ctx, p: str, trial: Callable[[Action], bool]) -> list[Action] | No
     if "draw" not in done and want > 0 and n == want:
         out += [make(Draw, p, w) for w in _windows(unknown, n)]
     if any(c.info(x).type in ("Item", "Sabotage") for x in hand):
-        out += [a for a in _night_candidates(c, p) if trial(a)]
+        out += night_plays(c, p)
     return out
-
-
-def _night_candidates(c: Ctx, p: str) -> list[Action]:
-    """The crafts and sabotage of `rules.legal._night` (rare: only with items or sabotage in hand)."""
-    return [a for a in legal_night(c, p) if isinstance(a, (Craft, Sabotage))]
 
 
 def _day(c: Ctx, p: str) -> list[Action]:
