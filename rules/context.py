@@ -54,9 +54,12 @@ class Ctx:
         return cs
 
     def info(self, cs: CardState | str) -> Card:
-        code = cs if isinstance(cs, str) else cs.code
-        card = self._cards.get(code)
-        return card if card is not None else self.catalog.card(code)  # the catalog names an unknown code
+        try:
+            return self._cards[cs.code]  # type: ignore[union-attr]
+        except (AttributeError, KeyError):
+            code = cs if isinstance(cs, str) else cs.code
+            card = self._cards.get(code)
+            return card if card is not None else self.catalog.card(code)  # the catalog names an unknown code
 
     def put(self, cs: CardState) -> None:
         self.s.put(cs)

@@ -134,6 +134,19 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
 
 
 
+_TEXTS: dict[Action, str] = {}
+
+
+def _text(action: Action) -> str:
+    """`action.to_text()`, remembered: generated actions are shared objects, and a verdict names its action."""
+    text = _TEXTS.get(action)
+    if text is None:
+        if len(_TEXTS) >= 1 << 16:
+            _TEXTS.clear()
+        text = _TEXTS[action] = action.to_text()
+    return text
+
+
 class Game:
     def __init__(self, state: GameState, board: BoardMap | None = None, catalog: Catalog | None = None,
                  style: Style | str = DOMINATION) -> None:
@@ -202,7 +215,7 @@ class Game:
             return Verdict.reject(exc.rule, f"{act.to_text()}: {exc.message}")
         self.history.append((act, self.state))
         self.state = new
-        return Verdict.ok("", "; ".join(notices) or act.to_text())
+        return Verdict.ok("", "; ".join(notices) or _text(act))
 
     def _bs(self, act: Bs | Concede) -> Verdict:
         """#BS: "Call them out before the effect is used in game play. Pause the battle and hold convention.

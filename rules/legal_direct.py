@@ -9,7 +9,6 @@ generator. `direct(c)` returns None for any other position; the game then filter
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TypeVar
 
 from rules.context import Ctx, other
@@ -55,6 +54,9 @@ def make(cls: type[A], *args: object) -> A:
             _MADE.clear()
         found = _MADE[key] = cls(*args)  # type: ignore[arg-type]
     return found  # type: ignore[return-value]
+
+
+_PLAYS: dict[tuple[str, str, str], tuple[Play, Play]] = {}  # both faces of a play, built once
 
 
 def direct(c: Ctx) -> list[Action] | None:
@@ -180,13 +182,26 @@ def _day(c: Ctx, p: str) -> list[Action]:
     elif s.passed == other(p):
         out.append(make(End, p))
     mine = [t for t in c.board.holdable if c.controls(p, t)]
+    # One pass over the cards in play: p's souls, their occupancy per territory, where the enemy stands.
+    souls, cards_info, where = c.catalog.soul_codes, c.catalog.cards, c.board.stand_territory
     occupied: dict[str, int] = {}
-
-    def occupying(t: str) -> int:
-        n = occupied.get(t)
-        if n is None:
-            n = occupied[t] = c.occupying(t, p)
-        return n
+    own: list[CardState] = []
+    enemy_at: set[str] = set()
+    blocking: set[str] = set()
+    movement_stands = c.board.movement_stands
+    for x in s.play.values():
+        if x.code not in souls:
+            continue
+        if x.owner == p:
+            own.append(x)
+            if x.at and cards_info[x.code].habitat != "DigitalCloud":
+                t = where[x.at]
+                occupied[t] = occupied.get(t, 0) + 1
+        elif x.at:
+            enemy_at.add(x.at)
+            if x.revealed and x.at in movement_stands:
+                blocking.add(x.at)
+    enemies = frozenset(blocking)
 
     cards = s.in_zone("hand", p) + [x for x in s.in_zone("effect", p) if c.info(x).type != "PersonalEffect"]
     room = s.players[p].played_this_roll < MAX_PLAYED
@@ -196,19 +211,24 @@ def _day(c: Ctx, p: str) -> list[Action]:
         info = c.info(card)
         limited = info.is_soul and info.habitat != "DigitalCloud"
         for t in mine:
-            if limited and occupying(t) >= MAX_SOULS:
+            if limited and occupied.get(t, 0) >= MAX_SOULS:
                 continue
-            out.append(make(Play, p, card.id, t, "revealed"))
-            out.append(make(Play, p, card.id, t, "unrevealed"))
-    for cs in c.souls_in_play(p):
+            pair = _PLAYS.get((p, card.id, t))
+            if pair is None:
+                if len(_PLAYS) >= _MADE_LIMIT:
+                    _PLAYS.clear()
+                pair = _PLAYS[(p, card.id, t)] = (Play(p, card.id, t, "revealed"), Play(p, card.id, t, "unrevealed"))
+            out += pair
+    shore = c.board.shore
+    for cs in own:
         if not cs.revealed and cs.control == p:
             out.append(make(Reveal, p, cs.id))
         if cs.at is None:
             continue
-        info = c.info(cs)
+        info = cards_info[cs.code]
         if cs.revealed:
-            out += _moves(c, p, cs, occupying)
-        if not cs.swim_tried and cs.at in c.board.shore and cs.control == p \
+            out += _moves(c, p, cs, occupied, enemy_at, enemies)
+        if not cs.swim_tried and cs.at in shore and cs.control == p \
                 and info.habitat not in ("Water", "Heavens"):
             nomad = info.habitat == "Nomad"
             out.append(make(Swim, p, cs.id, (2,) if nomad else (2, 2)))
@@ -216,28 +236,40 @@ def _day(c: Ctx, p: str) -> list[Action]:
     return out
 
 
-def _moves(c: Ctx, p: str, cs: CardState, occupying: Callable[[str], int]) -> list[Action]:
+def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: set[str],
+           enemies: frozenset[str]) -> list[Action]:
     """`day.move`'s conditions for a revealed soul, once per soul; then per goal the 3-soul limit and the
-    enemy that must be attacked there."""
+    enemy that must be attacked there. `occupied` counts p's souls per territory, `enemy_at` is every
+    stand with an enemy soul, `enemies` the movement stands revealed enemies block."""
     s = c.s
-    assert cs.at is not None
+    at = cs.at
+    assert at is not None
     info = c.info(cs)
     left = (c.movement_range(cs) or 0) - cs.moved
     if left <= 0 or cs.control != p or cs.rogue or (cs.played_turn == s.turn and not cs.played_revealed) \
             or c.needs_escort(cs):
         return []
-    here = c.territory_of(cs.at)
+    where = c.board.stand_territory
+    here = where[at]
     limited = info.habitat != "DigitalCloud"
-    blocked = set() if c.can_attack(cs) is None else {e.at for e in c.souls_in_play(other(p)) if e.at}
+    blocked = () if c.can_attack(cs) is None else enemy_at
     out: list[Action] = []
-    for goal in sorted(reach(c, cs, cs.at, left)):
-        if goal == cs.at or goal in blocked:
+    for goal in reach(c, cs, at, left, enemies=enemies):
+        if goal == at or goal in blocked:
             continue
-        target = c.territory_of(goal)
-        if target != here and limited and occupying(target) >= MAX_SOULS:
+        target = where[goal]
+        if target != here and limited and occupied.get(target, 0) >= MAX_SOULS:
             continue
-        out.append(make(Move, p, cs.id, (cs.at, goal)))
+        move = _MOVES.get((cs.id, at, goal))
+        if move is None or move.player != p:
+            if len(_MOVES) >= _MADE_LIMIT:
+                _MOVES.clear()
+            move = _MOVES[(cs.id, at, goal)] = Move(p, cs.id, (at, goal))
+        out.append(move)
     return out
+
+
+_MOVES: dict[tuple[str, str, str], Move] = {}
 
 
 def _playable(c: Ctx, p: str, cs: CardState) -> bool:

@@ -171,6 +171,10 @@ class CardTable(dict[str, CardState]):
         """Every card in `zone`, whoever controls it (unordered)."""
         return [c for (z, _), members in self.owned.items() if z == zone for c in members.values()]
 
+    def any_in(self, zone: str) -> bool:
+        """Whether any card is in `zone` (without listing them)."""
+        return any(members for (z, _), members in self.owned.items() if z == zone)
+
     def _members(self, key: tuple[str, str]) -> dict[str, CardState]:
         if key not in self.mine:
             self.owned[key] = dict(self.owned.get(key, {}))
