@@ -35,6 +35,8 @@ def other(player: str) -> str:
 
 
 class Ctx:
+    __slots__ = ("s", "board", "catalog", "style", "notices", "_souls", "_territory", "_effects", "_cards")
+
     def __init__(self, state: GameState, board: BoardMap, catalog: Catalog, style: Style = DOMINATION) -> None:
         self.s = state
         self.board = board
@@ -177,9 +179,14 @@ class Ctx:
 
     def contested(self, territory: str) -> bool:
         souls, where = self._souls, self._territory
-        owners = {c.owner for c in self.s.play.values()
-                  if c.code in souls and c.at and where.get(c.at) == territory}
-        return "red" in owners and "blue" in owners
+        first: str | None = None
+        for c in self.s.play.values():
+            if c.code in souls and c.at and where.get(c.at) == territory:
+                if first is None:
+                    first = c.owner
+                elif c.owner != first:
+                    return True
+        return False
 
     # --- flow ----------------------------------------------------------------------------------------------
     def push(self, *items: Pending, front: bool = False) -> None:

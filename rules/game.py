@@ -134,16 +134,19 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
 
 
 
-_TEXTS: dict[Action, str] = {}
+_TEXTS: dict[int, tuple[Action, str]] = {}
 
 
 def _text(action: Action) -> str:
-    """`action.to_text()`, remembered: generated actions are shared objects, and a verdict names its action."""
-    text = _TEXTS.get(action)
-    if text is None:
-        if len(_TEXTS) >= 1 << 16:
-            _TEXTS.clear()
-        text = _TEXTS[action] = action.to_text()
+    """`action.to_text()`, remembered by identity: generated actions are shared objects, and a verdict names
+    its action. The entry keeps the action alive, so its id cannot be reused while it is remembered."""
+    known = _TEXTS.get(id(action))
+    if known is not None and known[0] is action:
+        return known[1]
+    if len(_TEXTS) >= 1 << 16:
+        _TEXTS.clear()
+    text = action.to_text()
+    _TEXTS[id(action)] = (action, text)
     return text
 
 
