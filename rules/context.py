@@ -35,7 +35,7 @@ def other(player: str) -> str:
 
 
 class Ctx:
-    __slots__ = ("s", "board", "catalog", "style", "notices", "_souls", "_territory", "_effects", "_cards")
+    __slots__ = ("_cards", "_effects", "_souls", "_territory", "board", "catalog", "notices", "s", "style")
 
     def __init__(self, state: GameState, board: BoardMap, catalog: Catalog, style: Style = DOMINATION) -> None:
         self.s = state

@@ -24,6 +24,7 @@ from rules.errors import RulesError
 from rules.legal import candidates
 from rules.legal_checks import Checker
 from rules.legal_direct import direct
+from rules.legal_items import free_actions
 from rules.notation import (
     PLAYERS,
     Action,
@@ -294,23 +295,48 @@ class Game:
     def prompts(self) -> list[Prompt]:
         return prompts(self._ctx(self.state))
 
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self, free: bool = False) -> list[Action]:
         """The candidate actions (`rules.legal.candidates`) the rules accept now, in candidate order.
-        Common kinds are decided by direct checks (`rules.legal_checks`), the rest by trial application."""
-        ctx = self._ctx(self.state)
-        generated = direct(ctx)
-        if generated is not None:
-            return generated
-        checker = Checker(ctx)
-        out: list[Action] = []
-        for action in candidates(ctx):
-            ok = checker.decide(action)
-            if ok is None:
-                ok = self.is_legal(action)
-            if ok:
-                out.append(action)
-        return out
+        Common kinds are generated directly (`rules.legal_direct`, `rules.legal_rare`, `rules.legal_items`),
+        the rest decided by direct checks (`rules.legal_checks`) or trial application.
 
-    def legal_actions_by_trial(self) -> list[Action]:
-        """The reference definition of `legal_actions`: every candidate trial-applied (slow; for tests)."""
-        return [a for a in candidates(self._ctx(self.state)) if self.is_legal(a)]
+        `free=True` adds the free actions a player may take at almost any moment because printed card text
+        or a dispute calls for them (discard, steal, imprison, release, resolve, roll territory, #BS call-outs):
+        phones offer them; self-play, perft counts and the bench leave them out. A BS call waiting for
+        convention is answered by `concede` whatever `free` says."""
+        ctx = self._ctx(self.state)
+        if self.state.pending and self.state.pending[0].kind == "bs":
+            return self._bs_actions(free)
+        generated = direct(ctx)
+        if generated is None:
+            checker = Checker(ctx)
+            generated = []
+            for action in candidates(ctx):
+                ok = checker.decide(action)
+                if ok is None:
+                    ok = self.is_legal(action)
+                if ok:
+                    generated.append(action)
+        if free:
+            generated = generated + free_actions(ctx) + self._bs_actions(True)
+        return generated
+
+    def _bs_actions(self, free: bool) -> list[Action]:
+        """#BS: the concessions a waiting call-out needs, or (free) the call-out of the opponent's last action."""
+        s = self.state
+        if s.phase == "over":
+            return []
+        if s.pending and s.pending[0].kind == "bs":
+            challenged = s.pending[0].player
+            return [Concede(challenged, "against"), Concede(other(challenged), "for")]
+        last = self.history[-1][0] if self.history else None
+        if not free or last is None or last.player not in PLAYERS:
+            return []
+        return [Bs(other(last.player))]
+
+    def legal_actions_by_trial(self, free: bool = False) -> list[Action]:
+        """The reference definition of `legal_actions`: every candidate trial-applied (slow; for tests).
+        BS call-outs and concessions are not handler actions and are left out here."""
+        if self.state.pending and self.state.pending[0].kind == "bs":
+            return []
+        return [a for a in candidates(self._ctx(self.state), free) if self.is_legal(a)]

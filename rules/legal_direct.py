@@ -16,6 +16,7 @@ from rules.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
 from rules.legal import _faces, _windows
 from rules.legal import _pending as legal_pending
 from rules.legal import candidates as legal_candidates
+from rules.legal_items import day_extras
 from rules.legal_rare import night_plays, retreats
 from rules.notation import (
     Action,
@@ -97,7 +98,7 @@ def _contention(c: Ctx, p: str, t: str) -> list[Action]:
     out += retreats(c, p, t)
     if not able:
         out.append(make(Hold, p, t))
-    return out
+    return out + day_extras(c, p, contention=True)
 
 
 def _pending(c: Ctx) -> list[Action] | None:
@@ -233,7 +234,7 @@ def _day(c: Ctx, p: str) -> list[Action]:
             nomad = info.habitat == "Nomad"
             out.append(make(Swim, p, cs.id, (2,) if nomad else (2, 2)))
             out.append(make(Swim, p, cs.id, (5,) if nomad else (3, 5)))
-    return out
+    return out + day_extras(c, p, contention=False)
 
 
 def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: set[str],

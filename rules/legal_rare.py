@@ -69,10 +69,8 @@ def night_plays(c: Ctx, p: str) -> list[Action]:
     out: list[Action] = []
     items = [x.id for x in hand if c.info(x).type == "Item"]
     if "craft" not in done and len(items) >= 2:
-        souls = [x for x in c.souls_in_play(p)][:2]
-        targets = [x.id for x in souls if x.control == p] if souls else []
-        # A soul among the first two that another player controls is refused by `own`; it still takes a slot.
-        places = [t for t in c.holdable() if c.controls(p, t)][:2]
+        targets = [x.id for x in c.souls_in_play(p) if x.control == p]  # `own` refuses another's soul
+        places = [t for t in c.holdable() if c.controls(p, t)]
         for n in (2, 3):
             if played + n > MAX_PLAYED:
                 continue

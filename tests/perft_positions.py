@@ -33,15 +33,17 @@ def position(name: str, n: int) -> Game:
     return game
 
 
-def perft(game: Game, depth: int) -> int:
-    """Leaves of the legal-action tree `depth` plies deep (depth 1 = the number of legal actions)."""
-    actions = game.legal_actions()
+def perft(game: Game, depth: int, oracle: bool = False) -> int:
+    """Leaves of the legal-action tree `depth` plies deep (depth 1 = the number of legal actions). With
+    `oracle`, the tree is grown by trial-applying every candidate (`Game.legal_actions_by_trial`), the
+    reference definition that new counts are checked against before they are recorded."""
+    actions = game.legal_actions_by_trial() if oracle else game.legal_actions()
     if depth == 1:
         return len(actions)
     total = 0
     for action in actions:
         game.push(action)
-        total += perft(game, depth - 1)
+        total += perft(game, depth - 1, oracle)
         game.undo()
     return total
 
@@ -101,17 +103,30 @@ def random_position(seed: int, n: int) -> Game:
     return game
 
 
+def _counts(g: Game, oracle: bool) -> tuple[int, int, int]:
+    fast = (perft(g, 1), perft(g, 2), perft(g, 3))
+    if oracle:
+        slow = (perft(g, 1, True), perft(g, 2, True), perft(g, 3, True))
+        if slow != fast:
+            raise SystemExit(f"direct generation {fast} differs from trial application {slow}:\n{g.to_text()}")
+    return fast
+
+
 def main() -> None:
-    """Print the perft tables as they are now (``python -m tests.perft_positions``), to paste after a rule
-    change that changes what is legal on purpose."""
+    """Print the perft tables as they are now (``python -m tests.perft_positions [--oracle]``), to paste
+    after a rule change that changes what is legal on purpose; ``--oracle`` first checks every count
+    against trial application of every candidate and stops at the first difference."""
+    import sys
+
+    oracle = "--oracle" in sys.argv[1:]
     print("GOLDEN_PERFT = {")
     for (name, n) in GOLDEN_PERFT:
         g = position(name, n)
-        print(f"    ({name!r}, {n}): {tuple(perft(g, d) for d in (1, 2, 3))},")
+        print(f"    ({name!r}, {n}): {_counts(g, oracle)},")
     print("}\nRANDOM_PERFT = {")
     for (seed, n) in RANDOM_PERFT:
         g = random_position(seed, n)
-        print(f"    ({seed}, {n}): {tuple(perft(g, d) for d in (1, 2, 3))},  # {g.state.phase}")
+        print(f"    ({seed}, {n}): {_counts(g, oracle)},  # {g.state.phase}")
     print("}")
 
 
