@@ -108,9 +108,11 @@ class Catalog:
     cards: dict[str, Card]
     soul_codes: frozenset[str] = frozenset()  # derived in __post_init__: the codes of Character/Species cards
     effects: dict[str, Effects] = field(default_factory=dict)  # printed overrides by code (rules.effects)
+    healer_codes: frozenset[str] = frozenset()  # derived: codes whose printed effects make them healers
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "soul_codes", frozenset(k for k, c in self.cards.items() if c.is_soul))
+        object.__setattr__(self, "healer_codes", frozenset(k for k, fx in self.effects.items() if fx.heals))
 
     @classmethod
     @cache

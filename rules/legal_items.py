@@ -43,7 +43,8 @@ def _items_in_play(c: Ctx) -> list[CardState]:
 
 
 def _rogues(c: Ctx) -> list[CardState]:
-    return [x for x in c.s.play.values() if x.rogue and x.at is not None]
+    souls = c.catalog.soul_codes
+    return [x for x in c.s.play.values() if x.rogue and x.at is not None and x.code in souls]
 
 
 def _start_of_day(c: Ctx) -> bool:
@@ -92,15 +93,38 @@ def free_candidates(c: Ctx) -> list[Action]:
 # --- direct generation ----------------------------------------------------------------------------------------
 def day_extras(c: Ctx, p: str, contention: bool) -> list[Action]:
     """`day_candidates` that the handlers accept, for the active player `p` with nothing pending (during
-    carried-over contention only the start-of-day roaming and taming are open)."""
+    carried-over contention only the start-of-day roaming and taming are open). One pass over the cards in
+    play finds what these verbs need (items, rogues, underground dwellers, healers); most positions have
+    none of them and cost only that pass."""
     s = c.s
-    out: list[Action] = []
     turn_ok = not contention and s.passed != p
+    start = _start_of_day(c)
+    info = c.catalog.cards
+    souls_codes = c.catalog.soul_codes
+    healer_codes = c.catalog.healer_codes
+    items: list[CardState] = []
+    rogues: list[CardState] = []
+    diggers = healers = False
+    for x in s.play.values():
+        kind = info[x.code]
+        if kind.type == "Item":
+            items.append(x)
+        elif x.code in souls_codes:
+            if x.rogue and x.at is not None:
+                rogues.append(x)
+            elif kind.habitat == "Underground" and x.owner == p:
+                diggers = True
+        if x.code in healer_codes:
+            healers = True
+    if s.overrides:
+        healers = True  # a judge may have made any card a healer
+    hand_items = [x for x in s.in_zone("hand", p) if info[x.code].type == "Item"] if turn_ok else []
+    out: list[Action] = []
+    if not (items or rogues or diggers or healers or hand_items):
+        return out
     souls = [x for x in c.souls_in_play(p) if x.control == p]
-    items = _items_in_play(c) if turn_ok else []
     if turn_ok:
         if s.players[p].played_this_roll < MAX_PLAYED:
-            hand_items = [x for x in s.in_zone("hand", p) if c.info(x).type == "Item"]
             out += [Equip(p, i.id, x.id) for i in hand_items for x in souls]
         held = {i.id: h for i in items if i.equipped_to and (h := s.cards.get(i.equipped_to)) is not None}
         out += [Unequip(p, i.id) for i in items if i.id in held and held[i.id].control == p]
@@ -108,25 +132,28 @@ def day_extras(c: Ctx, p: str, contention: bool) -> list[Action]:
             holder = held.get(i.id)
             if holder is not None and holder.control == p:
                 out += [Pass(p, i.id, x.id) for x in souls if x.id != holder.id and x.at == holder.at]
-        enemy_at = {x.at for x in c.souls_in_play(other(p))}
-        where = c.board.stand_territory
-        for i in items:
-            if i.equipped_to or i.at is None:
-                continue
-            out += [Pickup(p, i.id, x.id) for x in souls
-                    if x.at and where[x.at] == where[i.at] and x.at not in enemy_at]
-        out += _digs(c, p, souls)
-        out += _healer_heals(c, p)
-    if _start_of_day(c):
-        for r in _rogues(c):
+        if any(not i.equipped_to for i in items):
+            enemy_at = {x.at for x in c.souls_in_play(other(p))}
+            where = c.board.stand_territory
+            for i in items:
+                if i.equipped_to or i.at is None:
+                    continue
+                out += [Pickup(p, i.id, x.id) for x in souls
+                        if x.at and where[x.at] == where[i.at] and x.at not in enemy_at]
+        if diggers:
+            out += _digs(c, p, souls)
+        if healers:
+            out += _healer_heals(c, p)
+    if start:
+        for r in rogues:
             assert r.at is not None
             if r.control == p or r.control == other(p):
                 left = (c.movement_range(r) or 0) - r.moved
                 if left > 0:
                     out += [Roam(r.control, r.id, st) for st in c.board.sorted_adj[r.at]]
-    if s.phase == "day" and s.active == p and p not in s.acted and s.passed is None and not s.pending \
+    if rogues and s.phase == "day" and s.active == p and p not in s.acted and s.passed is None and not s.pending \
             and s.bout is None:
-        for r in _rogues(c):
+        for r in rogues:
             assert r.at is not None
             t = c.territory_of(r.at)
             if f"tame:{r.id}" in s.players[p].night_done:
