@@ -133,10 +133,19 @@ class Ctx:
 
     def downed(self, cs: CardState) -> bool:
         """Injuries reached the card's tolerance, or every KEAL means is injured (#keal_means_DHT)."""
-        info = self.info(cs)
-        if info.tolerance is None:
-            return False
-        return sum(cs.injuries) >= info.tolerance or not self.available_means(cs)
+        return self._wounds(cs)[1]
+
+    def _wounds(self, cs: CardState) -> tuple[tuple[int, ...], bool]:
+        """(uninjured KEAL means, downed) for the card's code and injuries, from the catalog's static table."""
+        key = (cs.code, cs.injuries)
+        table = self.catalog.wounds
+        found = table.get(key)
+        if found is None:
+            info = self.info(cs)
+            means = tuple(i + 1 for i, m in enumerate(info.keal_means) if cs.injuries[i] < m.count)
+            downed = info.tolerance is not None and (sum(cs.injuries) >= info.tolerance or not means)
+            found = table[key] = (means, downed)
+        return found
 
     def effects(self, cs: CardState) -> Effects:
         """Printed overrides of the card (`rules.effects`), with a judge's overrides for this card."""
@@ -168,9 +177,9 @@ class Ctx:
             return f"{self.name(cs)} is rogue: its owner does not control it (#rouge)"
         return None
 
-    def available_means(self, cs: CardState) -> list[int]:
-        means = self.info(cs).keal_means
-        return [i + 1 for i, m in enumerate(means) if cs.injuries[i] < m.count]
+    def available_means(self, cs: CardState) -> tuple[int, ...]:
+        """The numbers (1-based) of the card's KEAL means that are not fully injured."""
+        return self._wounds(cs)[0]
 
     def unrevealed_of(self, player: str, territory: str) -> list[CardState]:
         where = self._territory

@@ -9,15 +9,15 @@ generator. `direct(c)` returns None for any other position; the game then filter
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 from rules.context import Ctx, other
 from rules.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
 from rules.legal import _faces, _windows
 from rules.legal import _pending as legal_pending
 from rules.legal import candidates as legal_candidates
-from rules.legal_items import day_extras
+from rules.legal_items import day_extras, scan
 from rules.legal_rare import night_plays, retreats
+from rules.made import MADE_LIMIT as _MADE_LIMIT
+from rules.made import make
 from rules.notation import (
     Action,
     Attack,
@@ -37,25 +37,6 @@ from rules.notation import (
 )
 from rules.setup_phase import HAND_SIZE
 from rules.state import CardState, Pending
-
-A = TypeVar("A", bound=Action)
-
-
-_MADE: dict[tuple[object, ...], Action] = {}
-_MADE_LIMIT = 1 << 17
-
-
-def make(cls: type[A], *args: object) -> A:
-    """An action, built once and then shared: actions are immutable, and building a frozen dataclass costs
-    ten times a dictionary lookup, which matters when a position has dozens of legal actions."""
-    key = (cls, *args)
-    found = _MADE.get(key)
-    if found is None:
-        if len(_MADE) >= _MADE_LIMIT:
-            _MADE.clear()
-        found = _MADE[key] = cls(*args)  # type: ignore[arg-type]
-    return found  # type: ignore[return-value]
-
 
 _PLAYS: dict[tuple[str, str, str], tuple[Play, Play]] = {}  # both faces of a play, built once
 
@@ -98,7 +79,7 @@ def _contention(c: Ctx, p: str, t: str) -> list[Action]:
     out += retreats(c, p, t)
     if not able:
         out.append(make(Hold, p, t))
-    return out + day_extras(c, p, contention=True)
+    return out + day_extras(c, p, True, [])
 
 
 def _pending(c: Ctx) -> list[Action] | None:
@@ -182,29 +163,14 @@ def _day(c: Ctx, p: str) -> list[Action]:
         out.append(make(Initiative, p))
     elif s.passed == other(p):
         out.append(make(End, p))
-    mine = [t for t in c.board.holdable if c.controls(p, t)]
-    # One pass over the cards in play: p's souls, their occupancy per territory, where the enemy stands.
-    souls, cards_info, where = c.catalog.soul_codes, c.catalog.cards, c.board.stand_territory
-    occupied: dict[str, int] = {}
-    own: list[CardState] = []
-    enemy_at: set[str] = set()
-    blocking: set[str] = set()
-    movement_stands = c.board.movement_stands
-    for x in s.play.values():
-        if x.code not in souls:
-            continue
-        if x.owner == p:
-            own.append(x)
-            if x.at and cards_info[x.code].habitat != "DigitalCloud":
-                t = where[x.at]
-                occupied[t] = occupied.get(t, 0) + 1
-        elif x.at:
-            enemy_at.add(x.at)
-            if x.revealed and x.at in movement_stands:
-                blocking.add(x.at)
-    enemies = frozenset(blocking)
+    claims = s.claims
+    mine = [t for t in c.board.holdable if (claim := claims.get(t)) is not None and claim[0] == p]
+    found = scan(c, p)  # one pass over the cards in play
+    own, occupied, enemy_at, enemies = found.own, found.occupied, found.enemy_at, frozenset(found.blocking)
+    cards_info = c.catalog.cards
 
-    cards = s.in_zone("hand", p) + [x for x in s.in_zone("effect", p) if c.info(x).type != "PersonalEffect"]
+    hand = s.in_zone("hand", p)
+    cards = hand + [x for x in s.in_zone("effect", p) if c.info(x).type != "PersonalEffect"]
     room = s.players[p].played_this_roll < MAX_PLAYED
     for card in cards:
         if not room or not _playable(c, p, card):
@@ -234,7 +200,7 @@ def _day(c: Ctx, p: str) -> list[Action]:
             nomad = info.habitat == "Nomad"
             out.append(make(Swim, p, cs.id, (2,) if nomad else (2, 2)))
             out.append(make(Swim, p, cs.id, (5,) if nomad else (3, 5)))
-    return out + day_extras(c, p, contention=False)
+    return out + day_extras(c, p, False, hand, found)
 
 
 def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: set[str],

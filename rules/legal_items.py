@@ -11,8 +11,11 @@ Two views of each verb, kept side by side so they cannot drift apart unnoticed:
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from rules.context import Ctx, other
 from rules.day import MAX_PLAYED, reach
+from rules.made import make
 from rules.notation import (
     Action,
     Dig,
@@ -47,6 +50,53 @@ def _rogues(c: Ctx) -> list[CardState]:
     return [x for x in c.s.play.values() if x.rogue and x.at is not None and x.code in souls]
 
 
+@dataclass(slots=True)
+class Scan:
+    """What one pass over the cards in play tells day generation for player `p` (`scan`)."""
+
+    own: list[CardState] = field(default_factory=list)        # p's souls in play, in table order
+    occupied: dict[str, int] = field(default_factory=dict)    # territory -> p's souls counting to the limit
+    enemy_at: set[str] = field(default_factory=set)           # stands with an enemy soul
+    blocking: set[str] = field(default_factory=set)           # movement stands a revealed enemy holds
+    items: list[CardState] = field(default_factory=list)      # item cards in play (equipped or dropped)
+    rogues: list[CardState] = field(default_factory=list)     # rogue souls on the map
+    diggers: bool = False                                     # p has an underground dweller in play
+    healers: bool = False                                     # a card with the healer flag is in play
+
+
+def scan(c: Ctx, p: str) -> Scan:
+    """One pass over the cards in play (a position has 10-25), for `rules.legal_direct._day` and `day_extras`."""
+    found = Scan()
+    info, souls, where = c.catalog.cards, c.catalog.soul_codes, c.board.stand_territory
+    healer_codes, movement_stands = c.catalog.healer_codes, c.board.movement_stands
+    own, occupied, enemy_at, blocking = found.own, found.occupied, found.enemy_at, found.blocking
+    for x in c.s.play.values():
+        code = x.code
+        if code in souls:
+            at = x.at
+            if x.owner == p:
+                own.append(x)
+                card = info[code]
+                if at and card.habitat != "DigitalCloud":
+                    t = where[at]
+                    occupied[t] = occupied.get(t, 0) + 1
+                if card.habitat == "Underground":
+                    found.diggers = True
+            elif at:
+                enemy_at.add(at)
+                if x.revealed and at in movement_stands:
+                    blocking.add(at)
+            if x.rogue and at is not None:
+                found.rogues.append(x)
+        elif info[code].type == "Item":
+            found.items.append(x)
+        if code in healer_codes:
+            found.healers = True
+    if c.s.overrides:
+        found.healers = True  # a judge may have made any card a healer
+    return found
+
+
 def _start_of_day(c: Ctx) -> bool:
     """Roaming and taming come before either player acts (#rouge, #taming)."""
     s = c.s
@@ -61,7 +111,7 @@ def day_candidates(c: Ctx, p: str) -> list[Action]:
     souls = c.souls_in_play(p)
     items = _items_in_play(c)
     hand_items = [x for x in s.in_zone("hand", p) if c.info(x).type == "Item"]
-    out += [Equip(p, i.id, x.id) for i in hand_items for x in souls]
+    out += [make(Equip, p, i.id, x.id) for i in hand_items for x in souls]
     out += [Unequip(p, i.id) for i in items if i.equipped_to]
     out += [Pass(p, i.id, x.id) for i in items if i.equipped_to for x in souls]
     out += [Pickup(p, i.id, x.id) for i in items if not i.equipped_to for x in souls]
@@ -91,54 +141,37 @@ def free_candidates(c: Ctx) -> list[Action]:
 
 
 # --- direct generation ----------------------------------------------------------------------------------------
-def day_extras(c: Ctx, p: str, contention: bool) -> list[Action]:
+def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Scan | None = None) -> list[Action]:
     """`day_candidates` that the handlers accept, for the active player `p` with nothing pending (during
-    carried-over contention only the start-of-day roaming and taming are open). One pass over the cards in
-    play finds what these verbs need (items, rogues, underground dwellers, healers); most positions have
-    none of them and cost only that pass."""
+    carried-over contention only the start-of-day roaming and taming are open). `hand` is p's hand and
+    `seen` the pass over the cards in play (`scan`), when the caller has them."""
     s = c.s
     turn_ok = not contention and s.passed != p
-    start = _start_of_day(c)
+    found = seen if seen is not None else scan(c, p)
+    items, rogues, diggers, healers = found.items, found.rogues, found.diggers, found.healers
     info = c.catalog.cards
-    souls_codes = c.catalog.soul_codes
-    healer_codes = c.catalog.healer_codes
-    items: list[CardState] = []
-    rogues: list[CardState] = []
-    diggers = healers = False
-    for x in s.play.values():
-        kind = info[x.code]
-        if kind.type == "Item":
-            items.append(x)
-        elif x.code in souls_codes:
-            if x.rogue and x.at is not None:
-                rogues.append(x)
-            elif kind.habitat == "Underground" and x.owner == p:
-                diggers = True
-        if x.code in healer_codes:
-            healers = True
-    if s.overrides:
-        healers = True  # a judge may have made any card a healer
-    hand_items = [x for x in s.in_zone("hand", p) if info[x.code].type == "Item"] if turn_ok else []
+    hand_items = [x for x in hand if info[x.code].type == "Item"] if turn_ok else []
     out: list[Action] = []
     if not (items or rogues or diggers or healers or hand_items):
         return out
-    souls = [x for x in c.souls_in_play(p) if x.control == p]
+    start = _start_of_day(c)
+    souls = [x for x in found.own if x.control == p]
     if turn_ok:
         if s.players[p].played_this_roll < MAX_PLAYED:
-            out += [Equip(p, i.id, x.id) for i in hand_items for x in souls]
+            out += [make(Equip, p, i.id, x.id) for i in hand_items for x in souls]
         held = {i.id: h for i in items if i.equipped_to and (h := s.cards.get(i.equipped_to)) is not None}
-        out += [Unequip(p, i.id) for i in items if i.id in held and held[i.id].control == p]
+        out += [make(Unequip, p, i.id) for i in items if i.id in held and held[i.id].control == p]
         for i in items:
             holder = held.get(i.id)
             if holder is not None and holder.control == p:
-                out += [Pass(p, i.id, x.id) for x in souls if x.id != holder.id and x.at == holder.at]
+                out += [make(Pass, p, i.id, x.id) for x in souls if x.id != holder.id and x.at == holder.at]
         if any(not i.equipped_to for i in items):
-            enemy_at = {x.at for x in c.souls_in_play(other(p))}
+            enemy_at = found.enemy_at
             where = c.board.stand_territory
             for i in items:
                 if i.equipped_to or i.at is None:
                     continue
-                out += [Pickup(p, i.id, x.id) for x in souls
+                out += [make(Pickup, p, i.id, x.id) for x in souls
                         if x.at and where[x.at] == where[i.at] and x.at not in enemy_at]
         if diggers:
             out += _digs(c, p, souls)
