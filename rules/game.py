@@ -135,22 +135,6 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
 
 
 
-_TEXTS: dict[int, tuple[Action, str]] = {}
-
-
-def _text(action: Action) -> str:
-    """`action.to_text()`, remembered by identity: generated actions are shared objects, and a verdict names
-    its action. The entry keeps the action alive, so its id cannot be reused while it is remembered."""
-    known = _TEXTS.get(id(action))
-    if known is not None and known[0] is action:
-        return known[1]
-    if len(_TEXTS) >= 1 << 16:
-        _TEXTS.clear()
-    text = action.to_text()
-    _TEXTS[id(action)] = (action, text)
-    return text
-
-
 class Game:
     def __init__(self, state: GameState, board: BoardMap | None = None, catalog: Catalog | None = None,
                  style: Style | str = DOMINATION) -> None:
@@ -219,7 +203,7 @@ class Game:
             return Verdict.reject(exc.rule, f"{act.to_text()}: {exc.message}")
         self.history.append((act, self.state))
         self.state = new
-        return Verdict.ok("", "; ".join(notices) or _text(act))
+        return Verdict.ok("", "; ".join(notices)) if notices else Verdict.ok_action(act)
 
     def _bs(self, act: Bs | Concede) -> Verdict:
         """#BS: "Call them out before the effect is used in game play. Pause the battle and hold convention.
