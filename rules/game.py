@@ -74,6 +74,7 @@ from rules.notation import (
 )
 from rules.prompts import prompts
 from rules.state import CardState, GameState, Pending, PlayerState
+from rules.style_ends import matches
 from rules.styles import DOMINATION, Style, StyleError
 from rules.styles import style as play_style
 from rules.verdict import Prompt, Verdict
@@ -155,7 +156,7 @@ class Game:
         including the optional personal effect; validate decks with `rules.decks.check_deck` first.
         `style` is a play style of #playstyleoptions (`rules.styles`); `cycles` overrides its fixed number of
         diel cycles (for domination: hold convention and keep the peace after that many); `params` set the
-        style's other parameters (``limit``, ``hill``, ``hold``, ``marked``, ``camps``)."""
+        style's other parameters (``limit``, ``hill``, ``hold``, ``marked``, ``camps``, ``hunted``)."""
         chosen = play_style(style, cycles=cycles, **params)
         board = board or BoardMap.packaged()
         for name in ("hill", "marked"):
@@ -164,6 +165,10 @@ class Game:
                 raise StyleError(f"{chosen.title}: {name} must be a territory id of map {board.name!r} that can be "
                                  f"held ({', '.join(board.holdable)}), got {where!r}")
         catalog = catalog or Catalog.packaged()
+        if chosen.hunted is not None and not any(matches(card, chosen.hunted) for card in catalog.cards.values()
+                                                 if card.is_soul):
+            raise StyleError(f"{chosen.title}: hunted must name souls by card code, title, gene, habitat or type; "
+                             f"no soul card matches {chosen.hunted!r}")
         cards: dict[str, CardState] = {}
         seats = sorted(set(decks) - set(PLAYERS))
         if seats or set(PLAYERS) - set(decks):

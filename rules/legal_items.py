@@ -35,6 +35,7 @@ from rules.notation import (
 )
 from rules.setup_phase import HAND_SIZE
 from rules.state import CardState
+from rules.style_ends import huntable
 
 MAX_PRISONERS = 3
 FREE_PHASES = ("day", "night", "storm")  # discard and resolve (rules.night, rules.card_actions)
@@ -244,7 +245,8 @@ def free_actions(c: Ctx) -> list[Action]:
     cards = sorted(s.cards.values(), key=lambda x: x.id)
     for p in ("red", "blue"):
         if s.phase in FREE_PHASES:
-            out += [Discard(p, x.id) for x in cards if x.control == p and x.zone in ("play", "effect", "hand")]
+            out += [Discard(p, x.id) for x in cards if x.control == p and x.zone in ("play", "effect", "hand")
+                    and not huntable(c, x)]
         if s.phase in ("day", "night") and len(s.in_zone("hand", p)) + 1 <= HAND_SIZE:
             out += [Steal(p, x.id) for x in s.in_zone("hand", other(p)) + s.in_zone("deck", other(p))
                     if x.owner == other(p)]

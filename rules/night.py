@@ -7,6 +7,7 @@ from rules.day import MAX_PLAYED, playable, start_action
 from rules.notation import Bottom, Craft, Discard, Draw, Heal, Initiative, Injure, Sabotage, Steal, Tame
 from rules.setup_phase import HAND_SIZE, draw_cards
 from rules.state import CardState
+from rules.style_ends import huntable
 
 NIGHT_ONCE = {Bottom: "bottom", Draw: "draw", Craft: "craft", Sabotage: "sabotage", Initiative: "initiative"}
 
@@ -132,6 +133,9 @@ def discard(c: Ctx, a: Discard) -> None:
                                             "discarded")
     if c.s.phase not in ("day", "night", "storm"):
         raise Illegal("#discarding_runout", f"not now: the game is in its {c.s.phase} phase")
+    if huntable(c, cs):
+        raise Illegal("#playstyleoptions", f"{c.name(cs)} is huntable: \"The huntable cards must be played and "
+                                           "cannot be discarded\" (The hunt)")
     _to_discard(c, cs)
 
 

@@ -10,6 +10,7 @@ from rules.lifecycle import waste
 from rules.notation import End, Initiative, Peace, Roll
 from rules.scoring import fixed_end
 from rules.state import CardState, CardTable, Pending
+from rules.style_ends import special_end
 from rules.territory_effects import between_turns
 
 PREDETERMINED = {1: "day", 2: "night", 3: "day"}
@@ -293,6 +294,9 @@ def _check_end(c: Ctx) -> bool:
         winner = c.s.claims[style.marked][0]
         if c.s.claims[style.marked][1] == "camp":
             return _over(c, f"{winner} wins: claimed the marked territory {style.marked} first ({style.title})")
+    special = special_end(c)
+    if special is not None:
+        return _over(c, special)
     if style.score == "body-count" and c.s.turn:
         out = [p for p in ("red", "blue") if not c.s.in_zone("deck", p) and not c.s.in_zone("hand", p)]
         if out:

@@ -60,7 +60,7 @@ class TableConfig:
     # [style]: the play style new games at this table use (#playstyleoptions; `game new --style` overrides)
     style: str = "domination"
     style_cycles: int | None = None
-    style_params: tuple[tuple[str, int | str], ...] = ()  # limit, hold, camps (numbers); hill, marked (territories)
+    style_params: tuple[tuple[str, int | str], ...] = ()  # limit, hold, camps; hill, marked (territories); hunted
     source_file: str = "<defaults>"
 
     def style_body(self) -> dict[str, Any]:
@@ -70,6 +70,7 @@ class TableConfig:
 
 STYLE_NUMBERS = {"limit": (1, 60), "hold": (1, 100), "camps": (0, 8)}  # [style] key -> allowed range
 STYLE_TERRITORIES = ("hill", "marked")  # [style] keys naming a territory id of the map
+STYLE_TEXTS = ("hunted",)  # [style] keys naming something else (The hunt: the huntable type)
 
 
 class _Section:
@@ -220,6 +221,12 @@ def _style(sec: _Section, d: TableConfig) -> dict[str, Any]:
             value = sec.text(key, "")
             if not value:
                 raise sec._fail(key, "expected a territory id of the map")
+            params.append((key, value))
+    for key in STYLE_TEXTS:
+        if key in sec.data:
+            value = sec.text(key, "")
+            if not value.strip():
+                raise sec._fail(key, "expected the huntable type: a card code, title, gene, habitat or type")
             params.append((key, value))
     sec.finish()
     return {"style": name, "style_cycles": cycles, "style_params": tuple(params)}

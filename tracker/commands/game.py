@@ -23,7 +23,7 @@ def register(sub: Any) -> None:
                                      "domination)")
     new.add_argument("--cycles", type=int, help="the style's fixed number of diel cycles")
     new.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                     help="another style parameter (limit, hill, hold, marked, camps)")
+                     help="another style parameter (limit, hill, hold, marked, camps, hunted)")
     new.set_defaults(func=start)
     status = verbs.add_parser("status", help="the game in progress, as JSON")
     status.add_argument("--config", required=True, type=Path)
