@@ -173,8 +173,11 @@ class CardTable(dict[str, CardState]):
         return [c for (z, _), members in self.owned.items() if z == zone for c in members.values()]
 
     def any_in(self, zone: str) -> bool:
-        """Whether any card is in `zone` (without listing them)."""
-        return any(members for (z, _), members in self.owned.items() if z == zone)
+        """Whether any card is in `zone` (without listing them); the two seats' entries are looked at first."""
+        owned = self.owned
+        if owned.get((zone, "red")) or owned.get((zone, "blue")):
+            return True
+        return any(members for (z, _), members in owned.items() if z == zone)
 
     def _members(self, key: tuple[str, str]) -> dict[str, CardState]:
         if key not in self.mine:

@@ -196,6 +196,8 @@ def settle_claims(c: Ctx) -> None:
     board, where = c.board, c.board.stand_territory
     table = c.s.cards
     assert isinstance(table, CardTable)
+    if not table.touched and table.settled == c.s.claims:
+        return  # nothing arrived, left or changed since the last settlement
     touched = {where[st] for st in table.touched if st in where}
     table.touched = set()
     if table.settled != c.s.claims:  # claims changed outside a settlement (set-up, a judge): look everywhere
@@ -294,7 +296,7 @@ def _check_end(c: Ctx) -> bool:
         winner = c.s.claims[style.marked][0]
         if c.s.claims[style.marked][1] == "camp":
             return _over(c, f"{winner} wins: claimed the marked territory {style.marked} first ({style.title})")
-    special = special_end(c)
+    special = special_end(c) if style.marked is not None else None
     if special is not None:
         return _over(c, special)
     if style.score == "body-count" and c.s.turn:
