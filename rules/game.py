@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from rules import card_actions, combat, day, night, setup_phase, turns
+from rules import card_actions, combat, day, night, setup_phase, style_ends, turns
 from rules.board_map import BoardMap
 from rules.catalog import Catalog
 from rules.context import Ctx, Illegal, other
@@ -30,6 +30,7 @@ from rules.notation import (
     Action,
     Affinity,
     Attack,
+    Award,
     Bottom,
     Bs,
     Camp,
@@ -132,6 +133,7 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
     Peace: turns.peace, Effect: judge_effect, Equip: card_actions.equip, Unequip: card_actions.unequip,
     Pass: card_actions.pass_item, Pickup: card_actions.pickup, Resolve: card_actions.resolve, Dig: card_actions.dig,
     Roam: card_actions.roam, Imprison: card_actions.imprison, Release: card_actions.release,
+    Award: style_ends.award,
 }
 
 

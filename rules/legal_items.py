@@ -17,7 +17,9 @@ from rules.context import Ctx, other
 from rules.day import MAX_PLAYED, reach
 from rules.made import make
 from rules.notation import (
+    JUDGE,
     Action,
+    Award,
     Dig,
     Discard,
     Equip,
@@ -138,6 +140,7 @@ def free_candidates(c: Ctx) -> list[Action]:
         out += [Release(p, x.id) for x in s.in_zone("prison", p)]
         out += [Resolve(p, x.id, o) for x in s.in_zone("effect", p) for o in ("success", "failure")]
         out += [Roll(p, "territory", str(n)) for n in range(1, 21)]
+    out += [Award(JUDGE, p) for p in ("red", "blue")]
     return out
 
 
@@ -265,4 +268,8 @@ def free_actions(c: Ctx) -> list[Action]:
             out += [Resolve(p, x.id, o) for x in s.in_zone("effect", p) if c.info(x).type == "Sabotage"
                     for o in ("success", "failure")]
         out += [Roll(p, "territory", str(n)) for n in range(1, 21)]
+    marked, kind = c.style.marked, c.style.score
+    if marked is not None and kind in ("explorer", "springer"):
+        out += [Award(JUDGE, p) for p in ("red", "blue")
+                if (c.controls(p, marked) if kind == "explorer" else c.souls_in(marked, p))]
     return out

@@ -8,6 +8,10 @@
   wins": the soul that claims the marked territory (the first of that player's souls on its territory stand)
   escorts the survivor; the player wins when that soul stands on their capital's stand. An escort that leaves
   play leaves the survivor in the marked territory, for the next claim there.
+- Explorer and Trap Springer: "the first player to claim that space and successfully use the card against their
+  opponent wins" / "the first player to set off the trap in that space wins": only the ref's printed card says
+  whether it was used or set off, so the referee says ``judge award PLAYER``; the engine accepts it only for a
+  player who holds the marked territory (Explorer) or has a soul in it (Trap Springer).
 - The hunt: a soul whose card matches `style.hunted` (code, title, gene, habitat or card type) counts when it
   is wasted; huntable cards cannot be discarded.
 """
@@ -15,7 +19,8 @@
 from __future__ import annotations
 
 from rules.catalog import Card
-from rules.context import Ctx
+from rules.context import Ctx, Illegal
+from rules.notation import Award
 from rules.state import CardState
 
 PLAYERS = ("red", "blue")
@@ -82,3 +87,22 @@ def _rescue(c: Ctx, marked: str) -> str | None:
     if at is not None and any(c.board.home_stand.get(t) == at for t in capitals):
         return f"{player} wins: ushered the survivor from territory {marked} back to their capital ({c.style.title})"
     return None
+
+
+def award(c: Ctx, a: Award) -> None:
+    """`judge award PLAYER`: the referee confirms a special's card-decided condition (see the module doc)."""
+    style, marked = c.style, c.style.marked
+    if style.score not in ("explorer", "springer") or marked is None:
+        raise Illegal("#playstyleoptions", f"{style.title} has no referee's award: its end is refereed by the rules"
+                      if style.score not in ("explorer", "springer") else f"{style.title}: no territory is marked")
+    if style.score == "explorer" and not c.controls(a.winner, marked):
+        raise Illegal("#playstyleoptions", f"{a.winner} has not claimed the marked territory {marked}: the terrain "
+                                           f"feature is used by the player who claimed that space ({style.title})")
+    if style.score == "springer" and not c.souls_in(marked, a.winner):
+        raise Illegal("#playstyleoptions", f"{a.winner} has no soul in the marked territory {marked}: the trap is "
+                                           f"set off by a soul in that space ({style.title})")
+    what = "used the marked terrain feature against the opponent" if style.score == "explorer" else \
+        "set off the marked trap"
+    c.s.result = f"{a.winner} wins: {what} in territory {marked}, the referee confirms ({style.title})"
+    c.s.phase = "over"
+    c.s.active = None

@@ -190,3 +190,24 @@ def test_off_to_the_rescue_claim_the_space_then_usher_the_survivor_to_the_capita
         g.push("blue initiative")
     g.push("red move HMPU#0001 T5-T3")
     assert g.result == "red wins: ushered the survivor from territory 5 back to their capital (Off to the rescue)"
+
+
+@pytest.mark.parametrize(("style", "expected"), [
+    ("explorer", "red wins: used the marked terrain feature against the opponent in territory 5, the referee "
+                 "confirms (Explorer)"),
+    ("trap-springer", "red wins: set off the marked trap in territory 5, the referee confirms (Trap Springer)"),
+])
+def test_explorer_and_trap_springer_the_referee_confirms_on_the_marked_space(style: str, expected: str) -> None:
+    # Explorer: "the first player to claim that space and successfully use the card against their opponent wins"
+    # Trap Springer: "the first player to set off the trap in that space wins the match"
+    g = start(style, capitals=("4", "3"), camps=(), marked="5")
+    refused = g.apply("judge award red")
+    assert not refused.accepted and refused.rule == "#playstyleoptions" and "marked territory 5" in refused.message
+    place(g, "HMPU#0001", "M4")
+    g.push("red move HMPU#0001 M4-T5")
+    assert g.result is None
+    assert not g.apply("judge award blue").accepted
+    from rules.notation import Award
+    assert Award("judge", "red") in g.legal_actions(free=True)
+    g.push("judge award red")
+    assert g.result == expected
