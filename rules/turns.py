@@ -162,6 +162,8 @@ def _imprison_loiterers(c: Ctx) -> None:
         for cs in c.souls_at(stand, other(holder)):
             prisoners = [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]
             if cs.arrived_turn < c.s.turn and len(prisoners) < MAX_PRISONERS:
+                for item in [x for x in c.s.play.values() if x.equipped_to == cs.id]:
+                    c.put(item.set(equipped_to=None))  # dropped where the soul was taken (#items)
                 c.put(cs.set(zone="prison", moved=0, swimming=False))
                 c.forget(cs.id)
                 c.notice(f"{c.name(cs)} loitered in {holder}'s capital and is taken prisoner (#prison)")
