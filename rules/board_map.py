@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from rules.mapfile import FORMAT, GEOGRAPHIES, STAND_KINDS, Reader, load_json, load_packaged
@@ -58,6 +59,10 @@ class BoardMap:
     sorted_adj: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
     water_edges: frozenset[tuple[str, str]] = field(default=frozenset(), repr=False, compare=False)
     shore: frozenset[str] = field(default=frozenset(), repr=False, compare=False)  # stands with a water line
+    movement_stands: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    home_stand: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # territory -> its stand
+    # rules.day.reach's answers: (start, range, water, blocked, tunnels) -> stands and their distance
+    reach_cache: dict[tuple[object, ...], dict[str, int]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Lookup tables built once: the engine asks these questions on every action.
@@ -75,6 +80,9 @@ class BoardMap:
         object.__setattr__(self, "_adj", {k: frozenset(v) for k, v in adj.items()})
         object.__setattr__(self, "_path", path)
         object.__setattr__(self, "_tstand", tstand)
+        object.__setattr__(self, "home_stand", {t: st.id for t, st in tstand.items()})
+        object.__setattr__(self, "movement_stands", frozenset(k for k, st in self.stands.items()
+                                                              if st.kind == "movement"))
         object.__setattr__(self, "holdable", tuple(sorted(t for t, terr in self.territories.items()
                                                           if not terr.transit)))
         object.__setattr__(self, "stand_territory", {k: st.territory for k, st in self.stands.items()})
@@ -84,7 +92,9 @@ class BoardMap:
         object.__setattr__(self, "shore", frozenset(a for a, _ in water))
 
     @classmethod
+    @cache
     def packaged(cls, name: str = "starter") -> BoardMap:
+        """A map shipped in `rules/data/maps`, parsed once per process (maps are immutable)."""
         source, data = load_packaged(name)
         return cls.from_data(source, data)
 

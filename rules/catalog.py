@@ -108,9 +108,14 @@ class Catalog:
     cards: dict[str, Card]
     soul_codes: frozenset[str] = frozenset()  # derived in __post_init__: the codes of Character/Species cards
     effects: dict[str, Effects] = field(default_factory=dict)  # printed overrides by code (rules.effects)
+    healer_codes: frozenset[str] = frozenset()  # derived: codes whose printed effects make them healers
+    # (code, injuries) -> (uninjured KEAL means, downed): a static table `rules.context.Ctx` fills as it asks
+    wounds: dict[tuple[str, tuple[int, ...]], tuple[tuple[int, ...], bool]] = field(
+        default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "soul_codes", frozenset(k for k, c in self.cards.items() if c.is_soul))
+        object.__setattr__(self, "healer_codes", frozenset(k for k, fx in self.effects.items() if fx.heals))
 
     @classmethod
     @cache

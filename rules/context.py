@@ -35,6 +35,8 @@ def other(player: str) -> str:
 
 
 class Ctx:
+    __slots__ = ("_cards", "_effects", "_souls", "_territory", "board", "catalog", "notices", "s", "style")
+
     def __init__(self, state: GameState, board: BoardMap, catalog: Catalog, style: Style = DOMINATION) -> None:
         self.s = state
         self.board = board
@@ -54,9 +56,12 @@ class Ctx:
         return cs
 
     def info(self, cs: CardState | str) -> Card:
-        code = cs if isinstance(cs, str) else cs.code
-        card = self._cards.get(code)
-        return card if card is not None else self.catalog.card(code)  # the catalog names an unknown code
+        try:
+            return self._cards[cs.code]  # type: ignore[union-attr]
+        except (AttributeError, KeyError):
+            code = cs if isinstance(cs, str) else cs.code
+            card = self._cards.get(code)
+            return card if card is not None else self.catalog.card(code)  # the catalog names an unknown code
 
     def put(self, cs: CardState) -> None:
         self.s.put(cs)
@@ -128,10 +133,19 @@ class Ctx:
 
     def downed(self, cs: CardState) -> bool:
         """Injuries reached the card's tolerance, or every KEAL means is injured (#keal_means_DHT)."""
-        info = self.info(cs)
-        if info.tolerance is None:
-            return False
-        return sum(cs.injuries) >= info.tolerance or not self.available_means(cs)
+        return self._wounds(cs)[1]
+
+    def _wounds(self, cs: CardState) -> tuple[tuple[int, ...], bool]:
+        """(uninjured KEAL means, downed) for the card's code and injuries, from the catalog's static table."""
+        key = (cs.code, cs.injuries)
+        table = self.catalog.wounds
+        found = table.get(key)
+        if found is None:
+            info = self.info(cs)
+            means = tuple(i + 1 for i, m in enumerate(info.keal_means) if cs.injuries[i] < m.count)
+            downed = info.tolerance is not None and (sum(cs.injuries) >= info.tolerance or not means)
+            found = table[key] = (means, downed)
+        return found
 
     def effects(self, cs: CardState) -> Effects:
         """Printed overrides of the card (`rules.effects`), with a judge's overrides for this card."""
@@ -163,9 +177,9 @@ class Ctx:
             return f"{self.name(cs)} is rogue: its owner does not control it (#rouge)"
         return None
 
-    def available_means(self, cs: CardState) -> list[int]:
-        means = self.info(cs).keal_means
-        return [i + 1 for i, m in enumerate(means) if cs.injuries[i] < m.count]
+    def available_means(self, cs: CardState) -> tuple[int, ...]:
+        """The numbers (1-based) of the card's KEAL means that are not fully injured."""
+        return self._wounds(cs)[0]
 
     def unrevealed_of(self, player: str, territory: str) -> list[CardState]:
         where = self._territory
@@ -174,9 +188,14 @@ class Ctx:
 
     def contested(self, territory: str) -> bool:
         souls, where = self._souls, self._territory
-        owners = {c.owner for c in self.s.play.values()
-                  if c.code in souls and c.at and where.get(c.at) == territory}
-        return "red" in owners and "blue" in owners
+        first: str | None = None
+        for c in self.s.play.values():
+            if c.code in souls and c.at and where.get(c.at) == territory:
+                if first is None:
+                    first = c.owner
+                elif c.owner != first:
+                    return True
+        return False
 
     # --- flow ----------------------------------------------------------------------------------------------
     def push(self, *items: Pending, front: bool = False) -> None:

@@ -19,7 +19,7 @@ HIDDEN_CARD_TYPES = (*DAY_CARD_TYPES, "Item")  # "hidden items (from card effect
 
 def start_action(c: Ctx, player: str, *, contention_ok: bool = False) -> None:
     require_turn(c, player)
-    if not contention_ok:
+    if not contention_ok and c.s.contention_due:
         due = sorted(t for p, t in c.s.contention_due if p == player)
         if due:
             raise Illegal("#day", f"{player} must first deal with the contention in territory {due[0]}: "
@@ -107,27 +107,36 @@ def reveal(c: Ctx, a: Reveal) -> None:
     c.put(cs.set(revealed=True, hidden=False))
 
 
-def reach(c: Ctx, cs: CardState, start: str, limit: int, *, ignore_enemies: bool = False) -> dict[str, int]:
+def reach(c: Ctx, cs: CardState, start: str, limit: int, *, ignore_enemies: bool = False,
+          enemies: frozenset[str] | None = None) -> dict[str, int]:
     """Stands reachable from `start` in at most `limit` lines, with their distance, for soul `cs`.
 
     Enemy souls waiting on movement stands cannot be passed (heavens dwellers fly over them); water lines
     need an aquatic soul, a flyer, or a soul that has swum this day; underground dwellers may use tunnels.
+    The answer depends only on those, so it is kept in the map's `reach_cache` (a search costs ~20 lookups);
+    callers never change the dict they get, which lists the stands in sorted order. `enemies` (the stands
+    of the opponent's revealed souls on movement stands) saves a generator that asks for many souls the scan.
     """
     info = c.info(cs)
     board = c.board
     flyer = info.habitat == "Heavens"
     water_ok = flyer or info.habitat == "Water" or cs.swimming
     if flyer or ignore_enemies or c.effects(cs).through_enemies:
-        blocked: set[str] = set()
+        blocked: frozenset[str] = frozenset()
+    elif enemies is not None:
+        blocked = enemies
     else:
-        stands = board.stands
-        blocked = {e.at for e in c.souls_in_play(other(cs.owner))
-                   if e.revealed and e.at and stands[e.at].kind == "movement"}
+        blocked = blocking(c, other(cs.owner))
+    pairs = tuple(tunnel_pairs(c)) if info.habitat == "Underground" else ()
+    key = (start, limit, water_ok, blocked, pairs)
+    cache = board.reach_cache
+    found = cache.get(key)
+    if found is not None:
+        return found
     tunnels: dict[str, set[str]] = {}
-    if info.habitat == "Underground":
-        for ta, tb in tunnel_pairs(c):
-            tunnels.setdefault(ta, set()).add(tb)
-            tunnels.setdefault(tb, set()).add(ta)
+    for ta, tb in pairs:
+        tunnels.setdefault(ta, set()).add(tb)
+        tunnels.setdefault(tb, set()).add(ta)
     adj, water = board.sorted_adj, board.water_edges
     seen = {start: 0}
     queue = deque([start])
@@ -143,7 +152,19 @@ def reach(c: Ctx, cs: CardState, start: str, limit: int, *, ignore_enemies: bool
                 continue
             seen[nxt] = seen[here] + 1
             queue.append(nxt)
-    return seen
+    if len(cache) >= _REACH_LIMIT:
+        cache.clear()
+    ordered = cache[key] = dict(sorted(seen.items()))
+    return ordered
+
+
+def blocking(c: Ctx, player: str) -> frozenset[str]:
+    """Movement stands holding a revealed soul of `player`: the opponent cannot pass them (#movement)."""
+    stands = c.board.stands
+    return frozenset(e.at for e in c.souls_in_play(player) if e.revealed and e.at and stands[e.at].kind == "movement")
+
+
+_REACH_LIMIT = 1 << 15
 
 
 def move(c: Ctx, a: Move) -> None:

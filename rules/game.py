@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from rules import card_actions, combat, day, night, setup_phase, turns
+from rules import card_actions, combat, day, night, setup_phase, style_ends, turns
 from rules.board_map import BoardMap
 from rules.catalog import Catalog
 from rules.context import Ctx, Illegal, other
@@ -24,11 +24,13 @@ from rules.errors import RulesError
 from rules.legal import candidates
 from rules.legal_checks import Checker
 from rules.legal_direct import direct
+from rules.legal_items import free_actions
 from rules.notation import (
     PLAYERS,
     Action,
     Affinity,
     Attack,
+    Award,
     Bottom,
     Bs,
     Camp,
@@ -73,6 +75,7 @@ from rules.notation import (
 )
 from rules.prompts import prompts
 from rules.state import CardState, GameState, Pending, PlayerState
+from rules.style_ends import matches
 from rules.styles import DOMINATION, Style, StyleError
 from rules.styles import style as play_style
 from rules.verdict import Prompt, Verdict
@@ -130,6 +133,7 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
     Peace: turns.peace, Effect: judge_effect, Equip: card_actions.equip, Unequip: card_actions.unequip,
     Pass: card_actions.pass_item, Pickup: card_actions.pickup, Resolve: card_actions.resolve, Dig: card_actions.dig,
     Roam: card_actions.roam, Imprison: card_actions.imprison, Release: card_actions.release,
+    Award: style_ends.award,
 }
 
 
@@ -154,7 +158,7 @@ class Game:
         including the optional personal effect; validate decks with `rules.decks.check_deck` first.
         `style` is a play style of #playstyleoptions (`rules.styles`); `cycles` overrides its fixed number of
         diel cycles (for domination: hold convention and keep the peace after that many); `params` set the
-        style's other parameters (``limit``, ``hill``, ``hold``, ``marked``, ``camps``)."""
+        style's other parameters (``limit``, ``hill``, ``hold``, ``marked``, ``camps``, ``hunted``)."""
         chosen = play_style(style, cycles=cycles, **params)
         board = board or BoardMap.packaged()
         for name in ("hill", "marked"):
@@ -163,6 +167,10 @@ class Game:
                 raise StyleError(f"{chosen.title}: {name} must be a territory id of map {board.name!r} that can be "
                                  f"held ({', '.join(board.holdable)}), got {where!r}")
         catalog = catalog or Catalog.packaged()
+        if chosen.hunted is not None and not any(matches(card, chosen.hunted) for card in catalog.cards.values()
+                                                 if card.is_soul):
+            raise StyleError(f"{chosen.title}: hunted must name souls by card code, title, gene, habitat or type; "
+                             f"no soul card matches {chosen.hunted!r}")
         cards: dict[str, CardState] = {}
         seats = sorted(set(decks) - set(PLAYERS))
         if seats or set(PLAYERS) - set(decks):
@@ -202,7 +210,7 @@ class Game:
             return Verdict.reject(exc.rule, f"{act.to_text()}: {exc.message}")
         self.history.append((act, self.state))
         self.state = new
-        return Verdict.ok("", "; ".join(notices) or act.to_text())
+        return Verdict.ok("", "; ".join(notices)) if notices else Verdict.ok_action(act)
 
     def _bs(self, act: Bs | Concede) -> Verdict:
         """#BS: "Call them out before the effect is used in game play. Pause the battle and hold convention.
@@ -278,23 +286,48 @@ class Game:
     def prompts(self) -> list[Prompt]:
         return prompts(self._ctx(self.state))
 
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self, free: bool = False) -> list[Action]:
         """The candidate actions (`rules.legal.candidates`) the rules accept now, in candidate order.
-        Common kinds are decided by direct checks (`rules.legal_checks`), the rest by trial application."""
-        ctx = self._ctx(self.state)
-        generated = direct(ctx, self.is_legal)
-        if generated is not None:
-            return generated
-        checker = Checker(ctx)
-        out: list[Action] = []
-        for action in candidates(ctx):
-            ok = checker.decide(action)
-            if ok is None:
-                ok = self.is_legal(action)
-            if ok:
-                out.append(action)
-        return out
+        Common kinds are generated directly (`rules.legal_direct`, `rules.legal_rare`, `rules.legal_items`),
+        the rest decided by direct checks (`rules.legal_checks`) or trial application.
 
-    def legal_actions_by_trial(self) -> list[Action]:
-        """The reference definition of `legal_actions`: every candidate trial-applied (slow; for tests)."""
-        return [a for a in candidates(self._ctx(self.state)) if self.is_legal(a)]
+        `free=True` adds the free actions a player may take at almost any moment because printed card text
+        or a dispute calls for them (discard, steal, imprison, release, resolve, roll territory, #BS call-outs):
+        phones offer them; self-play, perft counts and the bench leave them out. A BS call waiting for
+        convention is answered by `concede` whatever `free` says."""
+        ctx = self._ctx(self.state)
+        if self.state.pending and self.state.pending[0].kind == "bs":
+            return self._bs_actions(free)
+        generated = direct(ctx)
+        if generated is None:
+            checker = Checker(ctx)
+            generated = []
+            for action in candidates(ctx):
+                ok = checker.decide(action)
+                if ok is None:
+                    ok = self.is_legal(action)
+                if ok:
+                    generated.append(action)
+        if free:
+            generated = generated + free_actions(ctx) + self._bs_actions(True)
+        return generated
+
+    def _bs_actions(self, free: bool) -> list[Action]:
+        """#BS: the concessions a waiting call-out needs, or (free) the call-out of the opponent's last action."""
+        s = self.state
+        if s.phase == "over":
+            return []
+        if s.pending and s.pending[0].kind == "bs":
+            challenged = s.pending[0].player
+            return [Concede(challenged, "against"), Concede(other(challenged), "for")]
+        last = self.history[-1][0] if self.history else None
+        if not free or last is None or last.player not in PLAYERS:
+            return []
+        return [Bs(other(last.player))]
+
+    def legal_actions_by_trial(self, free: bool = False) -> list[Action]:
+        """The reference definition of `legal_actions`: every candidate trial-applied (slow; for tests).
+        BS call-outs and concessions are not handler actions and are left out here."""
+        if self.state.pending and self.state.pending[0].kind == "bs":
+            return []
+        return [a for a in candidates(self._ctx(self.state), free) if self.is_legal(a)]

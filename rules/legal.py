@@ -12,6 +12,7 @@ import itertools
 from rules.adaptations import ADAPTATIONS
 from rules.context import Ctx, other
 from rules.day import reach
+from rules.legal_items import day_candidates, free_candidates
 from rules.notation import (
     Action,
     Affinity,
@@ -68,7 +69,9 @@ def _drawable(c: Ctx, player: str) -> list[str]:
     return unknown or list(bottom[:1]) + list(bottom[1:])
 
 
-def candidates(c: Ctx) -> list[Action]:
+def candidates(c: Ctx, free: bool = False) -> list[Action]:
+    """Every action `Game.legal_actions` may offer now (a superset: the game keeps those its rules accept).
+    `free` adds the free actions of `rules.legal_items.free_candidates` (printed card text)."""
     s = c.s
     out: list[Action] = []
     if s.phase == "affinity":
@@ -100,7 +103,7 @@ def candidates(c: Ctx) -> list[Action]:
         out += _day(c, s.active)
     elif s.phase == "night" and s.active:
         out += _night(c, s.active)
-    return out
+    return out + free_candidates(c) if free else out
 
 
 def _bout(c: Ctx) -> list[Action]:
@@ -187,7 +190,7 @@ def _day(c: Ctx, p: str) -> list[Action]:
         able = [x for x in c.souls_in(t, p) if c.can_attack(x) is None]
         out += [Attack(p, a.id, d.id) for a in able for d in c.souls_in(t, other(p))]
         out += [*_retreats(c, p, t), Hold(p, t)]
-        return out
+        return out + day_candidates(c, p)
     out += [Initiative(p), End(p)]
     mine = [t for t in c.holdable() if c.controls(p, t)]
     cards = c.s.in_zone("hand", p) + [x for x in c.s.in_zone("effect", p) if c.info(x).type != "PersonalEffect"]
@@ -204,7 +207,7 @@ def _day(c: Ctx, p: str) -> list[Action]:
         if cs.at and not cs.swim_tried and any(_water(c, cs.at, n) for n in c.board.neighbours(cs.at)):
             out.append(Swim(p, cs.id, (2,) if c.info(cs).habitat == "Nomad" else (2, 2)))
             out.append(Swim(p, cs.id, (5,) if c.info(cs).habitat == "Nomad" else (3, 5)))
-    return out
+    return out + day_candidates(c, p)
 
 
 def _water(c: Ctx, a: str, b: str) -> bool:
@@ -218,7 +221,7 @@ def _night(c: Ctx, p: str) -> list[Action]:
     ids = _drawable(c, p)
     out += [Draw(p, w) for w in _windows(ids, min(3 - hand, len(ids)))]
     items = [x.id for x in c.s.in_zone("hand", p) if c.info(x).type == "Item"]
-    targets = [x.id for x in c.souls_in_play(p)][:2] + [t for t in c.holdable() if c.controls(p, t)][:2]
+    targets = [x.id for x in c.souls_in_play(p)] + [t for t in c.holdable() if c.controls(p, t)]
     for n in (2, 3):
         for combo in itertools.combinations(items, n):
             out += [Craft(p, combo, t) for t in targets]

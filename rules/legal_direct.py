@@ -4,27 +4,25 @@ night turn with nothing pending, and the dice of a bout.
 Each generator yields exactly the candidates of `rules.legal` that the handlers accept, in the same order,
 with the handlers' conditions evaluated once per card (not once per candidate) — like a chess move
 generator. `direct(c)` returns None for any other position; the game then filters candidates
-(`rules.legal_checks`, trial application). `tests/test_legal_direct.py` compares against trial application.
+(`rules.legal_checks`, trial application of the rest). `tests/test_legal_direct.py` compares against trial application.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
 from rules.context import Ctx, other
 from rules.day import DAY_CARD_TYPES, HIDDEN_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
 from rules.legal import _faces, _windows
-from rules.legal import _night as legal_night
 from rules.legal import _pending as legal_pending
-from rules.legal import _retreats as legal_retreats
 from rules.legal import candidates as legal_candidates
+from rules.legal_items import day_extras, scan
+from rules.legal_rare import night_plays, retreats
+from rules.made import MADE_LIMIT as _MADE_LIMIT
+from rules.made import make
 from rules.notation import (
     Action,
     Attack,
     Bottom,
     Camp,
-    Craft,
     Draw,
     End,
     Hold,
@@ -34,40 +32,23 @@ from rules.notation import (
     Play,
     Reveal,
     Roll,
-    Sabotage,
     Stop,
     Swim,
 )
 from rules.setup_phase import HAND_SIZE
 from rules.state import CardState, Pending
 
-A = TypeVar("A", bound=Action)
+_PLAYS: dict[tuple[str, str, str], tuple[Play, Play]] = {}  # both faces of a play, built once
 
 
-_MADE: dict[tuple[object, ...], Action] = {}
-_MADE_LIMIT = 1 << 17
-
-
-def make(cls: type[A], *args: object) -> A:
-    """An action, built once and then shared: actions are immutable, and building a frozen dataclass costs
-    ten times a dictionary lookup, which matters when a position has dozens of legal actions."""
-    key = (cls, *args)
-    found = _MADE.get(key)
-    if found is None:
-        if len(_MADE) >= _MADE_LIMIT:
-            _MADE.clear()
-        found = _MADE[key] = cls(*args)  # type: ignore[arg-type]
-    return found  # type: ignore[return-value]
-
-
-def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
-    """The legal actions now, or None where this module has no generator. `trial` decides a rare
-    candidate (crafts, sabotage) by applying it to a copy."""
+def direct(c: Ctx) -> list[Action] | None:
+    """The legal actions now, or None where this module has no generator (set-up placements, rare
+    prompts, the bottom pile's order); the game then filters candidates."""
     s = c.s
     if s.bout is not None:
         return _bout(c)
     if s.pending:
-        return _pending(c, trial)
+        return _pending(c)
     if s.phase == "draw":
         return _setup_draw(c)
     if s.phase == "affinity":
@@ -76,7 +57,7 @@ def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
         return None
     p = s.active
     if s.phase == "night" and not s.contention_due:
-        return _night(c, p, trial)
+        return _night(c, p)
     if s.phase == "camps":
         held = sum(1 for owner, _ in s.claims.values() if owner == p)
         return [make(Camp, p, t) for t in c.board.holdable if t not in s.claims] if held < 1 + c.style.camps else []
@@ -84,24 +65,24 @@ def direct(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
         return None
     due = sorted(t for q, t in s.contention_due if q == p)
     if due:
-        return _contention(c, p, due[0], trial)
+        return _contention(c, p, due[0])
     return _day(c, p)
 
 
-def _contention(c: Ctx, p: str, t: str, trial: Callable[[Action], bool]) -> list[Action]:
-    """A carried-over fight the player must deal with first: attack, retreat (by trial) or hold (#day)."""
+def _contention(c: Ctx, p: str, t: str) -> list[Action]:
+    """A carried-over fight the player must deal with first: attack, retreat (`rules.legal_rare`) or hold (#day)."""
     if c.s.passed == p:
         return []
     able = [x for x in c.souls_in(t, p) if c.can_attack(x) is None]
     theirs = c.souls_in(t, other(p))
     out: list[Action] = [make(Attack, p, a.id, d.id) for a in able if a.control == p for d in theirs]
-    out += [r for r in legal_retreats(c, p, t) if trial(r)]
+    out += retreats(c, p, t)
     if not able:
         out.append(make(Hold, p, t))
-    return out
+    return out + day_extras(c, p, True, [])
 
 
-def _pending(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
+def _pending(c: Ctx) -> list[Action] | None:
     """Prompts whose every candidate the handler accepts (the trap D20, a taming answer, retreat dice,
     storm and volcanic damage, plains healing), and the attacks of a waiting fight."""
     pend = c.s.pending[0]
@@ -110,12 +91,12 @@ def _pending(c: Ctx, trial: Callable[[Action], bool]) -> list[Action] | None:
     if pend.kind in ("trap-roll", "tame", "escape", "damage", "heal"):
         return legal_pending(c)
     if pend.kind == "combat" and c.s.phase == "day":
-        return _combat(c, pend, trial)
+        return _combat(c, pend)
     return None
 
 
-def _combat(c: Ctx, pend: Pending, trial: Callable[[Action], bool]) -> list[Action]:
-    """`combat.attack` / `combat.stop` with a fight waiting for `pend.player`; retreats by trial."""
+def _combat(c: Ctx, pend: Pending) -> list[Action]:
+    """`combat.attack` / `combat.stop` with a fight waiting for `pend.player`; retreats by `rules.legal_rare`."""
     p = pend.player
     out: list[Action] = []
     theirs = c.souls_in(pend.territory, other(p))
@@ -128,7 +109,7 @@ def _combat(c: Ctx, pend: Pending, trial: Callable[[Action], bool]) -> list[Acti
     if pend.note != "must-attack":
         out.append(make(Stop, p))
     if pend.note == "respond":
-        out += [r for r in legal_retreats(c, p, pend.territory) if trial(r)]
+        out += retreats(c, p, pend.territory)
     return out
 
 
@@ -145,7 +126,7 @@ def _setup_draw(c: Ctx) -> list[Action] | None:
     return out
 
 
-def _night(c: Ctx, p: str, trial: Callable[[Action], bool]) -> list[Action] | None:
+def _night(c: Ctx, p: str) -> list[Action] | None:
     """`rules.legal._night`'s candidates that `night.night_action` and the handlers accept."""
     s = c.s
     if s.passed == p:
@@ -169,13 +150,8 @@ def _night(c: Ctx, p: str, trial: Callable[[Action], bool]) -> list[Action] | No
     if "draw" not in done and want > 0 and n == want:
         out += [make(Draw, p, w) for w in _windows(unknown, n)]
     if any(c.info(x).type in ("Item", "Sabotage") for x in hand):
-        out += [a for a in _night_candidates(c, p) if trial(a)]
+        out += night_plays(c, p)
     return out
-
-
-def _night_candidates(c: Ctx, p: str) -> list[Action]:
-    """The crafts and sabotage of `rules.legal._night` (rare: only with items or sabotage in hand)."""
-    return [a for a in legal_night(c, p) if isinstance(a, (Craft, Sabotage))]
 
 
 def _day(c: Ctx, p: str) -> list[Action]:
@@ -187,16 +163,14 @@ def _day(c: Ctx, p: str) -> list[Action]:
         out.append(make(Initiative, p))
     elif s.passed == other(p):
         out.append(make(End, p))
-    mine = [t for t in c.board.holdable if c.controls(p, t)]
-    occupied: dict[str, int] = {}
+    claims = s.claims
+    mine = [t for t in c.board.holdable if (claim := claims.get(t)) is not None and claim[0] == p]
+    found = scan(c, p)  # one pass over the cards in play
+    own, occupied, enemy_at, enemies = found.own, found.occupied, found.enemy_at, frozenset(found.blocking)
+    cards_info = c.catalog.cards
 
-    def occupying(t: str) -> int:
-        n = occupied.get(t)
-        if n is None:
-            n = occupied[t] = c.occupying(t, p)
-        return n
-
-    cards = s.in_zone("hand", p) + [x for x in s.in_zone("effect", p) if c.info(x).type != "PersonalEffect"]
+    hand = s.in_zone("hand", p)
+    cards = hand + [x for x in s.in_zone("effect", p) if c.info(x).type != "PersonalEffect"]
     room = s.players[p].played_this_roll < MAX_PLAYED
     for card in cards:
         if not room or not _playable(c, p, card, HIDDEN_CARD_TYPES):
@@ -205,51 +179,69 @@ def _day(c: Ctx, p: str) -> list[Action]:
         limited = info.is_soul and info.habitat != "DigitalCloud"
         hides = c.effects(card).hidden_placement
         for t in mine:
-            if limited and occupying(t) >= MAX_SOULS:
+            if limited and occupied.get(t, 0) >= MAX_SOULS:
                 continue
             if info.type in DAY_CARD_TYPES:
-                out.append(make(Play, p, card.id, t, "revealed"))
-                out.append(make(Play, p, card.id, t, "unrevealed"))
+                pair = _PLAYS.get((p, card.id, t))
+                if pair is None:
+                    if len(_PLAYS) >= _MADE_LIMIT:
+                        _PLAYS.clear()
+                    pair = _PLAYS[(p, card.id, t)] = (Play(p, card.id, t, "revealed"),
+                                                      Play(p, card.id, t, "unrevealed"))
+                out += pair
             if hides:
-                out.append(make(Play, p, card.id, t, "hidden"))
-    for cs in c.souls_in_play(p):
+                out.append(Play(p, card.id, t, "hidden"))
+    shore = c.board.shore
+    for cs in own:
         if not cs.revealed and cs.control == p:
             out.append(make(Reveal, p, cs.id))
         if cs.at is None:
             continue
-        info = c.info(cs)
+        info = cards_info[cs.code]
         if cs.revealed:
-            out += _moves(c, p, cs, occupying)
-        if not cs.swim_tried and cs.at in c.board.shore and cs.control == p \
+            out += _moves(c, p, cs, occupied, enemy_at, enemies)
+        if not cs.swim_tried and cs.at in shore and cs.control == p \
                 and info.habitat not in ("Water", "Heavens"):
             nomad = info.habitat == "Nomad"
             out.append(make(Swim, p, cs.id, (2,) if nomad else (2, 2)))
             out.append(make(Swim, p, cs.id, (5,) if nomad else (3, 5)))
-    return out
+    return out + day_extras(c, p, False, hand, found)
 
 
-def _moves(c: Ctx, p: str, cs: CardState, occupying: Callable[[str], int]) -> list[Action]:
+def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: set[str],
+           enemies: frozenset[str]) -> list[Action]:
     """`day.move`'s conditions for a revealed soul, once per soul; then per goal the 3-soul limit and the
-    enemy that must be attacked there."""
+    enemy that must be attacked there. `occupied` counts p's souls per territory, `enemy_at` is every
+    stand with an enemy soul, `enemies` the movement stands revealed enemies block."""
     s = c.s
-    assert cs.at is not None
+    at = cs.at
+    assert at is not None
     info = c.info(cs)
     left = (c.movement_range(cs) or 0) - cs.moved
     if left <= 0 or cs.control != p or cs.rogue or (cs.played_turn == s.turn and not cs.played_revealed) \
             or c.needs_escort(cs):
         return []
-    here = c.territory_of(cs.at)
+    where = c.board.stand_territory
+    here = where[at]
     limited = info.habitat != "DigitalCloud"
-    blocked = set() if c.can_attack(cs) is None else {e.at for e in c.souls_in_play(other(p)) if e.at}
+    blocked = () if c.can_attack(cs) is None else enemy_at
     out: list[Action] = []
-    for goal in sorted(reach(c, cs, cs.at, left)):
-        if goal == cs.at or goal in blocked:
+    for goal in reach(c, cs, at, left, enemies=enemies):
+        if goal == at or goal in blocked:
             continue
-        target = c.territory_of(goal)
-        if target != here and limited and occupying(target) >= MAX_SOULS:
+        target = where[goal]
+        if target != here and limited and occupied.get(target, 0) >= MAX_SOULS:
             continue
-        out.append(make(Move, p, cs.id, (cs.at, goal)))
+        move = _MOVES.get((cs.id, at, goal))
+        if move is None or move.player != p:
+            if len(_MOVES) >= _MADE_LIMIT:
+                _MOVES.clear()
+            move = _MOVES[(cs.id, at, goal)] = Move(p, cs.id, (at, goal))
+        out.append(move)
     return out
+
+
+_MOVES: dict[tuple[str, str, str], Move] = {}
 
 
 def _playable(c: Ctx, p: str, cs: CardState, types: tuple[str, ...] = DAY_CARD_TYPES) -> bool:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from rules.context import Ctx
 from rules.state import Pending
+from rules.style_ends import huntable
 
 
 def waste(c: Ctx, card_id: str, why: str) -> None:
     """A soul is wasted: discarded; equipped items are dropped in its territory (#items)."""
     cs = c.card(card_id)
     if c.is_soul(cs) and cs.owner in c.s.players:
-        c.s.players[cs.owner] = c.s.players[cs.owner].set(lost=c.s.players[cs.owner].lost + 1)
+        p = c.s.players[cs.owner]
+        c.s.players[cs.owner] = p.set(lost=p.lost + 1, hunted=p.hunted + (1 if huntable(c, cs) else 0))
     dropped = [item.id for item in c.s.play.values() if item.equipped_to == card_id]
     for item_id in dropped:
         c.put(c.card(item_id).set(equipped_to=None))

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from rules.context import Ctx, Illegal, other
 from rules.day import MAX_PLAYED, playable, start_action
+from rules.lifecycle import waste
 from rules.notation import Bottom, Craft, Discard, Draw, Heal, Initiative, Injure, Sabotage, Steal, Tame
 from rules.setup_phase import HAND_SIZE, draw_cards
 from rules.state import CardState
+from rules.style_ends import huntable
 
 NIGHT_ONCE = {Bottom: "bottom", Draw: "draw", Craft: "craft", Sabotage: "sabotage", Initiative: "initiative"}
 
@@ -104,6 +106,11 @@ def injure(c: Ctx, a: Injure) -> None:
     if a.index not in c.available_means(cs):
         raise Illegal("#keal_means_DHT", f"{c.name(cs)} has no uninjured KEAL means {a.index}")
     c.put(cs.set(injuries=tuple(n + 1 if i == a.index - 1 else n for i, n in enumerate(cs.injuries))))
+    owed = [p for p in c.s.pending if p.kind == "damage" and p.cards == (cs.id,)]
+    if owed and not c.available_means(c.card(cs.id)):
+        # More damage is owed (storm and volcanic ground together) but no KEAL means is left to injure: the
+        # soul is caught downed, as #storm wastes downed souls, instead of leaving a prompt nobody can answer.
+        waste(c, cs.id, "caught downed with damage still owed (#storm)")
 
 
 def heal(c: Ctx, a: Heal) -> None:
@@ -132,6 +139,9 @@ def discard(c: Ctx, a: Discard) -> None:
                                             "discarded")
     if c.s.phase not in ("day", "night", "storm"):
         raise Illegal("#discarding_runout", f"not now: the game is in its {c.s.phase} phase")
+    if huntable(c, cs):
+        raise Illegal("#playstyleoptions", f"{c.name(cs)} is huntable: \"The huntable cards must be played and "
+                                           "cannot be discarded\" (The hunt)")
     _to_discard(c, cs)
 
 

@@ -396,8 +396,17 @@ class Release(Action):
     card: str
 
 
+@_verb("award", winner=PLAYERS)
+@dataclasses.dataclass(frozen=True, slots=True)
+class Award(Action):
+    """The referee of a competition special confirms what only the ref's printed card decides (the marked
+    terrain feature used against the opponent, the marked trap set off): ``judge award red`` (#playstyleoptions)."""
+
+    winner: str
+
+
 JUDGE = "judge"
-JUDGE_VERBS = ("effect", "concede")
+JUDGE_VERBS = ("effect", "concede", "award")
 VERBS: tuple[str, ...] = tuple(_REGISTRY)
 
 
@@ -411,7 +420,7 @@ def parse(text: str) -> Action:
         raise NotationError(text, f"the judge says only {', '.join(JUDGE_VERBS)}")
     if player not in PLAYERS and player != JUDGE:
         raise NotationError(text, f"unknown player {player!r} (players: {', '.join(PLAYERS)})")
-    if verb == "effect" and player != JUDGE:
+    if verb in ("effect", "award") and player != JUDGE:
         raise NotationError(text, f"only the judge says {verb!r} (judge {verb} ...)")
     cls = _REGISTRY.get(verb)
     if cls is None:

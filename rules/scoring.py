@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from rules.context import Ctx
+from rules.context import Ctx, other
 
 PLAYERS = ("red", "blue")
 
@@ -33,17 +33,30 @@ def score(c: Ctx, player: str) -> Fraction:
     kind = c.style.score
     if kind == "ends-means":
         return Fraction(held(c, player), max(1, c.s.players[player].lost))
+    if kind == "hunt":
+        return Fraction(held(c, player) + hunt_bonus(c, player))
     if kind == "coastline":
         shore = coastal(c)
         return Fraction(sum(1 for t, (owner, _) in c.s.claims.items() if owner == player and t in shore))
     return Fraction(held(c, player))
 
 
+HUNT_BONUS = 3
+
+
+def hunt_bonus(c: Ctx, player: str) -> int:
+    """The hunt: "player with most souls with a certain type defeated receives a +3 bonus" (a soul is defeated
+    when it is wasted, as in Highest body count; equal counts give no one the bonus)."""
+    mine = c.s.players[other(player)].hunted
+    theirs = c.s.players[player].hunted
+    return HUNT_BONUS if mine > theirs else 0
+
+
 def fixed_end(c: Ctx) -> None:
     """End the game after the style's last diel cycle: the higher score wins, equal scores tie."""
     cycles = c.style.cycles
-    what = {"ends-means": "territory held per soul lost", "coastline": "coastal territories held"}.get(
-        c.style.score, "territories held")
+    what = {"ends-means": "territory held per soul lost", "coastline": "coastal territories held",
+            "hunt": "territories held plus the hunt bonus"}.get(c.style.score, "territories held")
     scores = {p: score(c, p) for p in PLAYERS}
     shown = ", ".join(f"{p} {_show(v)}" for p, v in scores.items())
     why = ("convention: keep the peace (#discarding_runout)" if c.style.score == "convention"

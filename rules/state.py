@@ -82,6 +82,7 @@ class PlayerState:
     night_done: frozenset[str] = frozenset()
     peace: str | None = None
     lost: int = 0                   # own souls wasted so far (play-style scoring: body count, ends and means)
+    hunted: int = 0                 # own souls of The hunt's huntable type wasted so far
 
     def set(self, **changes: Any) -> PlayerState:
         new: PlayerState = _fast_set(self, changes)
@@ -172,6 +173,13 @@ class CardTable(dict[str, CardState]):
         """Every card in `zone`, whoever controls it (unordered)."""
         return [c for (z, _), members in self.owned.items() if z == zone for c in members.values()]
 
+    def any_in(self, zone: str) -> bool:
+        """Whether any card is in `zone` (without listing them); the two seats' entries are looked at first."""
+        owned = self.owned
+        if owned.get((zone, "red")) or owned.get((zone, "blue")):
+            return True
+        return any(members for (z, _), members in owned.items() if z == zone)
+
     def _members(self, key: tuple[str, str]) -> dict[str, CardState]:
         if key not in self.mine:
             self.owned[key] = dict(self.owned.get(key, {}))
@@ -238,6 +246,7 @@ class GameState:
     overrides: dict[str, tuple[tuple[str, bool], ...]] = field(default_factory=dict)  # judge: card -> flags
     hill: tuple[str, int] | None = None  # King of the hill: (holder, diel cycle from which it held the hill)
     tunnels: tuple[tuple[str, str], ...] = ()  # dug during the game by underground dwellers (#habitat_effects)
+    rescue: tuple[str, str] | None = None  # Off to the rescue: (player, the soul escorting the survivor)
 
     def __post_init__(self) -> None:
         if not isinstance(self.cards, CardTable):
@@ -253,7 +262,7 @@ class GameState:
         return GameState(self.cards.clone(), dict(self.players), dict(self.bottom), dict(self.claims), self.phase,
                          self.turn, self.first, self.active, self.initiative, self.passed, self.acted,
                          self.contention_due, self.pending, self.bout, dict(self.fixed_means), self.result,
-                         self.origin, self.notices, dict(self.overrides), self.hill, self.tunnels)
+                         self.origin, self.notices, dict(self.overrides), self.hill, self.tunnels, self.rescue)
 
     def put(self, cs: CardState) -> None:
         self.cards[cs.id] = cs
@@ -299,6 +308,8 @@ class GameState:
             lines.append(f"tunnel {end_a}-{end_b}")
         if self.hill:
             lines.append(f"hill {self.hill[0]} since {self.hill[1]}")
+        if self.rescue:
+            lines.append(f"survivor with {self.rescue[0]} {self.rescue[1]}")
         if self.contention_due:
             lines.append("contention " + " ".join(f"{p}:{t}" for p, t in sorted(self.contention_due)))
         for pend in self.pending:

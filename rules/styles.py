@@ -34,9 +34,10 @@ class Style:
     hill: str | None = None         # King of the hill: the territory to hold (chosen by a ref or at random)
     hold: int = 3                   # King of the hill: diel cycles the hill must be held
     marked: str | None = None       # specials: the territory a ref marked (Find the treasure, ...)
+    hunted: str | None = None       # The hunt: the huntable type (card code, title, gene, habitat or type)
 
     def with_params(self, **params: object) -> Style:
-        known = {"camps", "cycles", "limit", "hill", "hold", "marked"}
+        known = {"camps", "cycles", "limit", "hill", "hold", "marked", "hunted"}
         bad = sorted(set(params) - known)
         if bad:
             raise StyleError(f"style {self.name!r} takes no parameter {', '.join(bad)} "
@@ -56,14 +57,14 @@ STYLES: dict[str, Style] = {s.name: s for s in (
     Style("ends-justify-means", "The ends must justify the means", cycles=20, score="ends-means"),
     Style("cost-too-great", "The cost is too great", limit=5),
     Style("coastal-war", "Coastal war", cycles=20, score="coastline"),
-    Style("the-hunt", "The hunt", cycles=20, score="hunt", implemented=False),
+    Style("the-hunt", "The hunt", cycles=20, score="hunt"),
     Style("find-the-treasure", "Find the treasure", camps=0, adjacent_capitals=True, referee=True,
           score="marked"),
-    Style("explorer", "Explorer", camps=0, adjacent_capitals=True, referee=True, implemented=False),
-    Style("trap-springer", "Trap Springer", camps=0, adjacent_capitals=True, referee=True, implemented=False),
+    Style("explorer", "Explorer", camps=0, adjacent_capitals=True, referee=True, score="explorer"),
+    Style("trap-springer", "Trap Springer", camps=0, adjacent_capitals=True, referee=True, score="springer"),
     Style("off-to-the-rescue", "Off to the rescue", camps=0, adjacent_capitals=True, referee=True,
-          implemented=False),
-    Style("cradle-robber", "Cradle Robber", camps=0, adjacent_capitals=True, referee=True, implemented=False),
+          score="rescue"),
+    Style("cradle-robber", "Cradle Robber", camps=0, adjacent_capitals=True, referee=True, score="surround"),
 )}
 
 DOMINATION = STYLES["domination"]

@@ -10,6 +10,7 @@ from rules.lifecycle import waste
 from rules.notation import End, Initiative, Peace, Roll
 from rules.scoring import fixed_end
 from rules.state import CardState, CardTable, Pending
+from rules.style_ends import special_end
 from rules.territory_effects import between_turns
 
 PREDETERMINED = {1: "day", 2: "night", 3: "day"}
@@ -161,6 +162,8 @@ def _imprison_loiterers(c: Ctx) -> None:
         for cs in c.souls_at(stand, other(holder)):
             prisoners = [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]
             if cs.arrived_turn < c.s.turn and len(prisoners) < MAX_PRISONERS:
+                for item in [x for x in c.s.play.values() if x.equipped_to == cs.id]:
+                    c.put(item.set(equipped_to=None))  # dropped where the soul was taken (#items)
                 c.put(cs.set(zone="prison", moved=0, swimming=False))
                 c.forget(cs.id)
                 c.notice(f"{c.name(cs)} loitered in {holder}'s capital and is taken prisoner (#prison)")
@@ -195,6 +198,8 @@ def settle_claims(c: Ctx) -> None:
     board, where = c.board, c.board.stand_territory
     table = c.s.cards
     assert isinstance(table, CardTable)
+    if not table.touched and table.settled == c.s.claims:
+        return  # nothing arrived, left or changed since the last settlement
     touched = {where[st] for st in table.touched if st in where}
     table.touched = set()
     if table.settled != c.s.claims:  # claims changed outside a settlement (set-up, a judge): look everywhere
@@ -207,6 +212,7 @@ def settle_claims(c: Ctx) -> None:
     present: dict[str, set[str]] = {}           # territory -> owners of souls anywhere in it
     loose: dict[str, list[CardState]] = {}      # territory -> terrain features and unequipped items in play
     look = touched | capitals
+    souls, info, homes = c.catalog.soul_codes, c.catalog.cards, board.home_stand
     for cs in c.s.play.values():
         at = cs.at
         if at is None:
@@ -214,12 +220,11 @@ def settle_claims(c: Ctx) -> None:
         t = where[at]
         if t not in look:
             continue
-        if c.is_soul(cs):
+        if cs.code in souls:
             present.setdefault(t, set()).add(cs.owner)
-            home = board.territory_stand(t)
-            if home is not None and home.id == at:
+            if homes.get(t) == at:
                 on_stand.setdefault(t, []).append(cs)
-        elif cs.equipped_to is None and c.info(cs).type in ("TerrainFeature", "Item"):
+        elif cs.equipped_to is None and info[cs.code].type in ("TerrainFeature", "Item"):
             loose.setdefault(t, []).append(cs)
     for territory in board.holdable:
         if territory not in touched and not (territory in capitals and c.s.claims != before):
@@ -240,7 +245,8 @@ def settle_claims(c: Ctx) -> None:
             home = board.territory_stand(t)
             if kind == "capital" and home is not None:
                 table.touched.add(home.id)
-    table.settled = dict(c.s.claims)
+    if table.settled != c.s.claims:
+        table.settled = dict(c.s.claims)
 
 
 def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set[str]]) -> bool:
@@ -281,9 +287,11 @@ def _over(c: Ctx, result: str) -> bool:
 def _check_end(c: Ctx) -> bool:
     style = c.style
     holdable = c.board.holdable
-    holders = {c.s.claims[t][0] if t in c.s.claims else None for t in holdable}
+    claims = c.s.claims
+    whole = style.claims_matter and len(claims) >= len(holdable)  # #win needs every territory claimed
+    holders = {claims[t][0] if t in claims else None for t in holdable} if whole else set()
     for player in ("red", "blue"):
-        if style.claims_matter and holders == {player}:
+        if whole and holders == {player}:
             return _over(c, f"{player} wins: holds every base camp and capital (#win)")
         if style.limit is not None and c.s.players[player].lost >= style.limit:
             return _over(c, f"{other(player)} wins: {player} lost {c.s.players[player].lost} souls, the limit of "
@@ -292,6 +300,9 @@ def _check_end(c: Ctx) -> bool:
         winner = c.s.claims[style.marked][0]
         if c.s.claims[style.marked][1] == "camp":
             return _over(c, f"{winner} wins: claimed the marked territory {style.marked} first ({style.title})")
+    special = special_end(c) if style.marked is not None else None
+    if special is not None:
+        return _over(c, special)
     if style.score == "body-count" and c.s.turn:
         out = [p for p in ("red", "blue") if not c.s.in_zone("deck", p) and not c.s.in_zone("hand", p)]
         if out:
@@ -303,7 +314,7 @@ def _check_end(c: Ctx) -> bool:
             return _over(c, f"{best} wins: defeated {defeated[best]} souls to {defeated[other(best)]} when "
                             f"{out[0]} ran out of cards ({style.title})")
     table = cast(CardTable, c.s.cards)
-    if c.s.turn and not table.zone("deck") and not table.zone("hand") and not c.souls_in_play():
+    if c.s.turn and not table.any_in("deck") and not table.any_in("hand") and not c.souls_in_play():
         c.s.phase = "peace"
         c.s.active = None
         c.s.pending = tuple(Pending("peace", p) for p in ("red", "blue"))

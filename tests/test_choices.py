@@ -15,7 +15,7 @@ from tracker.service.choices import choices_for, resolve
 from tracker.service.seats import player
 from tracker.service.views import knows
 
-NOT_SAMPLED = ("craft",)  # the engine's candidate list leaves these combinations out (rules.legal)
+NOT_SAMPLED: tuple[str, ...] = ()  # every crafting combination is offered now (rules.legal_rare)
 
 
 def offered(choices: dict[str, object], game: Game, seat: str, line: str) -> bool:
@@ -31,6 +31,9 @@ def offered(choices: dict[str, object], game: Game, seat: str, line: str) -> boo
             return False
         ids = words[2].split(",")
         return len(ids) in draw["counts"] and set(ids) <= {c["id"] for c in draw["deck"]}
+    if words[1] == "craft":  # a recipe is a set of items: the engine offers each combination once
+        return any(p[0] == "craft" and set(p[1].split(",")) == set(words[2].split(",")) and p[2:] == words[3:]
+                   for p in choices["paths"])  # type: ignore[attr-defined]
     return any(resolve(game, seat, " ".join([seat, *p])) == line for p in choices["paths"])  # type: ignore[attr-defined]
 
 
@@ -83,3 +86,49 @@ def test_a_face_down_target_named_by_its_stand_is_recorded_by_its_id(tmp_path: P
     entry = service.act(player("red"), "red " + " ".join(paths[0]))
     assert entry["accepted"], entry
     assert service.table.entries()[-1].text == "red attack WCA9#0001 ZrrD#0001"
+
+
+BOOK_VERBS = ("equip", "unequip", "pass", "pickup", "roam", "tame", "resolve", "imprison", "release", "discard",
+              "steal", "bs", "dig")
+
+
+def test_every_verb_the_engine_accepts_is_offered_as_a_labelled_button() -> None:
+    """Issue 19: legal_actions offers every verb (equip, unequip, pass, pick up, roam, taming attempts,
+    sabotage results, imprison/release, BS ...), and the phone shows each as a button with a label, whose
+    path, sent back, is an action the rules accept."""
+    import random
+
+    from rules.context import Ctx
+    from rules.notation import Imprison
+    from rules.selfplay import choose
+    from tests.perft_positions import random_position
+    from tracker.service.choices import VERBS
+
+    catalog = Catalog.packaged()
+    seen: set[str] = set()
+    for seed in (109, 102):  # seeds whose games reach a rogue and an underground dweller
+        game = random_position(seed, 0)
+        rng = random.Random(seed)
+        for step in range(300):
+            if game.result or seen >= set(BOOK_VERBS):
+                break
+            offers = game.legal_actions(free=True)
+            texts = {a.to_text() for a in offers}
+            for seat in {a.player for a in offers if a.verb in BOOK_VERBS and a.verb not in seen}:
+                choices = choices_for(game, seat, set(game.state.cards), catalog)  # a judge-like view
+                for path in choices["paths"]:
+                    verb = path[0]
+                    if verb in BOOK_VERBS and verb not in seen:
+                        assert choices["verbs"][verb] == VERBS[verb] and VERBS[verb] != verb
+                        line = resolve(game, seat, " ".join([seat, *path]))
+                        assert line in texts, line
+                        if verb != "bs":
+                            assert game.is_legal(parse(line)), line
+                        seen.add(verb)
+            jail = [a for a in offers if isinstance(a, Imprison)]
+            if jail and "release" not in seen and step > 100:  # a printed prison, so that a release is due
+                game.push(jail[0])
+                continue
+            ctx = Ctx(game.state, game.board, game.catalog)
+            game.push(choose(ctx, game.legal_actions(), rng))
+    assert seen == set(BOOK_VERBS), sorted(set(BOOK_VERBS) - seen)

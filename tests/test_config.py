@@ -35,6 +35,11 @@ def test_empty_config_gives_defaults() -> None:
         ("[recording]\nkeyframes = 1\n", "[recording] keyframes", "true or false"),
         ("[table\n", "<file>", "not TOML"),
         ("[web]\npublic_url = 'table-1:5000'\n", "[web] public_url", "not http(s)://HOST[:PORT]"),
+        ("[style]\nname = 3\n", "[style] name", "a string"),
+        ("[style]\ncycles = 0\n", "[style] cycles", "outside"),
+        ("[style]\nlimit = 'five'\n", "[style] limit", "a whole number"),
+        ("[style]\nhill = ''\n", "[style] hill", "territory id"),
+        ("[style]\nturns = 20\n", "[style] turns", "unknown key"),
     ],
 )
 def test_bad_values_name_the_key(text: str, key: str, problem: str) -> None:
@@ -58,3 +63,10 @@ def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path) -> Non
     path.write_text("[table]\nmap = 'maps/club.json'\n[tracking]\ncalibration = 'cal.json'\n")
     cfg = load_config(path)
     assert cfg.map == str(tmp_path / "maps" / "club.json") and cfg.calibration == str(tmp_path / "cal.json")
+
+
+def test_style_section_chooses_the_play_style_of_new_games() -> None:
+    """Issue 19 item 4: table.toml chooses a play style and its parameters, as `game new --style` does."""
+    cfg = parse_config("[style]\nname = 'King-of-the-Hill'\ncycles = 30\nhold = 4\nhill = '3'\n")
+    assert cfg.style_body() == {"name": "king-of-the-hill", "cycles": 30, "params": {"hold": 4, "hill": "3"}}
+    assert parse_config("").style_body() == {"name": "domination", "cycles": None, "params": {}}

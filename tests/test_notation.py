@@ -20,7 +20,7 @@ EXAMPLES = [
     "red equip zwZA#0001 HMPU#0001", "red unequip zwZA#0001", "red pass zwZA#0001 WCA9#0001",
     "blue pickup zwZA#0001 SWyA#0001", "blue resolve fFvj#0001 success", "red roll territory 7",
     "red dig WCA9#0001 M1", "blue roam SWyA#0001 M8", "blue bs", "red concede against", "judge concede for",
-    "red grab zwZA#0001 WCA9#0001", "red imprison SWyA#0001 7", "blue release SWyA#0001",
+    "red grab zwZA#0001 WCA9#0001", "red imprison SWyA#0001 7", "blue release SWyA#0001", "judge award red",
 ]
 
 

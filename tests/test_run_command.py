@@ -215,6 +215,32 @@ def test_game_new_takes_a_play_style_the_record_keeps(table_dir: tuple[Path, int
     assert err.count("\n") == 0 and "unknown play style 'chess'" in err
 
 
+def test_table_toml_chooses_the_play_style_and_errors_name_section_and_key(
+        table_dir: tuple[Path, int], capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 19 item 4: [style] in table.toml picks the style of `game new` (the command line overrides it);
+    a style or territory the rules do not know exits 2 with one line naming the file, section and key."""
+    from tracker.record.store import GameRecord
+
+    folder, _ = table_dir
+    decks = ["--deck", f"red={folder / 'red.txt'}", "--deck", f"blue={folder / 'blue.txt'}"]
+    toml = folder / "table.toml"
+    base = toml.read_text()
+    toml.write_text(base + "[style]\nname = 'king-of-the-hill'\nhill = '3'\nhold = 2\n")
+    assert main(["game", "new", "--config", str(toml), *decks, "--cycles", "9"]) == 0
+    start = next(iter(GameRecord(json.loads(capsys.readouterr().out)["record"], readonly=True).rows())).body
+    assert start["style"] == {"name": "king-of-the-hill", "cycles": 9, "params": {"hill": "3", "hold": 2}}
+    assert main(["game", "new", "--config", str(toml), *decks, "--style", "domination"]) == 0
+    start = next(iter(GameRecord(json.loads(capsys.readouterr().out)["record"], readonly=True).rows())).body
+    assert start["style"] == {"name": "domination", "cycles": None, "params": {}}
+    for section, key, problem in (("name = 'chess'", "[style] name", "unknown play style 'chess'"),
+                                  ("name = 'king-of-the-hill'\nhill = 'Z9'", "[style] hill", "'Z9' is not a territory"),
+                                  ("name = ''", "[style] name", "expected a play style name")):
+        toml.write_text(base + "[style]\n" + section + "\n")
+        assert main(["game", "new", "--config", str(toml), *decks]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and f"table.toml: {key}" in err and problem in err, err
+
+
 def test_game_new_with_one_card_in_two_decks_exits_2_and_leaves_no_record(
         table_dir: tuple[Path, int], capsys: pytest.CaptureFixture[str]) -> None:
     folder, _ = table_dir

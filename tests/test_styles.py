@@ -128,3 +128,86 @@ def test_a_hill_or_marked_space_must_be_a_territory_of_the_map() -> None:
         Game.new({"red": RED, "blue": BLUE}, style="king-of-the-hill", hill="T3")
     with pytest.raises(StyleError, match="marked must be a territory id"):
         Game.new({"red": RED, "blue": BLUE}, style="find-the-treasure", marked=5)
+
+
+def test_the_hunt_adds_three_for_most_huntable_souls_defeated() -> None:
+    # "After a fixed number of diel cycles, the player with the most territories plus the hunt bonus (player
+    # with most souls with a certain type defeated receives a +3 bonus) wins."
+    g = start("the-hunt", cycles=2, hunted="Avian")
+    g.state.claims["1"] = ("red", "camp")  # red holds 4 territories, blue 3 ...
+    g.state.players["red"] = g.state.players["red"].set(hunted=1, lost=1)  # ... but blue defeated an Avian soul
+    play_until(g, "over")
+    assert g.result == ("blue wins after 2 diel cycles: territories held plus the hunt bonus red 4, blue 6; "
+                        "The hunt (#playstyleoptions)")
+
+
+def test_the_hunt_counts_a_wasted_huntable_soul_and_forbids_discarding_one() -> None:
+    # "The huntable cards must be played and cannot be discarded."
+    g = start("the-hunt", cycles=5, hunted="Hilbert: King of Avian Frogs")
+    verdict = g.apply("red discard HMPU#0001")
+    assert not verdict.accepted and verdict.rule == "#playstyleoptions" and "cannot be discarded" in verdict.message
+    assert g.apply("red discard WCA9#0001").accepted  # not of the hunted type
+    place(g, "HMPU#0001", "T6", injuries=(1,))  # downed Hilbert beside blue's wolf
+    place(g, "SWyA#0001", "T6")
+    play_until(g, "night")
+    play_until(g, "day")
+    if g.state.active == "red":
+        g.push("red hold 6")
+        g.push("red initiative")
+    g.push("blue attack SWyA#0001 HMPU#0001")
+    while g.state.bout is not None:
+        g.push("blue roll attack 6")
+        g.push("red roll defence 1,1")
+    assert g.state.cards["HMPU#0001"].zone == "discard"
+    assert g.state.players["red"].hunted == 1 and g.state.players["blue"].hunted == 0
+    with pytest.raises(StyleError, match="no soul card matches 'unicorn'"):
+        Game.new({"red": RED, "blue": BLUE}, style="the-hunt", hunted="unicorn")
+
+
+def test_cradle_robber_taking_the_surrounding_sections_wins() -> None:
+    # "A ref secretly marks a space on the board with an incubation card ... The first person to find and take
+    # the surrounding sections (thereby protecting the card) wins the match"
+    g = start("cradle-robber", capitals=("4", "3"), camps=(), marked="8")  # 8 borders 7 and 9
+    g.state.claims["7"] = ("red", "camp")
+    place(g, "HMPU#0001", "M9")
+    g.push("red move HMPU#0001 M9-T9")
+    assert g.result == "red wins: holds every territory around the marked territory 8 (7, 9) (Cradle Robber)"
+
+
+def test_off_to_the_rescue_claim_the_space_then_usher_the_survivor_to_the_capital() -> None:
+    # "A ref secretly marks a space on the board with a soul card, the first player to claim that space and
+    # usher the survivor back to their capital wins the match"
+    g = start("off-to-the-rescue", capitals=("4", "3"), camps=(), marked="5")
+    place(g, "F3GW#0001", "M1")  # blue's flyer (movement 3)
+    place(g, "HMPU#0001", "M4")  # red's Hilbert (movement 2)
+    g.push("red move HMPU#0001 M4-T5")
+    assert g.state.claims["5"] == ("red", "camp") and g.state.rescue == ("red", "HMPU#0001")
+    assert "survivor with red HMPU#0001" in g.to_text() and g.result is None
+    g.push("blue initiative")
+    g.push("red end")
+    play_until(g, "day")
+    if g.state.active == "blue":
+        g.push("blue initiative")
+    g.push("red move HMPU#0001 T5-T3")
+    assert g.result == "red wins: ushered the survivor from territory 5 back to their capital (Off to the rescue)"
+
+
+@pytest.mark.parametrize(("style", "expected"), [
+    ("explorer", "red wins: used the marked terrain feature against the opponent in territory 5, the referee "
+                 "confirms (Explorer)"),
+    ("trap-springer", "red wins: set off the marked trap in territory 5, the referee confirms (Trap Springer)"),
+])
+def test_explorer_and_trap_springer_the_referee_confirms_on_the_marked_space(style: str, expected: str) -> None:
+    # Explorer: "the first player to claim that space and successfully use the card against their opponent wins"
+    # Trap Springer: "the first player to set off the trap in that space wins the match"
+    g = start(style, capitals=("4", "3"), camps=(), marked="5")
+    refused = g.apply("judge award red")
+    assert not refused.accepted and refused.rule == "#playstyleoptions" and "marked territory 5" in refused.message
+    place(g, "HMPU#0001", "M4")
+    g.push("red move HMPU#0001 M4-T5")
+    assert g.result is None
+    assert not g.apply("judge award blue").accepted
+    from rules.notation import Award
+    assert Award("judge", "red") in g.legal_actions(free=True)
+    g.push("judge award red")
+    assert g.result == expected

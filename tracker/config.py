@@ -59,7 +59,20 @@ class TableConfig:
     hub_token: str = ""
     game: str = "kipukas"  # [game] name: a game of rules.core.registry (checked by `game new`)
     game_params: tuple[tuple[str, Any], ...] = ()  # [game]'s other keys: the game's own configuration
+    # [style]: the play style new games at this table use (#playstyleoptions; `game new --style` overrides)
+    style: str = "domination"
+    style_cycles: int | None = None
+    style_params: tuple[tuple[str, int | str], ...] = ()  # limit, hold, camps; hill, marked (territories); hunted
     source_file: str = "<defaults>"
+
+    def style_body(self) -> dict[str, Any]:
+        """The style as a record's start row keeps it: ``{"name", "cycles", "params"}``."""
+        return {"name": self.style, "cycles": self.style_cycles, "params": dict(self.style_params)}
+
+
+STYLE_NUMBERS = {"limit": (1, 60), "hold": (1, 100), "camps": (0, 8)}  # [style] key -> allowed range
+STYLE_TERRITORIES = ("hill", "marked")  # [style] keys naming a territory id of the map
+STYLE_TEXTS = ("hunted",)  # [style] keys naming something else (The hunt: the huntable type)
 
 
 class _Section:
@@ -141,7 +154,7 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None) 
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(source, "<file>", f"not TOML: {exc}") from exc
     d = TableConfig()
-    known = ("table", "overhead", "front", "tracking", "web", "recording", "hub", "game")
+    known = ("table", "overhead", "front", "tracking", "web", "recording", "hub", "game", "style")
     for name in data:
         if name not in known:
             raise ConfigError(source, f"[{name}]", f"unknown section (known: {', '.join(known)})")
@@ -197,9 +210,37 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None) 
         raise ConfigError(source, "[hub] token" if cfg_args["hub_url"] else "[hub] url",
                           "the hub needs both url and token (or neither)")
     h.finish()
+    cfg_args.update(_style(sec["style"], d))
     overhead = _camera(sec["overhead"], d.overhead, base)
     front = _camera(sec["front"], d.front, base)
     return TableConfig(**cfg_args, overhead=overhead, front=front, source_file=source)
+
+
+def _style(sec: _Section, d: TableConfig) -> dict[str, Any]:
+    """[style]: ``name`` and the style's parameters, typed here; the composition root checks the name
+    against the rules' styles (this module imports nothing of the rules) and names ``[style] name``."""
+    name = sec.text("name", d.style).strip().lower()
+    if not name:
+        raise sec._fail("name", "expected a play style name, e.g. domination or king-of-the-hill")
+    cycles: int | None = sec.integer("cycles", 0, 1, 1000) if "cycles" in sec.data else None
+    params: list[tuple[str, int | str]] = []
+    for key, (low, high) in STYLE_NUMBERS.items():
+        if key in sec.data:
+            params.append((key, sec.integer(key, 0, low, high)))
+    for key in STYLE_TERRITORIES:
+        if key in sec.data:
+            value = sec.text(key, "")
+            if not value:
+                raise sec._fail(key, "expected a territory id of the map")
+            params.append((key, value))
+    for key in STYLE_TEXTS:
+        if key in sec.data:
+            value = sec.text(key, "")
+            if not value.strip():
+                raise sec._fail(key, "expected the huntable type: a card code, title, gene, habitat or type")
+            params.append((key, value))
+    sec.finish()
+    return {"style": name, "style_cycles": cycles, "style_params": tuple(params)}
 
 
 def load_config(path: str | Path) -> TableConfig:

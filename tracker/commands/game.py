@@ -21,10 +21,11 @@ def register(sub: Any) -> None:
     new.add_argument("--deck", action="append", default=[], metavar="SEAT=FILE",
                      help="a seat's deck file (Kipukas: required; kaiju: JSON, default the preconstructed decks)")
     new.add_argument("--state-dir", type=Path)
-    new.add_argument("--style", default="domination", help="play style of #playstyleoptions (default domination)")
+    new.add_argument("--style", help="play style of #playstyleoptions (default: table.toml's [style], else "
+                                     "domination)")
     new.add_argument("--cycles", type=int, help="the style's fixed number of diel cycles")
     new.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                     help="another style parameter (limit, hill, hold, marked, camps), or a key of the game's "
+                     help="another style parameter (limit, hill, hold, marked, camps, hunted), or a key of the game's "
                           "configuration for the other games (e.g. map=skirmish)")
     new.set_defaults(func=start)
     status = verbs.add_parser("status", help="the game in progress, as JSON")
@@ -36,7 +37,7 @@ def register(sub: Any) -> None:
 
 def start(args: argparse.Namespace) -> int:
     from tracker.commands.run import table_setup
-    from tracker.runtime.appliance import load_board, new_game, read_decks
+    from tracker.runtime.appliance import load_board, new_game, read_decks, table_style
 
     cfg, state_dir, files = table_setup(args)
     name = args.game or cfg.game
@@ -44,11 +45,21 @@ def start(args: argparse.Namespace) -> int:
         return start_interface_game(args, cfg, state_dir, files, name)
     if set(files) != set(cfg.players):
         raise UsageError(f"--deck: give one deck per seat ({', '.join(cfg.players)})")
-    style = {"name": args.style, "cycles": args.cycles, "params": style_params(args.param)}
+    board = load_board(cfg)
+    style: dict[str, Any] | None
+    if args.style is not None:  # the command line chooses the style and its parameters
+        style = {"name": args.style, "cycles": args.cycles, "params": style_params(args.param)}
+    else:  # table.toml's [style], with --cycles / --param on top
+        style = table_style(cfg, board) or {"name": "domination", "cycles": None, "params": {}}
+        style = {"name": style["name"], "cycles": args.cycles if args.cycles is not None else style["cycles"],
+                 "params": {**style["params"], **style_params(args.param)}}
+        if style == {"name": "domination", "cycles": None, "params": {}}:
+            style = None
+    named = args.style if args.style is not None else f"{cfg.source_file}: [style] {cfg.style}"
     try:
-        table = new_game(state_dir, read_decks(files), load_board(cfg), style)
+        table = new_game(state_dir, read_decks(files), board, style)
     except RulesError as exc:
-        raise UsageError(f"--style {args.style}: {exc}") from exc
+        raise UsageError(f"--style {named}: {exc}") from exc
     print(json.dumps({"record": table.record.path, "rows": table.record.last_seq}))
     table.close()
     return 0

@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         new_game,
         open_game,
         read_decks,
+        table_style,
     )
     from tracker.runtime.server import WebServer
     from tracker.runtime.watchdog import Watchdog
@@ -79,12 +80,13 @@ def run(args: argparse.Namespace) -> int:
     if "synthetic" in (cfg.overhead.source, cfg.front.source):
         raise UsageError(f"{args.config}: synthetic cameras are for `kipukas-tracker demo`")
     board = load_board(cfg)
+    style = table_style(cfg, board)  # a bad [style] stops the table before it starts
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     dog = Watchdog(stall_s=20.0)
     dog.start(stop)
     if files:
-        table = new_game(state_dir, read_decks(files), board)
+        table = new_game(state_dir, read_decks(files), board, style)
     else:
         path = current_game(state_dir) or wait_for_game(state_dir, dog, stop)
         if path is None:

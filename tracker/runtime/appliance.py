@@ -21,7 +21,7 @@ from calibration.calfile import Calibration
 from rules.board_map import BoardMap
 from rules.decks import check_deck
 from tracker.api import JUDGE
-from tracker.config import CameraConfig, TableConfig
+from tracker.config import STYLE_TERRITORIES, CameraConfig, TableConfig
 from tracker.errors import UsageError
 from tracker.front.camera import FrontCamera
 from tracker.overhead import palettes as palette_store
@@ -82,6 +82,29 @@ def current_game(state_dir: Path) -> Path | None:
     if not pointer.exists():
         return None
     return state_dir / "records" / pointer.read_text(encoding="utf-8").strip()
+
+
+def table_style(cfg: TableConfig, board: BoardMap) -> dict[str, Any] | None:
+    """The play style of table.toml's [style] as a start row keeps it (None for plain domination, so its
+    records stay as they were). A style the rules do not know, a parameter it does not take or a territory
+    the map lacks is a `UsageError` naming the file, section and key."""
+    from rules.styles import STYLES, StyleError, style
+
+    body = cfg.style_body()
+    where = f"{cfg.source_file}: [style]"
+    if body["name"] not in STYLES:
+        raise UsageError(f"{where} name: unknown play style {body['name']!r} (known: {', '.join(STYLES)})")
+    try:
+        style(body["name"], cycles=body["cycles"], **body["params"])
+    except StyleError as exc:
+        raise UsageError(f"{where} {' '.join(body['params']) or 'name'}: {exc}") from exc
+    for key, value in body["params"].items():
+        if key in STYLE_TERRITORIES and value not in board.holdable:
+            raise UsageError(f"{where} {key}: {value!r} is not a territory of map {board.name!r} that can be held "
+                             f"({', '.join(board.holdable)})")
+    if body == {"name": "domination", "cycles": None, "params": {}}:
+        return None
+    return body
 
 
 def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap,
@@ -224,7 +247,7 @@ class TableRuntime:
         if set(decks) != set(self.cfg.players):
             raise UsageError(f"give one deck per seat ({', '.join(self.cfg.players)})")
         table = new_game(self.state_dir, deck_lists({p: (f"{p}'s deck", lines) for p, lines in decks.items()}),
-                         self.table.board)
+                         self.table.board, table_style(self.cfg, self.table.board))
         path = table.record.path
         table.close()
         self.switch_game()

@@ -26,6 +26,11 @@ VERBS = {  # verb -> what its button says
     "retreat": "Retreat", "means": "KEAL means", "stop": "Stop", "trap": "Trap", "tame": "Tame", "heal": "Heal",
     "swim": "Swim", "craft": "Craft", "sabotage": "Sabotage", "bottom": "Put on the bottom", "peace": "Peace",
     "hold": "Hold", "challenge": "Challenge", "injure": "Injure",
+    "equip": "Equip an item", "unequip": "Drop an item", "pass": "Pass an item", "pickup": "Pick up an item",
+    "grab": "Grab the dropped item", "dig": "Dig a tunnel", "roam": "Roam (rogue)",
+    "resolve": "Resolve sabotage", "imprison": "Take prisoner (card effect)", "release": "Release prisoner",
+    "discard": "Discard (card effect)", "steal": "Steal (card effect)", "bs": "Call BS",
+    "concede": "Concede reasonability",
 }
 
 
@@ -63,7 +68,7 @@ def resolve(game: Game, seat: str, text: str) -> str:
 
 
 def _candidates(game: Game, seat: str) -> list[Action]:
-    legal = [a for a in game.legal_actions() if a.player == seat]
+    legal = [a for a in game.legal_actions(free=True) if a.player == seat]
     if game.state.phase == "diel":  # either player may roll it; the engine offers it to one
         legal += [a for a in (parse(f"{seat} roll diel {v}") for v in ("day", "night", "storm"))
                   if a not in legal and game.is_legal(a)]
