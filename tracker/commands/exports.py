@@ -128,11 +128,13 @@ def _sheet(record: GameRecord, out: BinaryIO) -> int:
     board = BoardMap.packaged(str(first.body.get("map", "starter"))) if first is not None else BoardMap.packaged()
     state = replay_record(record, board).game.state
     e = html.escape
-    claims = "".join(f"<li>Territory {e(t)}: {e(owner)} {e(kind)}</li>" for t, (owner, kind) in sorted(state.claims.items()))
+    claims = "".join(f"<li>Territory {e(t)}: {e(owner)} {e(kind)}</li>"
+                     for t, (owner, kind) in sorted(state.claims.items()))
     lines = []
     for r in rows:
         b = r.body
-        verdict = "judge" if r.kind != "action" else ("accepted" if b.get("accepted") else f"rejected {b.get('rule', '')}")
+        verdict = ("judge" if r.kind != "action" else
+                   "accepted" if b.get("accepted") else f"rejected {b.get('rule', '')}")
         what = describe(r) + (f" ({b['reason']})" if r.kind in ("undo", "correct") and b.get("reason") else "")
         lines.append(f"<tr><td class=n>{r.seq}</td><td>{e(r.source)}</td><td>{e(what)}</td><td>{e(verdict)}</td></tr>")
     players = " and ".join(sorted(state.players))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,7 @@ def wait_for_game(state_dir: Path, dog: Any, stop: threading.Event) -> Path | No
 
 def run(args: argparse.Namespace) -> int:
     from tracker.runtime.appliance import TableRuntime, current_game, load_board, new_game, open_game, read_decks
+    from tracker.runtime.native_logs import join_all
     from tracker.runtime.server import WebServer
     from tracker.runtime.watchdog import Watchdog
 
@@ -85,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         server = WebServer(runtime.service, cfg.host, cfg.port)
     except OSError as exc:
         raise UsageError(f"cannot listen on {cfg.host}:{cfg.port}: {exc.strerror}") from exc
-    runtime.start()
+    workers = runtime.start()
     server.start()
     print(f"kipukas-tracker run: table {cfg.name!r} on http://{cfg.host}:{server.port}/, "
           f"record {table.record.path}", flush=True)
@@ -96,6 +98,9 @@ def run(args: argparse.Namespace) -> int:
         runtime.stop.set()
     runtime.dog.stopping()
     server.shutdown()
+    late = join_all(workers)  # never exit while a camera thread is inside a decode
+    if late:
+        print(f"kipukas-tracker run: stopped without waiting for {', '.join(late)}", file=sys.stderr)
     runtime.close()
     runtime.table.close()
     return 0

@@ -109,7 +109,7 @@ class CorrectionIndex:
             at = next(record.rows(after=seen[0] - 1, upto=seen[0]), None)
             if at is None or at.hash != seen[1]:
                 seen = None  # not the record these were read from
-        scanned, digest, fixes = seen if seen is not None else (0, "", [])
+        scanned, _, fixes = seen if seen is not None else (0, "", [])
         if upto > scanned:
             new = [(r.seq, int(r.body["target"]), str(r.body.get("text", "")))
                    for r in record.rows(after=scanned, upto=upto, kinds=("correct",))]
