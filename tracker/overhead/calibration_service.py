@@ -106,3 +106,33 @@ class CalibrationService:
         with self._lock:
             self._colours(palette)
         return {"palette": {k: list(v) for k, v in palette.items()}}
+
+    def colour_names(self) -> list[str]:
+        """The token colours an organiser may choose from (each as a camera sees it under neutral light)."""
+        from vision.palette import SUGGESTIONS
+
+        return list(SUGGESTIONS)
+
+    def choose_colours(self, choice: dict[str, str]) -> dict[str, Any]:
+        """The organiser's page: each seat's token colour by name. Checked as learned colours are (too close
+        to each other or to the map's own colours in the current frame: refused, naming them and suggesting
+        others), then used by the reader until the calibration page learns the pieces' exact colours."""
+        from vision.errors import VisionError
+        from vision.palette import SUGGESTIONS, palette_problems
+
+        unknown = sorted(f"{seat}: {name!r}" for seat, name in choice.items() if name not in SUGGESTIONS)
+        if unknown:
+            raise InputError(f"unknown token colour ({', '.join(unknown)}); choose from {', '.join(SUGGESTIONS)}")
+        frame = self._frame()
+        if frame is None or self._colours is None:
+            raise InputError("the colour check needs the overhead camera's view of the map, and there is none yet")
+        palette = {seat: SUGGESTIONS[name] for seat, name in choice.items()}
+        try:
+            problems = palette_problems(palette, frame, self.layout, self._pose())
+        except VisionError as exc:
+            raise InputError(str(exc)) from exc
+        if problems:
+            raise InputError("seat colours refused: " + "; ".join(problems))
+        with self._lock:
+            self._colours(palette)
+        return {"palette": {k: f"#{v[2]:02x}{v[1]:02x}{v[0]:02x}" for k, v in palette.items()}}
