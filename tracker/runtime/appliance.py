@@ -154,7 +154,8 @@ class TableRuntime:
             self.service.registrar = self.enrolment
         self.service.calibration = CalibrationService(self.layout, lambda: self.latest.get("overhead"),
                                                       lambda: self.calibration.pose, self._calibrated_by_hand,
-                                                      self._colours_learned, lambda: self.palette)
+                                                      self._colours_learned, lambda: self.palette,
+                                                      current=lambda: self.calibration.calibration)
 
     def _board_reader(self) -> BoardReader:
         """The overhead reader, adapted to this table when `adapt-reader` left its file in the state folder."""
