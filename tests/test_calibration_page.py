@@ -58,11 +58,11 @@ def test_judge_drags_a_corner_and_saves(demo: DemoTable, artifacts_dir: Path) ->
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             page.goto(f"http://127.0.0.1:{server.port}/calibration")  # local judge, no PIN set
-            page.wait_for_selector("circle.handle[data-corner='2']", timeout=15_000)
+            page.wait_for_selector("g.handle[data-corner='2']", timeout=15_000)
             # a locator's own wait, not wait_for_function: that evaluates a string, which the page's CSP forbids
             page.locator("#frame").evaluate("(img) => img.decode()")
             assert page.locator("#frame").evaluate("(img) => img.complete && img.naturalWidth > 0")
-            box = page.locator("circle.handle[data-corner='2']").bounding_box()
+            box = page.locator("g.handle[data-corner='2']").bounding_box()
             assert box is not None
             x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
             page.mouse.move(x, y)
@@ -116,3 +116,55 @@ def test_palette_file_round_trip_and_bad_file(tmp_path: Path) -> None:
         palette_store.load(tmp_path, ("red", "blue"))
     with pytest.raises(InputError, match="no nominal colour"):
         palette_store.nominal(("red", "teal"))
+
+
+@pytest.mark.browser
+def test_handles_fit_a_finger_and_the_page_gives_a_verdict(demo: DemoTable, artifacts_dir: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_browser_tap import AXE, PHONE, serious_violations
+
+    key = demo.service.judge_key()
+    from web.app import create_app
+
+    client = create_app(demo.service)[0].test_client()
+    true_corners = demo.renderer.pose.project(mat_corners_world(demo.layout)).tolist()
+    saved = client.post(f"/calibration/corners?k={key}", json={"corners": true_corners}).get_json()
+    assert saved["quality"]["verdict"] == "good" and saved["quality"]["reprojection_error_px"] <= 1.0
+    off = [[x + dx, y] for (x, y), dx in zip(true_corners, (0, 0, 0, 9), strict=True)]  # one corner 9 px off
+    poor = client.post(f"/calibration/corners?k={key}", json={"corners": off}).get_json()["quality"]
+    assert poor["verdict"] in ("usable", "poor") and poor["reprojection_error_px"] > 1.0 and poor["advice"]
+    state = client.get(f"/calibration/state?k={key}").get_json()
+    assert state["quality"] == poor  # what the page shows is the calibration in use
+    client.post(f"/calibration/corners?k={key}", json={"corners": true_corners})
+    server = WebServer(demo.service, "127.0.0.1", 0)
+    server.start()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, bypass_csp=True)
+            page = context.new_page()
+            page.goto(f"http://127.0.0.1:{server.port}/calibration")
+            page.wait_for_selector("g.handle[data-corner='3']", timeout=15_000)
+            assert "Calibration quality: good" in (page.text_content("#quality") or "")
+            for i in range(4):
+                box = page.locator(f"g.handle[data-corner='{i}'] circle.ring").bounding_box()
+                assert box is not None and box["width"] >= 44 and box["height"] >= 44, (i, box)
+            ring = "g.handle[data-corner='3'] circle.ring"
+            x0 = float(page.get_attribute(ring, "cx") or "nan")
+            page.focus("g.handle[data-corner='3']")
+            for _ in range(9):
+                page.keyboard.press("ArrowRight")  # nudged by a pixel of the picture at a time
+            assert abs(float(page.get_attribute(ring, "cx") or "nan") - (x0 + 9)) < 0.01
+            page.click("#save")
+            page.wait_for_selector("#result.ok", timeout=10_000)
+            assert "(good)" not in (page.text_content("#result") or "")
+            page.wait_for_function("() => !document.getElementById('quality').textContent.includes(': good')")
+            assert client.get(f"/calibration/state?k={key}").get_json()["quality"]["verdict"] != "good"
+            if AXE.is_file():
+                assert serious_violations(page) == []
+            page.screenshot(path=str(artifacts_dir / "calibration-phone.png"), full_page=True)
+            browser.close()
+    finally:
+        server.shutdown()
+        client.post(f"/calibration/corners?k={key}", json={"corners": true_corners})

@@ -67,8 +67,16 @@ class TableService(Protocol):
     def state_at(self, viewer: Viewer, seq: int) -> dict[str, Any]:
         """A judge's view of the table after row `seq` (replay); `InputError` outside the record."""
 
-    def start_game(self, viewer: Viewer, decks: dict[str, list[str]]) -> dict[str, Any]:
-        """A judge starts a new game with each seat's deck lines; `InputError` names what is wrong."""
+    def start_game(self, viewer: Viewer, decks: dict[str, list[str]], style: str = ...,
+                   colours: dict[str, str] | None = ...) -> dict[str, Any]:
+        """A judge starts a new game with each seat's deck lines (or the cards registered with the front
+        camera), a play style and the seats' token colours; `InputError` names what is wrong."""
+
+    def organise_options(self) -> dict[str, Any]:
+        """Seats, play styles, token colours and whether the front camera can register decks."""
+
+    def registration(self, viewer: Viewer, action: str, seat: str = ...) -> dict[str, Any]:
+        """Deck registration with the front camera: ``start`` (for `seat`), ``stop`` or ``status``."""
 
     def export_sqlite(self) -> bytes:
         """The signed record as one SQLite file."""

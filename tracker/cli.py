@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from tracker.runtime.native_logs import quiet_native_logs
+
+    quiet_native_logs()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

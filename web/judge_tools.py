@@ -61,22 +61,41 @@ def score_sheet() -> str:
 
 @tools.get("/organise")
 def organise_page() -> str:
-    return render_template("organise.html")
+    return render_template("organise.html", options=service().organise_options())
 
 
 @tools.post("/organise/new")
 def organise_new() -> Response:
-    """Start a new game: one deck per seat, pasted or uploaded as text (docs/deck-format.md)."""
+    """Start a new game: one deck per seat, pasted or uploaded as text (docs/deck-format.md) or registered
+    with the front camera, a play style and the seats' token colours."""
     if not service().judge_key_ok(request.form.get("k")):
         abort(403, description="judge key missing or wrong: open this from the judge page")
     decks: dict[str, list[str]] = {}
-    for seat in ("red", "blue"):
+    colours: dict[str, str] = {}
+    for seat in service().organise_options()["players"]:
         upload = request.files.get(f"{seat}_file")
         text = upload.read().decode("utf-8", "replace") if upload and upload.filename else ""
         text = text or request.form.get(f"{seat}_deck", "")
         decks[seat] = [line for line in text.splitlines() if line.strip()][:200]
+        if request.form.get(f"{seat}_colour"):
+            colours[seat] = str(request.form.get(f"{seat}_colour"))[:40]
     try:
-        started = service().start_game(JUDGE, decks)
+        started = service().start_game(JUDGE, decks, style=str(request.form.get("style", ""))[:60],
+                                       colours=colours or None)
     except InputError as exc:
         return Response(json.dumps({"ok": False, "error": str(exc)}), status=400, mimetype="application/json")
     return Response(json.dumps({"ok": True, **started}), mimetype="application/json")
+
+
+@tools.post("/organise/register")
+def organise_register() -> Response:
+    """Deck registration with the front camera: ``action`` start (with ``seat``), stop or status."""
+    if not service().judge_key_ok(request.form.get("k")):
+        abort(403, description="judge key missing or wrong: open this from the judge page")
+    try:
+        status = service().registration(JUDGE, str(request.form.get("action", "status"))[:10],
+                                        str(request.form.get("seat", ""))[:20])
+    except InputError as exc:
+        return Response(json.dumps({"ok": False, "error": str(exc)}), status=400, mimetype="application/json")
+    return Response(json.dumps({"ok": True, **status}), mimetype="application/json",
+                    headers={"Cache-Control": "no-store"})

@@ -21,6 +21,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tracker.runtime.demo import DemoTable
+    from tracker.runtime.native_logs import join_all
     from tracker.runtime.server import WebServer
     from tracker.service.seats import Seats
 
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         server = WebServer(demo.service, args.host, args.port)
     except OSError as exc:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
-    demo.start()
+    worker = demo.start()
     print(f"kipukas-tracker demo: http://{args.host}:{server.port}/ (judge page, with the seats' join codes: "
           f"http://{args.host}:{server.port}/judge)", flush=True)
     try:
@@ -43,4 +44,5 @@ def run(args: argparse.Namespace) -> int:
     finally:
         demo.stop.set()
         server.shutdown()
+        join_all([worker])  # never exit while the table's thread is inside a decode
     return 0

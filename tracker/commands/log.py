@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tracker.commands.exports import FORMATS
 from tracker.errors import RecordError, UsageError
 
 
@@ -23,8 +24,13 @@ def register(sub: Any) -> None:
     v.add_argument("--witness", type=Path, nargs="+", default=[], metavar="FILE",
                    help="signed heads kept by pages or exports: the record must reach each of them")
     v.set_defaults(func=verify)
-    e = verbs.add_parser("export", help="write the record as JSON Lines (stdout by default) and its signed head")
+    e = verbs.add_parser("export", help="write the record (JSON Lines, JSON, CSV, SQLite or a printable score "
+                                        "sheet; stdout by default) and its signed head")
     e.add_argument("file", type=Path)
+    e.add_argument("--format", choices=FORMATS, default="jsonl",
+                   help="jsonl: one row a line (default); json: one document with the key fingerprint and signed "
+                        "head; csv: for a spreadsheet; sqlite: a copy of the signed record (needs --out or a pipe); "
+                        "sheet: a printable HTML score sheet")
     e.add_argument("--out", type=Path, help="write to this file instead of stdout")
     e.add_argument("--head", type=Path, metavar="FILE",
                    help="write the signed head (a witness) here (default with --out: OUT.head.json)")
@@ -84,16 +90,28 @@ def verify(args: argparse.Namespace) -> int:
 
 
 def export(args: argparse.Namespace) -> int:
+    from tracker.commands.exports import write
+
     record = _open(args.file)
-    lines = (json.dumps(row.to_json(), sort_keys=True) + "\n" for row in record.rows())
-    if args.out is None:
-        sys.stdout.writelines(lines)
-    else:
-        try:
-            with open(args.out, "w", encoding="utf-8") as fh:
-                fh.writelines(lines)
-        except OSError as exc:
-            raise UsageError(f"{args.out}: cannot write ({exc.strerror})") from exc
+    if args.out is None and args.format == "sqlite" and sys.stdout.isatty():
+        raise UsageError("--format sqlite writes a binary file: give --out FILE (or pipe stdout)")
+    try:
+        if args.out is None:
+            sys.stdout.flush()
+            write(args.format, record, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+        else:
+            partial = args.out.with_name(args.out.name + ".partial")
+            try:
+                with open(partial, "wb") as fh:
+                    write(args.format, record, fh)
+                partial.replace(args.out)  # a reader never finds half an export under the final name
+            finally:
+                partial.unlink(missing_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{args.out or 'stdout'}: cannot write ({exc.strerror})") from exc
+    except RecordError as exc:
+        raise UsageError(f"{args.file}: {exc}") from exc
     head = record.signed_head()
     shown = record.fingerprint or "none: the record is unsigned"
     print(f"table key fingerprint (compare with the judge page): {shown}", file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         read_decks,
         table_style,
     )
+    from tracker.runtime.native_logs import join_all
     from tracker.runtime.server import WebServer
     from tracker.runtime.watchdog import Watchdog
 
@@ -101,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         server = WebServer(runtime.service, cfg.host, cfg.port)
     except OSError as exc:
         raise UsageError(f"cannot listen on {cfg.host}:{cfg.port}: {exc.strerror}") from exc
-    runtime.start()
+    workers = runtime.start()
     server.start()
     print(f"kipukas-tracker run: table {cfg.name!r} on http://{cfg.host}:{server.port}/, "
           f"record {table.record.path}", flush=True)
@@ -112,6 +114,9 @@ def run(args: argparse.Namespace) -> int:
         runtime.stop.set()
     runtime.dog.stopping()
     server.shutdown()
+    late = join_all(workers)  # never exit while a camera thread is inside a decode
+    if late:
+        print(f"kipukas-tracker run: stopped without waiting for {', '.join(late)}", file=sys.stderr)
     runtime.close()
     runtime.table.close()
     return 0

@@ -10,10 +10,14 @@ payload for older cards and binder links (copies of those cannot be told apart).
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rules.decks import DeckReport, check_deck
+from rules.errors import RulesError
 from rules.identity import parse_payload
 from tracker.errors import TrackerError
 
@@ -72,3 +76,62 @@ def read_deck_file(path: Path) -> list[str]:
     """The payload lines of a deck file (comments and blank lines dropped, surrounding spaces stripped)."""
     text = Path(path).read_text(encoding="utf-8")
     return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+class FrontEnrolment:
+    """Registering decks with the front camera from the organiser's page: while a seat is being registered,
+    every card shown to the front camera goes into that seat's deck list instead of to the game (`offer`).
+    Thread-safe (the camera loop offers, the page starts, stops and reads). The payloads, with their
+    private tokens, stay here: the page sees card names and counts only."""
+
+    def __init__(self, names: Callable[[str], str] | None = None) -> None:
+        self._lock = threading.Lock()
+        self._seat: str | None = None
+        self._decks: dict[str, DeckRegistration] = {}
+        self._problems: list[str] = []
+        self._names = names or _label
+
+    def start(self, seat: str) -> None:
+        """Register `seat`'s deck from now on (a fresh list)."""
+        with self._lock:
+            self._seat = seat
+            self._decks[seat] = DeckRegistration(owner=seat)
+            self._problems = []
+
+    def stop(self) -> None:
+        with self._lock:
+            self._seat = None
+
+    def offer(self, payload: str) -> bool:
+        """A card shown to the front camera: True when a registration took it (the game must not)."""
+        with self._lock:
+            if self._seat is None:
+                return False
+            try:
+                self._decks[self._seat].add(payload)
+            except (DuplicateCard, RulesError) as exc:
+                self._problems = [*self._problems[-9:], str(exc)]
+            return True
+
+    def lines(self, seat: str) -> list[str]:
+        with self._lock:
+            deck = self._decks.get(seat)
+            return deck.lines() if deck is not None else []
+
+    def status(self) -> dict[str, Any]:
+        """What the organiser's page shows: the seat being registered, each seat's cards by name and the
+        rules' verdict on the list so far."""
+        with self._lock:
+            decks = {seat: (deck.lines(), deck.check()) for seat, deck in self._decks.items()}
+            seat, problems = self._seat, list(self._problems)
+        return {"registering": seat, "problems": problems,
+                "decks": {s: {"count": len(lines), "cards": [self._names(p) for p in lines],
+                              "valid": report.valid, "deck_problems": list(report.problems)}
+                          for s, (lines, report) in decks.items()}}
+
+
+def _label(payload: str) -> str:
+    """``HMPU#0004 Hilbert: King of Avian Frogs · Species · KEAL: ...``: a card by its id and name."""
+    from tracker.front.names import card_label
+
+    return f"{physical_key(payload)} {card_label(parse_payload(payload).code)}"

@@ -55,22 +55,49 @@ def pose_from_corners(corners_px: Sequence[Sequence[float]], layout: TableLayout
     return Calibration(pose, "manual", error, 4)
 
 
+GOOD_PX = 1.0     # reprojection error of a calibration a judge need not look at again
+USABLE_PX = 2.5   # the most `calibration.plausibility` accepts: above it the matches do not fit one camera
+
+
+def quality(cal: Calibration | None) -> dict[str, Any] | None:
+    """The calibration page's quality figure and verdict: the mean reprojection error (how far, in pixels
+    of the camera's picture, the calibrated model puts the points it was solved from), the method and the
+    points it used; ``good`` up to `GOOD_PX`, ``usable`` up to `USABLE_PX`, ``poor`` above."""
+    if cal is None:
+        return None
+    err = float(cal.reprojection_error_px)
+    if err <= GOOD_PX:
+        verdict, advice = "good", "nothing to do"
+    elif err <= USABLE_PX:
+        verdict, advice = "usable", "stands near the edges may be misread: drag the corners closer and save"
+    else:
+        verdict, advice = "poor", "readings cannot be trusted: drag the corners onto the mat's corners and save"
+    return {"method": cal.method, "reprojection_error_px": round(err, 2), "points": int(cal.inliers),
+            "verdict": verdict, "advice": advice}
+
+
 class CalibrationService:
     def __init__(self, layout: TableLayout, frame: Callable[[], Frame | None], pose: Callable[[], CameraPose],
                  apply: Callable[[Calibration], None],
                  colours: Callable[[dict[str, tuple[int, int, int]]], None] | None = None,
-                 palette: Callable[[], dict[str, tuple[int, int, int]]] | None = None) -> None:
+                 palette: Callable[[], dict[str, tuple[int, int, int]]] | None = None,
+                 current: Callable[[], Calibration | None] | None = None) -> None:
+        """`current`: the calibration in use (the automatic one, or the last saved); without it, the page's
+        quality figure is that of the last corners saved here."""
         self.layout = layout
         self._frame, self._pose, self._apply = frame, pose, apply
         self._colours, self._palette = colours, palette
+        self._current = current
+        self._saved: Calibration | None = None
         self._lock = threading.Lock()
 
     def state(self) -> dict[str, Any]:
         pose = self._pose()
         corners = pose.project(mat_corners_world(self.layout))
         palette = self._palette() if self._palette else {}
+        cal = self._current() if self._current is not None else self._saved
         return {"image_size": list(pose.image_size), "corners": np.round(corners, 1).tolist(),
-                "has_frame": self._frame() is not None,
+                "has_frame": self._frame() is not None, "quality": quality(cal),
                 "palette": {k: f"#{v[2]:02x}{v[1]:02x}{v[0]:02x}" for k, v in palette.items()}}
 
     def overlay_jpeg(self) -> bytes | None:
@@ -84,7 +111,9 @@ class CalibrationService:
         with self._lock:
             cal = pose_from_corners(corners_px, self.layout, self._pose())
             self._apply(cal)
-        return {"method": cal.method, "reprojection_error_px": round(cal.reprojection_error_px, 3)}
+            self._saved = cal
+        return {"method": cal.method, "reprojection_error_px": round(cal.reprojection_error_px, 3),
+                "quality": quality(cal)}
 
     def learn_colours(self, samples: dict[str, str]) -> dict[str, Any]:
         """Learn each player's token colour from the current frame: `samples` maps a stand to the player
@@ -106,3 +135,33 @@ class CalibrationService:
         with self._lock:
             self._colours(palette)
         return {"palette": {k: list(v) for k, v in palette.items()}}
+
+    def colour_names(self) -> list[str]:
+        """The token colours an organiser may choose from (each as a camera sees it under neutral light)."""
+        from vision.palette import SUGGESTIONS
+
+        return list(SUGGESTIONS)
+
+    def choose_colours(self, choice: dict[str, str]) -> dict[str, Any]:
+        """The organiser's page: each seat's token colour by name. Checked as learned colours are (too close
+        to each other or to the map's own colours in the current frame: refused, naming them and suggesting
+        others), then used by the reader until the calibration page learns the pieces' exact colours."""
+        from vision.errors import VisionError
+        from vision.palette import SUGGESTIONS, palette_problems
+
+        unknown = sorted(f"{seat}: {name!r}" for seat, name in choice.items() if name not in SUGGESTIONS)
+        if unknown:
+            raise InputError(f"unknown token colour ({', '.join(unknown)}); choose from {', '.join(SUGGESTIONS)}")
+        frame = self._frame()
+        if frame is None or self._colours is None:
+            raise InputError("the colour check needs the overhead camera's view of the map, and there is none yet")
+        palette = {seat: SUGGESTIONS[name] for seat, name in choice.items()}
+        try:
+            problems = palette_problems(palette, frame, self.layout, self._pose())
+        except VisionError as exc:
+            raise InputError(str(exc)) from exc
+        if problems:
+            raise InputError("seat colours refused: " + "; ".join(problems))
+        with self._lock:
+            self._colours(palette)
+        return {"palette": {k: f"#{v[2]:02x}{v[1]:02x}{v[0]:02x}" for k, v in palette.items()}}

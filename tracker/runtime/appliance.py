@@ -24,6 +24,7 @@ from tracker.api import JUDGE
 from tracker.config import STYLE_TERRITORIES, CameraConfig, TableConfig
 from tracker.errors import UsageError
 from tracker.front.camera import FrontCamera
+from tracker.front.registration import FrontEnrolment
 from tracker.overhead import palettes as palette_store
 from tracker.overhead.auto_calibration import OverheadCalibration
 from tracker.overhead.calibration_service import CalibrationService
@@ -194,9 +195,13 @@ class TableRuntime:
         self.palette = learned or palette_store.nominal(cfg.players)
         self.reader = self._board_reader()
         self.service.organiser = self._organise
+        self.enrolment = FrontEnrolment()
+        if cfg.front.source != "none":
+            self.service.registrar = self.enrolment
         self.service.calibration = CalibrationService(self.layout, lambda: self.latest.get("overhead"),
                                                       lambda: self.calibration.pose, self._calibrated_by_hand,
-                                                      self._colours_learned, lambda: self.palette)
+                                                      self._colours_learned, lambda: self.palette,
+                                                      current=lambda: self.calibration.calibration)
 
     def _board_reader(self) -> BoardReader:
         """The overhead reader, adapted to this table when `adapt-reader` left its file in the state folder."""
@@ -242,12 +247,13 @@ class TableRuntime:
         self.service.keyframes = store
         return store
 
-    def _organise(self, decks: dict[str, list[str]]) -> str:
-        """The organiser page's new game: deck lines per seat -> a new record, followed at once."""
+    def _organise(self, decks: dict[str, list[str]], style: dict[str, Any] | None = None) -> str:
+        """The organiser page's new game: deck lines per seat and a play style -> a new record, followed
+        at once."""
         if set(decks) != set(self.cfg.players):
             raise UsageError(f"give one deck per seat ({', '.join(self.cfg.players)})")
         table = new_game(self.state_dir, deck_lists({p: (f"{p}'s deck", lines) for p, lines in decks.items()}),
-                         self.table.board, table_style(self.cfg, self.table.board))
+                         self.table.board, style if style is not None else table_style(self.cfg, self.table.board))
         path = table.record.path
         table.close()
         self.switch_game()
@@ -337,6 +343,8 @@ class TableRuntime:
 
         def process(frame: Frame) -> None:
             for shown in camera.process(frame):
+                if self.enrolment.offer(shown.payload):
+                    continue  # the organiser's page is registering a deck: not a card of this game
                 self.table.shown("front", shown.physical_id)  # the table in play at that moment
 
         self._camera_loop("front camera", self.cfg.front, process)

@@ -21,6 +21,7 @@ from tracker.errors import InputError, UsageError
 from tracker.overhead.calibration_service import CalibrationService
 from tracker.record.store import GameRecord
 from tracker.service.choices import resolve
+from tracker.service.organiser import Registrar, decks_for, play_styles, style_body
 from tracker.service.seats import SPECTATOR, AccessDenied, Seats, Viewer
 from tracker.service.views import Scene, entries_for, view_for
 from tracker.table.table import Entry, Table
@@ -60,8 +61,9 @@ class TableService:
         self._delayed: dict[int, Scene] = {}
         self._frames: dict[int, list[str]] = {}  # keyframes of rows old enough not to get new ones
         self._fingerprints: dict[str, str] = {}
-        # The composition root's "start a new game" (deck lines per seat -> record path), when it has one.
-        self.organiser: Callable[[dict[str, list[str]]], str] | None = None
+        # The composition root's "start a new game" (deck lines per seat, style -> record path), when it has one.
+        self.organiser: Callable[[dict[str, list[str]], dict[str, Any] | None], str] | None = None
+        self.registrar: Registrar | None = None  # deck registration with the front camera, when there is one
 
     def replace(self, table: Table) -> None:
         with self._cache_lock:
@@ -255,16 +257,52 @@ class TableService:
             self._fingerprints = {path: self.key_fingerprint()}
         return self._fingerprints[path]
 
-    def start_game(self, viewer: Viewer, decks: dict[str, list[str]]) -> dict[str, Any]:
-        """A judge starts a new game from the organiser page: deck lines (payloads) per seat."""
+    def start_game(self, viewer: Viewer, decks: dict[str, list[str]], style: str = "",
+                   colours: dict[str, str] | None = None) -> dict[str, Any]:
+        """A judge starts a new game from the organiser page: deck lines (payloads) per seat (a seat left
+        empty takes the cards registered with the front camera), a play style, and the seats' token
+        colours (checked against each other and the map before anything starts)."""
         self._judge_only(viewer, "start a new game")
         if self.organiser is None:
             raise InputError("this table cannot start games from its pages (the demo plays its own)")
+        chosen = style_body(style)
+        decks = decks_for(self.seats.players, decks, self.registrar)
+        palette: dict[str, Any] = {}
+        if colours:
+            if self.calibration is None:
+                raise InputError("this table has no overhead camera to check token colours with")
+            palette = self.calibration.choose_colours(colours)["palette"]
         try:
-            path = self.organiser(decks)
+            path = self.organiser(decks, chosen)
         except (UsageError, ValueError) as exc:
             raise InputError(str(exc)) from exc
-        return {"record": Path(path).name, "players": sorted(decks)}
+        if self.registrar is not None:
+            self.registrar.stop()
+        return {"record": Path(path).name, "players": sorted(decks), "style": style or "domination",
+                "palette": palette}
+
+    def organise_options(self) -> dict[str, Any]:
+        """What the organiser's page offers: the seats, the play styles, the token colours (when an overhead
+        camera can check them) and whether decks can be registered with the front camera."""
+        return {"players": list(self.seats.players), "styles": play_styles(),
+                "colours": self.calibration.colour_names() if self.calibration is not None else [],
+                "palette": self.calibration.state()["palette"] if self.calibration is not None else {},
+                "front_camera": self.registrar is not None}
+
+    def registration(self, viewer: Viewer, action: str, seat: str = "") -> dict[str, Any]:
+        """Deck registration with the front camera: ``start`` (for `seat`), ``stop`` or ``status``."""
+        self._judge_only(viewer, "register decks")
+        if self.registrar is None:
+            raise InputError("this table has no front camera to register decks with")
+        if action == "start":
+            if seat not in self.seats.players:
+                raise InputError(f"seat {seat!r}: choose one of {', '.join(self.seats.players)}")
+            self.registrar.start(seat)
+        elif action == "stop":
+            self.registrar.stop()
+        elif action != "status":
+            raise InputError(f"registration: unknown action {action!r}")
+        return self.registrar.status()
 
     def key_fingerprint(self) -> str:
         """SHA-256 of the table's public signing key as the record holds it, in groups of four (what a

@@ -298,7 +298,7 @@ def view_for(table: Table | None, viewer: Viewer, version: int = 0, *, scene: Sc
         "map": map_json(scene.board),
         "phase": s.phase, "turn": s.turn, "active": s.active, "initiative": s.initiative, "result": s.result,
         "claims": {t: {"owner": o, "kind": k} for t, (o, k) in sorted(s.claims.items())},
-        "stands": _tokens(expected), "observed": _tokens(scene.observed),
+        "stands": _tokens(expected), "observed": _tokens(scene.observed), "camera_seen": bool(scene.observed),
         "in_sync": not diffs, "differences": diffs,
         "sync_help": sync_help(s, expected, scene.observed, scene.entries, names) if diffs else [],
         "cards": cards,

@@ -37,7 +37,8 @@ PREV_KEPT = 8         # previous states a snapshot keeps (undos just after a res
 QUESTIONS_KEPT = 20   # open questions a snapshot keeps
 SNAPSHOT_EVERY = 25   # rows between snapshots: a state at any row replays at most this many rows
 SHOWN_KEPT = 8        # cards shown to the front camera that a face-up card on the mat may be
-FORMAT = 4
+FORMAT = 5        # 4: the states as JSON text each, decoded when needed; 5: the mat's slots as row bodies
+READABLE = (3, 4, 5)
 
 Before = Callable[[int], GameState]  # the game state after a given row (an undo reaching far back)
 
@@ -73,7 +74,7 @@ class Derived:
     rejected: dict[str, int] = field(default_factory=dict)  # action -> depth when it was rejected
     questions: list[dict[str, Any]] = field(default_factory=list)  # bodies of question rows
     mismatches: list[str] = field(default_factory=list)  # rows whose stored verdict replay does not reproduce
-    prev: list[Any] = field(default_factory=list)  # encoded states below `game.history` (from a snapshot)
+    prev: list[Any] = field(default_factory=list)  # states below `game.history` (from a snapshot), see `kept_state`
     mat: dict[str, SlotValue] = field(default_factory=dict)  # the mat last seen
     shown: list[str] = field(default_factory=list)  # cards shown to the front camera, newest last
 
@@ -125,7 +126,7 @@ class Derived:
         if self.game.history:
             self.game.undo()
         elif self.prev:
-            self.game.state = decode_state(self.prev.pop())
+            self.game.state = kept_state(self.prev.pop())
         else:
             self.game.state = before(seq - 1)
 
@@ -152,12 +153,12 @@ class Derived:
     def to_json(self) -> str:
         """The snapshot as canonical JSON (`to_bytes` compresses it for the store)."""
         return json.dumps({
-            "format": FORMAT, "seq": self.seq, "start": self.start, "state": encode(self.game.state),
+            "format": FORMAT, "seq": self.seq, "start": self.start, "state": state_text(self.game.state),
             "observed": {s: [v.kind, v.owner, v.count] for s, v in sorted(self.observed.items())},
             "stack": self.stack, "depth": self.depth,
             "rejected": {t: d for t, d in sorted(self.rejected.items()) if d == self.depth},
             "questions": self.open_questions(), "mismatches": self.mismatches,
-            "history": [*self.prev, *(encode(st) for _, st in self.game.history)][-PREV_KEPT:],
+            "history": [kept_text(st) for st in [*self.prev, *(st for _, st in self.game.history)][-PREV_KEPT:]],
             "mat": {s: v.body() for s, v in sorted(self.mat.items())}, "shown": self.shown,
         }, sort_keys=True, separators=(",", ":"))
 
@@ -175,12 +176,13 @@ class Derived:
     @classmethod
     def from_json(cls, text: str, board: BoardMap) -> Derived:
         data = json.loads(text)
-        if data.get("format") != FORMAT:
-            raise RecordError(f"snapshot format {data.get('format')!r} is not {FORMAT}")
-        game = Game(decode_state(data["state"]), board, style=game_style(data["start"]))
+        if data.get("format") not in READABLE:
+            raise RecordError(f"snapshot format {data.get('format')!r} is not one of {READABLE}")
+        game = Game(kept_state(data["state"]), board, style=game_style(data["start"]))
         observed = {str(s): StandValue(str(k), o if o is None else str(o), int(c))
                     for s, (k, o, c) in data["observed"].items()}
-        mat = {str(s): SlotValue.of(v) for s, v in data["mat"].items()}
+        mat = {str(s): SlotValue.of(v if isinstance(v, dict) else {"face": v[0], "card": v[1]})
+               for s, v in data["mat"].items()}
         return cls(game, dict(data["start"]), int(data["seq"]), observed, [int(s) for s in data["stack"]],
                    int(data["depth"]), {str(t): int(d) for t, d in data["rejected"].items()},
                    list(data["questions"]), [str(m) for m in data["mismatches"]], list(data["history"]),
@@ -189,6 +191,40 @@ class Derived:
     def comparable(self) -> dict[str, Any]:
         """What a snapshot must agree on with a full replay of the same rows (tests, `log verify`)."""
         return json.loads(self.to_json())  # type: ignore[no-any-return]
+
+
+def state_text(state: GameState) -> str:
+    """A state as canonical JSON text (sorted keys): equal states, equal text."""
+    return json.dumps(encode(state), sort_keys=True, separators=(",", ":"))
+
+
+def kept_text(kept: Any) -> str:
+    """A kept state (see `kept_state`) as canonical JSON text."""
+    if isinstance(kept, GameState):
+        return state_text(kept)
+    if isinstance(kept, str):
+        return kept
+    return json.dumps(kept, sort_keys=True, separators=(",", ":"))
+
+
+def kept_state(kept: Any) -> GameState:
+    """A state a snapshot kept: JSON text (format 4: parsed only when an undo reaches it, so reading a
+    snapshot costs one state, not nine), an encoded object (format 3) or a state already decoded."""
+    if isinstance(kept, GameState):
+        return kept
+    if isinstance(kept, str):
+        return _state_of_text(kept)
+    return decode_state(kept)
+
+
+@lru_cache(maxsize=64)
+def _state_of_text(text: str) -> GameState:
+    """Remembered: states are replaced, never changed, and a judge scrubbing back and forth meets the same
+    snapshot's states again."""
+    try:
+        return decode_state(json.loads(text))
+    except ValueError as exc:
+        raise RecordError(f"malformed snapshot state ({exc})") from exc
 
 
 Replayed = Derived  # the name replay's callers knew

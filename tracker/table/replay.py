@@ -19,11 +19,16 @@ Row kinds (body keys):
 
 `replay` replays rows held in memory from the first; `replay_record` starts from the latest usable
 snapshot (`tracker.table.derived`) and replays only the rows after it, so a long game costs the same
-as a short one.
+as a short one. Two bounded caches keep that cost flat for a judge scrubbing through the record:
+the snapshots last decoded (`SnapshotCache`: a decoded snapshot is never changed, each caller steps a
+copy of it) and the record's corrections (`CorrectionIndex`: read once, then only the rows added
+since; the record is append-only and each read checks the row it stopped at still has the same hash).
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -84,6 +89,84 @@ def replay(rows: Iterable[Row], board: BoardMap, upto: int | None = None) -> Der
     return _run(_first(rows[0], board), rows[1:], corrections, before)
 
 
+Fix = tuple[int, int, str]  # (row of the correction, row it corrects, the replacement text)
+
+
+class CorrectionIndex:
+    """The corrections of the records read lately, by record path: the first read scans the record
+    once, later reads only the rows after the last one seen (a correction is rare, rows are many).
+    Thread-safe; holds at most `records` records."""
+
+    def __init__(self, records: int = 8) -> None:
+        self.records = records
+        self._lock = threading.Lock()
+        self._seen: OrderedDict[str, tuple[int, str, list[Fix]]] = OrderedDict()  # path -> (seq, hash, fixes)
+
+    def upto(self, record: GameRecord, upto: int) -> list[Fix]:
+        with self._lock:
+            seen = self._seen.get(record.path)
+        if seen is not None and seen[0] > 0:
+            at = next(record.rows(after=seen[0] - 1, upto=seen[0]), None)
+            if at is None or at.hash != seen[1]:
+                seen = None  # not the record these were read from
+        scanned, _, fixes = seen if seen is not None else (0, "", [])
+        if upto > scanned:
+            new = [(r.seq, int(r.body["target"]), str(r.body.get("text", "")))
+                   for r in record.rows(after=scanned, upto=upto, kinds=("correct",))]
+            last = next(record.rows(after=upto - 1, upto=upto), None)
+            if last is not None:
+                fixes = [*fixes, *new]
+                with self._lock:
+                    self._seen[record.path] = (upto, last.hash, fixes)
+                    self._seen.move_to_end(record.path)
+                    while len(self._seen) > self.records:
+                        self._seen.popitem(last=False)
+            else:
+                return [*fixes, *new]
+        return [f for f in fixes if f[0] <= upto]
+
+    def appended(self, path: str, row: Row) -> None:
+        """`row` was just appended to the record at `path`: keep its index current without a read (a
+        live table calls this for each row, so its replays never scan the record)."""
+        with self._lock:
+            seen = self._seen.get(path)
+            if seen is None or seen[0] != row.seq - 1:
+                return  # not read yet, or behind: the next read catches up from what it has
+            fixes = seen[2]
+            if row.kind == "correct":
+                fixes = [*fixes, (row.seq, int(row.body["target"]), str(row.body.get("text", "")))]
+            self._seen[path] = (row.seq, row.hash, fixes)
+
+
+class SnapshotCache:
+    """Snapshots decoded lately, by (snapshot file, row, bytes): decoding costs a few milliseconds,
+    a copy of a decoded one a few microseconds. Thread-safe; holds at most `size` states."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[tuple[str, str, int, bytes], Derived] = OrderedDict()
+
+    def derived(self, path: str, seq: int, body: bytes, board: BoardMap) -> Derived:
+        """A copy of the snapshot's derived state, free to step on."""
+        key = (path, board.name, seq, body)
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is not None:
+                self._kept.move_to_end(key)
+                return kept.forked()
+        kept = Derived.from_bytes(body, board)
+        with self._lock:
+            self._kept[key] = kept
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        return kept.forked()
+
+
+CORRECTIONS = CorrectionIndex()
+DECODED = SnapshotCache()
+
+
 def replay_record(record: GameRecord, board: BoardMap, upto: int | None = None,
                   snapshots: SnapshotStore | None = None, corrections_upto: int | None = None,
                   extra: Mapping[int, str] | None = None) -> Derived:
@@ -93,15 +176,14 @@ def replay_record(record: GameRecord, board: BoardMap, upto: int | None = None,
     state before an action as the corrections made since see it). `extra`: corrections not recorded yet
     (target -> text), as if recorded after `upto`."""
     upto = record.last_seq if upto is None else min(upto, record.last_seq)
-    fixes = [(r.seq, int(r.body["target"]), str(r.body.get("text", "")))
-             for r in record.rows(upto=max(upto, corrections_upto or 0), kinds=("correct",))]
+    fixes = CORRECTIONS.upto(record, min(record.last_seq, max(upto, corrections_upto or 0)))
     fixes += [(upto + 1, target, text) for target, text in (extra or {}).items()]
     corrections = {target: text for _, target, text in fixes}
     return _from_snapshot(record, board, upto, snapshots, fixes, corrections, {})
 
 
 def _from_snapshot(record: GameRecord, board: BoardMap, upto: int, snapshots: SnapshotStore | None,
-                   fixes: list[tuple[int, int, str]], corrections: Mapping[int, str],
+                   fixes: list[Fix], corrections: Mapping[int, str],
                    memo: dict[int, GameState]) -> Derived:
     def before(seq: int) -> GameState:
         if seq not in memo:
@@ -125,7 +207,7 @@ def _from_snapshot(record: GameRecord, board: BoardMap, upto: int, snapshots: Sn
             below = seq
             continue
         try:
-            start = Derived.from_bytes(body, board)
+            start = DECODED.derived(snapshots.path, seq, body, board)
         except (RecordError, ValueError, KeyError, TypeError):
             below = seq
     if start is None:

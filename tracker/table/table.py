@@ -29,7 +29,7 @@ from tracker.table.expected import differences, expected_board
 from tracker.table.mat import SlotValue, expected_mat
 from tracker.table.probes import HIDDEN_RULE, ProbeLedger, hidden_message, unnamed_card
 from tracker.table.reconcile import Proposal, Question, propose
-from tracker.table.replay import board_body, mat_body, parse_token, replay_record, style_arguments
+from tracker.table.replay import CORRECTIONS, board_body, mat_body, parse_token, replay_record, style_arguments
 
 ERROR_WORDS = ("lost", "stopped", "cannot", "differs", "failed", "unusable", "ended")
 INFO_WORDS = (" back", "learned", "calibrated")
@@ -256,8 +256,7 @@ class Table:
         done = self._replay_off_lock(seen, {target: text})  # phones keep acting meanwhile
         with self.lock:
             row = self._append("correct", source, {"target": target, "text": text, "reason": reason})
-            fixes = {int(r.body["target"]): str(r.body.get("text", ""))
-                     for r in self.record.rows(kinds=("correct",))}
+            fixes = {target: text for _, target, text in CORRECTIONS.upto(self.record, row.seq)}
             for later in self.record.rows(after=seen, upto=row.seq):  # recorded while the replay ran
                 done.step(later, fixes, self._state_after, parse_token)
             done.observed = self.derived.observed
@@ -295,6 +294,7 @@ class Table:
     # --- internals ------------------------------------------------------------------------------------------
     def _append(self, kind: str, source: str, body: dict[str, Any]) -> Row:
         row = self.record.append(kind, source, body, ts=self.clock())
+        CORRECTIONS.appended(self.record.path, row)
         self.derived.seq = row.seq
         if kind in ("mat", "shown"):  # the same bookkeeping a replay does, so snapshots match it
             self.derived.step(row, {}, self._state_after, parse_token)

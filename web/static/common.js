@@ -26,7 +26,9 @@ window.Kipukas = (function () {
   }
 
   // --- the map ----------------------------------------------------------------------------------------------
-  function Board(overlay) {
+  // `camera`: draw what the overhead camera last reported (state.observed) instead of what the record
+  // implies; a stand where the two differ gets a dashed ring, so the views side by side say where.
+  function Board(overlay, camera) {
     let mapKey = null;
     function drawMap(map) {
       const [w, h] = map.size_mm;
@@ -83,6 +85,21 @@ window.Kipukas = (function () {
         svg("title", {}, grp).textContent =
           `${id}: ${v.owner || ""} ${v.kind}${ghost ? " (seen on the board, not in the record)" : ""}`;
       };
+      if (camera) {
+        for (const [id, v] of Object.entries(state.observed || {})) put(id, v, false);
+        const ids = new Set([...Object.keys(state.observed || {}), ...Object.keys(state.stands)]);
+        for (const id of ids) {
+          const a = (state.observed || {})[id], b = state.stands[id];
+          const same = (a && b && a.kind === b.kind && a.owner === b.owner && a.count === b.count) ||
+                       (!b && (!a || a.kind === "empty"));
+          if (same || !pos[id] || !Object.keys(state.observed || {}).length) continue;
+          const ring = svg("circle", { cx: pos[id].x, cy: pos[id].y, r: 10, fill: "none", stroke: "#b3261e",
+                                       "stroke-width": 1.4, "stroke-dasharray": "2.5 1.5", class: "differs",
+                                       "data-stand": id }, g);
+          svg("title", {}, ring).textContent = `${id}: the camera and the record differ here`;
+        }
+        return;
+      }
       for (const [id, v] of Object.entries(state.stands)) put(id, v, false);
       if (!state.in_sync) {
         for (const [id, v] of Object.entries(state.observed)) {
@@ -97,6 +114,36 @@ window.Kipukas = (function () {
       drawClaims(state);
       drawTokens(state);
     };
+  }
+
+  // --- the camera's view beside the record's ---------------------------------------------------------------
+  // A toggle (#camera-toggle) shows a second board (#camera-board) drawn from what the overhead camera last
+  // reported; returns the function to call with each new state.
+  function CameraView() {
+    const button = document.getElementById("camera-toggle");
+    const figure = document.getElementById("camera-board");
+    const caption = document.getElementById("camera-caption");
+    if (!button || !figure) return () => {};
+    const draw = Board(document.getElementById("overlay-camera"), true);
+    let last = null;
+    const on = () => button.getAttribute("aria-pressed") === "true";
+    function render(state) {
+      last = state;
+      if (!on()) return;
+      draw(state);
+      const n = (state.differences || []).length;
+      caption.textContent = !state.camera_seen ? "The overhead camera has not reported the board yet."
+        : state.in_sync ? "What the overhead camera sees: the same as the record."
+        : `What the overhead camera sees: ${n} difference${n === 1 ? "" : "s"} from the record (dashed rings).`;
+    }
+    button.addEventListener("click", () => {
+      button.setAttribute("aria-pressed", on() ? "false" : "true");
+      button.textContent = on() ? "Hide the camera's view" : "Show the camera's view";
+      figure.classList.toggle("hidden", !on());
+      figure.parentElement.classList.toggle("split", on());
+      if (on() && last) render(last);
+    });
+    return render;
   }
 
   // --- the record, kept by row number -----------------------------------------------------------------------
@@ -199,5 +246,5 @@ window.Kipukas = (function () {
     navigator.serviceWorker.register("/sw.js").catch(() => undefined);
   }
 
-  return { svg, html, colour, Board, Record, entryItem, statusText, syncBanner, connect, notice };
+  return { svg, html, colour, Board, CameraView, Record, entryItem, statusText, syncBanner, connect, notice };
 })();

@@ -4,6 +4,7 @@
   const K = window.Kipukas;
   const $ = (id) => document.getElementById(id);
   const board = K.Board($("overlay"));
+  const cameraView = K.CameraView();
   let conn = null, key = null, keyframes = {};
 
   const notice = K.notice;
@@ -54,6 +55,7 @@
   function render(state, record) {
     keyframes = state.keyframes || {};
     board(state);
+    cameraView(state);
     $("phase").textContent = K.statusText(state);
     K.syncBanner($("sync"), state);
     $("state-text").textContent = state.state_text || "";

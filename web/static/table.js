@@ -11,6 +11,7 @@
     history.replaceState(null, "", location.pathname);
   }
   const board = K.Board($("overlay"));
+  const cameraView = K.CameraView();
   const choices = K.Choices($("choices"), (text) => act(text));
 
   // The stands this seat may move to now, ringed on the map.
@@ -193,6 +194,7 @@
 
   function render(state, record) {
     board(state);
+    cameraView(state);
     drawBout(state);
     drawCards(state);
     drawPrompts(state);
