@@ -116,6 +116,14 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
         return Response("\n".join(lines) + "\n", mimetype="application/x-ndjson",
                         headers={"Content-Disposition": f"attachment; filename=table-{table}-{game}.jsonl"})
 
+    @app.get("/organiser/tables/<table>/games/<game>/replay")
+    def game_replay(table: str, game: str) -> str:
+        """Step or scrub through a game's rows as the hub holds them (the page reads them with its key)."""
+        role()
+        if table not in tables or game not in store.games(table):
+            abort(404, description=f"no game {game!r} at table {table!r}")
+        return render_template("replay.html", table=table, game=game)
+
     @app.get("/organiser/tables/<table>/games/<game>/heads.json")
     def game_heads(table: str, game: str) -> Response:
         role()
