@@ -8,7 +8,7 @@ made; clients note when they receive it (`time.monotonic` is one clock for all p
 Reported: broadcast latency median and p99, messages lost, the server's memory before and after, and
 the ratio of the median to an in-process baseline: JSON-encoding one state snapshot.
 
-    python bench/bench_web.py [--minutes 10] [--clients 100] [--rate 10] [--workers 4]
+    python bench/bench_web.py [--minutes 10] [--clients 100] [--rate 10] [--workers 4] [--no-before]
 """
 
 from __future__ import annotations
@@ -35,19 +35,33 @@ def rss_mb() -> float:
 
 
 def client_worker(url: str, auths: list[dict[str, Any] | None], ready: Any, stop: Any, out: Any) -> None:
-    """Connect the given clients, then record (version, receipt time) of every state until told to stop."""
+    """Connect the given clients, then record (version, receipt time) of every state until told to stop
+    (a client that asked for deltas applies each to its last state, as the pages do)."""
     import socketio
 
+    from broadcast.deltas import apply
+
     received: list[list[tuple[int, float]]] = [[] for _ in auths]
+    last: list[dict[str, Any] | None] = [None for _ in auths]
     clients = []
     for i, auth in enumerate(auths):
         # Phones are browsers; this client's pure-Python UTF-8 check of every frame would be the bottleneck.
         c = socketio.Client(reconnection=False, websocket_extra_options={"skip_utf8_validation": True})
 
         def on_state(state: dict[str, Any], i: int = i) -> None:
+            last[i] = state
+            received[i].append((int(state["version"]), time.monotonic()))
+
+        def on_delta(delta: dict[str, Any], i: int = i) -> None:
+            before = last[i]
+            if before is None or [before.get("version"), before.get("seq")] != delta["base"]:
+                return  # not its base: a page would ask for the whole state again; counted as not received
+            state = apply(before, delta)
+            last[i] = state
             received[i].append((int(state["version"]), time.monotonic()))
 
         c.on("state", on_state, namespace="/table")
+        c.on("delta", on_delta, namespace="/table")
         c.connect(url, namespaces=["/table"], transports=["websocket"], auth=auth, wait_timeout=30)
         clients.append(c)
     ready.put(len(clients))
@@ -61,45 +75,22 @@ def client_worker(url: str, auths: list[dict[str, Any] | None], ready: Any, stop
         t.join(10)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--minutes", type=float, default=10.0, help="how long the table keeps changing (default 10)")
-    ap.add_argument("--clients", type=int, default=100, help="connected clients (default 100)")
-    ap.add_argument("--rate", type=float, default=10.0, help="table updates per second (default 10)")
-    ap.add_argument("--workers", type=int, default=4, help="client processes (default 4)")
-    args = ap.parse_args(argv)
-
-    from rules.board_map import BoardMap
-    from tests.table_helpers import KEY
-    from tests.test_web_support import PIN, golden_script
-    from tracker.record.store import GameRecord
+def phase(args: argparse.Namespace, table: Any, service: Any, framed: bool, deltas: bool) -> dict[str, Any]:
+    """One measurement: a web server (framed or the library's own framing), the clients (taking deltas or
+    whole states) in worker processes, the table changing `rate` times a second for `minutes`."""
+    from tests.test_web_support import PIN
     from tracker.runtime.server import WebServer
-    from tracker.service.seats import SPECTATOR, Seats
-    from tracker.service.service import TableService
-    from tracker.table.table import Table
 
-    decks, lines = golden_script()
-    folder = Path(tempfile.mkdtemp(prefix="bench-web-"))
-    table = Table(BoardMap.packaged(), GameRecord(str(folder / "bench.sqlite"), KEY), decks)
-    for line in lines[:40]:  # a game under way: cards in hands and in play, a bout, a long record
-        table.act(f"phone:{line.split()[0]}", line)
-    service = TableService(table, Seats(("red", "blue"), judge_pin=PIN))
-    server = WebServer(service, "127.0.0.1", 0)
+    server = WebServer(service, "127.0.0.1", 0, framed=framed)
     server.start()
     url = f"http://127.0.0.1:{server.port}"
-
-    snapshot = service.snapshot(SPECTATOR)
-    t0 = time.perf_counter()
-    for _ in range(200):
-        json.dumps(snapshot)
-    baseline_ms = (time.perf_counter() - t0) / 200 * 1000
-
     tokens = service.join_tokens()
     auths: list[dict[str, Any] | None] = []
     for i in range(args.clients):
         kind = i % 10
-        auths.append({"pin": PIN} if kind == 0 else None if kind == 1 else
-                     {"token": tokens["red" if kind % 2 else "blue"]})
+        auth = ({"pin": PIN} if kind == 0 else {} if kind == 1 else
+                {"token": tokens["red" if kind % 2 else "blue"]})
+        auths.append(auth | {"deltas": True} if deltas else auth or None)
     ctx = mp.get_context("spawn")
     ready, out, stop = ctx.Queue(), ctx.Queue(), ctx.Event()
     workers = [ctx.Process(target=client_worker, args=(url, auths[w::args.workers], ready, stop, out))
@@ -133,17 +124,18 @@ def main(argv: list[str] | None = None) -> int:
 
     driver = threading.Thread(target=drive)
     sampler = threading.Thread(target=sample, daemon=True)
+    cpu0 = time.process_time()
     started = time.monotonic()
     driver.start()
     sampler.start()
     driver.join()
     elapsed = time.monotonic() - started
+    cpu = time.process_time() - cpu0
     stop.set()
     results = [out.get(timeout=120) for _ in workers]
     for w in workers:
         w.join(30)
     rss_after = rss_mb()
-    final_size = len(json.dumps(service.snapshot(SPECTATOR))) / 1024
     server.shutdown()
 
     latencies, lost = [], 0
@@ -156,19 +148,74 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     lost += 1
     latencies.sort()
-    median = statistics.median(latencies)
-    p99 = latencies[int(0.99 * (len(latencies) - 1))]
-    print(f"clients connected: {connected} (judges, spectators, players of both seats)")
-    print(f"updates: {len(made)} in {elapsed:.0f} s ({len(made) / elapsed:.1f}/s); "
-          f"state size {len(json.dumps(snapshot)) / 1024:.1f}-{final_size:.1f} KiB; "
-          f"deliveries measured {len(latencies)}")
-    print(f"broadcast latency: median {median:.1f} ms, p99 {p99:.1f} ms, max {latencies[-1]:.1f} ms")
-    print(f"updates not received (coalesced or lost): {lost} of {len(made) * connected}")
-    print(f"server memory: {rss_before:.0f} MiB before the clients, {rss_after:.0f} MiB after the run; during it: "
-          + ", ".join(f"{mb:.0f} MiB at {m:.1f} min" for m, mb in samples[:: max(1, len(samples) // 8)]))
-    print(f"baseline: JSON-encoding one snapshot {baseline_ms:.3f} ms; median latency = "
-          f"{median / baseline_ms:.0f}x baseline, p99 = {p99 / baseline_ms:.0f}x")
-    print(f"target p99 < 100 ms: {'met' if p99 < 100 else 'NOT met'}")
+    return {"connected": connected, "made": len(made), "elapsed": elapsed, "latencies": latencies, "lost": lost,
+            "rss_before": rss_before, "rss_after": rss_after, "samples": samples, "cpu": cpu}
+
+
+def report(title: str, r: dict[str, Any], baseline_ms: float) -> float:
+    lat = r["latencies"]
+    median = statistics.median(lat)
+    p99 = lat[int(0.99 * (len(lat) - 1))]
+    print(f"{title}:")
+    print(f"  clients connected: {r['connected']} (judges, spectators, players of both seats); updates: {r['made']} "
+          f"in {r['elapsed']:.0f} s ({r['made'] / r['elapsed']:.1f}/s); deliveries measured {len(lat)}")
+    print(f"  broadcast latency: median {median:.1f} ms, p99 {p99:.1f} ms, max {lat[-1]:.1f} ms "
+          f"(target p99 < 100 ms: {'met' if p99 < 100 else 'NOT met'})")
+    print(f"  updates not received (coalesced or lost): {r['lost']} of {r['made'] * r['connected']}")
+    print(f"  server process CPU (table, service, web server): {r['cpu'] / r['elapsed']:.2f} cores")
+    during = ", ".join(f"{mb:.0f} MiB at {m:.1f} min" for m, mb in r["samples"][:: max(1, len(r["samples"]) // 8)])
+    print(f"  server memory: {r['rss_before']:.0f} MiB before the clients, {r['rss_after']:.0f} MiB after the run; "
+          f"during it: {during}")
+    print(f"  baseline: JSON-encoding one snapshot {baseline_ms:.3f} ms; median latency = "
+          f"{median / baseline_ms:.0f}x baseline, p99 = {p99 / baseline_ms:.0f}x", flush=True)
+    return p99
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--minutes", type=float, default=10.0, help="how long the table keeps changing (default 10)")
+    ap.add_argument("--clients", type=int, default=100, help="connected clients (default 100)")
+    ap.add_argument("--rate", type=float, default=10.0, help="table updates per second (default 10)")
+    ap.add_argument("--workers", type=int, default=4, help="client processes (default 4)")
+    ap.add_argument("--no-before", action="store_true",
+                    help="skip the run with whole states framed per socket by the library (what was before)")
+    args = ap.parse_args(argv)
+
+    from rules.board_map import BoardMap
+    from tests.table_helpers import KEY
+    from tests.test_web_support import PIN, golden_script
+    from tracker.record.store import GameRecord
+    from tracker.service.seats import SPECTATOR, Seats
+    from tracker.service.service import TableService
+    from tracker.table.table import Table
+
+    decks, lines = golden_script()
+    folder = Path(tempfile.mkdtemp(prefix="bench-web-"))
+    table = Table(BoardMap.packaged(), GameRecord(str(folder / "bench.sqlite"), KEY), decks)
+    for line in lines[:40]:  # a game under way: cards in hands and in play, a bout, a long record
+        table.act(f"phone:{line.split()[0]}", line)
+    service = TableService(table, Seats(("red", "blue"), judge_pin=PIN))
+
+    snapshot = service.snapshot(SPECTATOR)
+    t0 = time.perf_counter()
+    for _ in range(200):
+        json.dumps(snapshot)
+    baseline_ms = (time.perf_counter() - t0) / 200 * 1000
+    print(f"state size {len(json.dumps(snapshot)) / 1024:.1f} KiB (spectator)", flush=True)
+
+    before = None
+    if not args.no_before:
+        before = phase(args, table, service, framed=False, deltas=False)
+        report("before (whole states, framed per socket by the websocket library)", before, baseline_ms)
+    after = phase(args, table, service, framed=True, deltas=True)
+    p99 = report("after (deltas from each room's previous state, encoded and framed once per room)", after,
+                 baseline_ms)
+    if before is not None:
+        b = before["latencies"]
+        print(f"after / before: median {statistics.median(after['latencies']) / statistics.median(b):.3f}, "
+              f"p99 {p99 / b[int(0.99 * (len(b) - 1))]:.3f}, server CPU {after['cpu'] / before['cpu']:.3f}")
+    final_size = len(json.dumps(service.snapshot(SPECTATOR))) / 1024
+    print(f"state size at the end {final_size:.1f} KiB (spectator)")
     return 0
 
 

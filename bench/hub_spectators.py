@@ -30,16 +30,6 @@ def _frame(text: str) -> bytes:
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
 
 
-async def _read_frame(reader: asyncio.StreamReader) -> tuple[int, bytes]:
-    b0, b1 = await reader.readexactly(2)
-    n = b1 & 0x7F
-    if n == 126:
-        n = struct.unpack(">H", await reader.readexactly(2))[0]
-    elif n == 127:
-        n = struct.unpack(">Q", await reader.readexactly(8))[0]
-    return b0 & 0x0F, await reader.readexactly(n)
-
-
 class Stats:
     def __init__(self) -> None:
         self.connected = 0
@@ -51,65 +41,114 @@ class Stats:
         self.recording = False
 
 
+class Spectator(asyncio.Protocol):
+    """One socket as an asyncio protocol: frames are cut out of the received bytes in `data_received`
+    (no task or future per frame), so that the client process, which shares the machine's cores with
+    the hub, costs little per message. Only `sample` sockets decode rows (the others count messages)."""
+
+    def __init__(self, table: str, stats: Stats, sample: bool) -> None:
+        self.table, self.stats, self.sample = table, stats, sample
+        self.buf = bytearray()
+        self.upgraded = self.joined = False
+        self.transport: asyncio.Transport | None = None
+        self.closed = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+    def send(self, text: str) -> None:
+        if self.transport is not None:
+            self.transport.write(_frame(text))
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf
+        buf += data
+        if not self.upgraded:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            if b" 101 " not in bytes(buf[:end]).split(b"\r\n", 1)[0]:
+                self.stats.refused += 1
+                self.close()
+                return
+            del buf[:end + 4]
+            self.upgraded = True
+        while len(buf) >= 2:
+            n, at = buf[1] & 0x7F, 2
+            if n == 126:
+                if len(buf) < 4:
+                    return
+                n, at = struct.unpack_from(">H", buf, 2)[0], 4
+            elif n == 127:
+                if len(buf) < 10:
+                    return
+                n, at = struct.unpack_from(">Q", buf, 2)[0], 10
+            if len(buf) < at + n:
+                return
+            opcode, payload = buf[0] & 0x0F, bytes(buf[at:at + n])
+            del buf[:at + n]
+            if opcode == 8:
+                self.close()
+                return
+            if opcode == 1:
+                self.message(payload)
+
+    def message(self, payload: bytes) -> None:
+        stats = self.stats
+        if payload.startswith(b"42" + NS.encode() + b","):
+            if not stats.recording:
+                return
+            stats.messages += 1
+            if self.sample:
+                now = time.time()
+                event, data = json.loads(payload[len(NS) + 3:])[:2]
+                if event == "rows":
+                    for row in data:
+                        stats.latencies.append(now - float(row["ts"]))
+                        stats.rows += 1
+        elif payload.startswith(b"0"):
+            self.send(f'40{NS},{json.dumps({"table": self.table})}')
+        elif payload == b"2":
+            self.send("3")
+        elif payload.startswith(f"40{NS},".encode()):
+            self.joined = True
+            stats.connected += 1
+        elif payload.startswith(f"44{NS},".encode()):
+            stats.refused += 1
+            self.close()
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+
 async def spectator(port: int, table: str, source_ip: str, stats: Stats, stop: asyncio.Event,
                     sample: bool = True) -> None:
-    """One socket; only `sample` sockets decode rows (the others count messages), so that the client
-    process, which shares the machine's cores with the hub, spends its time reading, not parsing."""
+    """Connect one socket from `source_ip`, keep it until `stop`."""
+    loop = asyncio.get_running_loop()
     try:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source_ip, 0))
+        transport, proto = await loop.create_connection(lambda: Spectator(table, stats, sample), "127.0.0.1", port,
+                                                        local_addr=(source_ip, 0))
     except OSError:
         stats.refused += 1
         return
     key = base64.b64encode(os.urandom(16)).decode()
-    writer.write((f"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-                  f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                  "Sec-WebSocket-Version: 13\r\n\r\n").encode())
-    joined = False
-    try:
-        status = await reader.readuntil(b"\r\n\r\n")
-        if b" 101 " not in status.split(b"\r\n", 1)[0]:
-            stats.refused += 1
-            return
-        stop_wait = asyncio.ensure_future(stop.wait())
-        while True:
-            read = asyncio.ensure_future(_read_frame(reader))
-            done, _ = await asyncio.wait({read, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
-            if stop_wait in done:
-                read.cancel()
-                break
-            opcode, payload = read.result()
-            if opcode == 8:
-                break
-            if opcode == 9:
-                continue
-            text = payload.decode()
-            if text.startswith("0"):
-                writer.write(_frame(f'40{NS},{json.dumps({"table": table})}'))
-            elif text == "2":
-                writer.write(_frame("3"))
-            elif text.startswith(f"40{NS},"):
-                joined = True
-                stats.connected += 1
-            elif text.startswith(f"44{NS},"):
-                stats.refused += 1
-                break
-            elif text.startswith(f"42{NS},") and stats.recording and not sample:
-                stats.messages += 1
-            elif text.startswith(f"42{NS},"):
-                now = time.time()
-                event, data = json.loads(text[len(NS) + 3:])[:2]
-                stats.messages += 1 if stats.recording else 0
-                if event == "rows" and stats.recording:
-                    for row in data:
-                        stats.latencies.append(now - float(row["ts"]))
-                        stats.rows += 1
-    except (asyncio.IncompleteReadError, ConnectionError, OSError):
-        if joined and not stop.is_set():
+    transport.write((f"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                     f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                     "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+    stopping = asyncio.ensure_future(stop.wait())
+    await asyncio.wait({proto.closed, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    stopping.cancel()
+    if proto.joined:
+        stats.connected -= 1
+        if not stop.is_set():
             stats.dropped += 1
-    finally:
-        if joined:
-            stats.connected -= 1
-        writer.close()
+    transport.close()
 
 
 def run_spectators(port: int, count: int, tables: int, commands: Any, results: Any) -> None:
@@ -127,17 +166,19 @@ def run_spectators(port: int, count: int, tables: int, commands: Any, results: A
             if i % 50 == 49:
                 await asyncio.sleep(0.05)
         loop = asyncio.get_running_loop()
+        cpu0 = time.process_time()
         while True:
             command = await loop.run_in_executor(None, commands.get)
             if command == "count":
                 results.put({"connected": stats.connected, "refused": stats.refused})
             elif command == "record":
                 stats.latencies, stats.rows, stats.messages, stats.recording = [], 0, 0, True
+                cpu0 = time.process_time()
             elif command == "stop":
                 stats.recording = False
                 results.put({"connected": stats.connected, "refused": stats.refused, "dropped": stats.dropped,
                              "latencies": stats.latencies, "rows": stats.rows, "messages": stats.messages,
-                             "cpu_s": time.process_time()})
+                             "cpu_s": time.process_time() - cpu0})
                 stop.set()
                 await asyncio.wait(tasks, timeout=10)
                 return

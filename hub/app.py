@@ -8,9 +8,11 @@ import logging
 import threading
 from typing import Any
 
+import socketio as socketio_lib
 from flask import Flask, Response, abort, render_template, request
 from flask_socketio import SocketIO
 
+from broadcast.rooms import FramedRedisManager
 from hub.namespaces import Broadcaster, OrganiserNamespace, PushNamespace, WatchNamespace, role_of_key
 from hub.pairings import PairingError, parse_csv, to_csv
 from hub.settings import HubConfig
@@ -31,12 +33,24 @@ def origin_check(allowed: tuple[str, ...]) -> Any:
     return check
 
 
+def spectator_merge(namespace: str, room: object, event: str) -> str | None:
+    """How a room's broadcasts merge while one is being sent: a table's spectators get every row (the rows
+    of several pushes in one message) and its latest status; nothing else is merged."""
+    if namespace != "/watch" or not isinstance(room, str) or not room.startswith("watch:"):
+        return None
+    return {"rows": "append", "status": "latest"}.get(event)
+
+
 def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
                    async_mode: str = "threading") -> tuple[Flask, SocketIO, Broadcaster]:
     """The app, its Socket.IO server on the Redis message queue, and the delayed broadcaster to start."""
     store = store or HubStore(cfg.redis_url)
     app = Flask(__name__)
-    socketio = SocketIO(app, async_mode=async_mode, message_queue=cfg.redis_url, channel="kipukas-hub",
+    # Redis is the message queue (Flask-SocketIO's multi-process deployment); each process delivers a
+    # spectators' broadcast encoded and framed once, merged with those that arrive while it sends.
+    manager = (FramedRedisManager(cfg.redis_url, channel="kipukas-hub", coalesce=spectator_merge)
+               if cfg.broadcast == "framed" else socketio_lib.RedisManager(cfg.redis_url, channel="kipukas-hub"))
+    socketio = SocketIO(app, async_mode=async_mode, client_manager=manager,
                         cors_allowed_origins=origin_check(cfg.allowed_origins), manage_session=False,
                         max_http_buffer_size=MAX_HTTP_BUFFER)
     broadcaster = Broadcaster(cfg, store, socketio)
@@ -101,6 +115,14 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
         lines = [json.dumps({k: v for k, v in r.items() if k != "at"}, sort_keys=True) for r in store.rows(table, game)]
         return Response("\n".join(lines) + "\n", mimetype="application/x-ndjson",
                         headers={"Content-Disposition": f"attachment; filename=table-{table}-{game}.jsonl"})
+
+    @app.get("/organiser/tables/<table>/games/<game>/replay")
+    def game_replay(table: str, game: str) -> str:
+        """Step or scrub through a game's rows as the hub holds them (the page reads them with its key)."""
+        role()
+        if table not in tables or game not in store.games(table):
+            abort(404, description=f"no game {game!r} at table {table!r}")
+        return render_template("replay.html", table=table, game=game)
 
     @app.get("/organiser/tables/<table>/games/<game>/heads.json")
     def game_heads(table: str, game: str) -> Response:

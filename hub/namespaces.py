@@ -8,6 +8,7 @@ delayed data. Every event is size-checked and rate-limited per connection, like 
 from __future__ import annotations
 
 import hmac
+import json
 import logging
 import threading
 import time
@@ -19,7 +20,7 @@ from flask import request
 from flask_socketio import ConnectionRefusedError, Namespace, join_room
 
 from hub.settings import HubConfig
-from hub.streams import HubStore
+from hub.streams import Announce, Head, HubStore
 from hub.verify import RowError, check_row, head_valid, public_key
 
 log = logging.getLogger("kipukas-hub")
@@ -74,6 +75,17 @@ class Broadcaster:
     def __init__(self, cfg: HubConfig, store: HubStore, socketio: Any) -> None:
         self.cfg, self.store, self.socketio = cfg, store, socketio
 
+    def announce(self, table: str, public: list[dict[str, Any]]) -> Announce | None:
+        """With no delay, the message that tells every hub process's spectators of a table about rows,
+        for the store to publish with the rows it adds (`HubStore.append`): python-socketio's own message
+        on its Redis channel, so every process delivers it as any other broadcast."""
+        if self.cfg.spectator_delay_min > 0:
+            return None
+        room = json.dumps(f"watch:{table}")
+        return Announce(self.socketio.server.manager.channel, '{"method":"emit","event":"rows","data":[[',
+                        f']],"binary":false,"namespace":"/watch","room":{room},"skip_sid":null,"callback":null,'
+                        '"host_id":"hub-store"}', [json.dumps(r, separators=(",", ":")) for r in public])
+
     def send(self, table: str, event: str, payload: Any) -> None:
         delay = self.cfg.spectator_delay_min * 60.0
         if delay <= 0:
@@ -114,6 +126,7 @@ class PushNamespace(Namespace):  # type: ignore[misc]
         self.cfg, self.store, self.broadcaster = cfg, store, broadcaster
         self.tables: dict[str, str] = {}
         self.buckets: dict[str, Bucket] = {}
+        self.pinned: dict[str, str] = {}
 
     def on_connect(self, auth: Any = None) -> None:
         token = auth.get("token") if isinstance(auth, dict) else None
@@ -147,6 +160,7 @@ class PushNamespace(Namespace):  # type: ignore[misc]
             game, key_hex = _game(data), str(data.get("public_key", ""))
             public_key(key_hex)
             pinned = self.store.pin_key(table, key_hex)
+            self.pinned[table] = pinned
             if not hmac.compare_digest(pinned, key_hex):
                 self.store.touch(table, alarm="a different table key was shown: refused")
                 return {"error": "this table's key is pinned to another key at the hub"}
@@ -158,6 +172,9 @@ class PushNamespace(Namespace):  # type: ignore[misc]
             return {"error": str(exc)}
 
     def on_rows(self, data: Any) -> dict[str, Any]:
+        """Verify the rows, then append them, note the activity and witness the head in one round trip to
+        Redis (`HubStore.append`), which also publishes the rows it added to the spectators on the message
+        queue; every process delivers its share from its own broadcast task, never from this request."""
         try:
             table = self._table()
             game = _game(data)
@@ -165,38 +182,50 @@ class PushNamespace(Namespace):  # type: ignore[misc]
             if not isinstance(raw, list) or len(raw) > MAX_ROWS_PER_PUSH:
                 raise RowError(f"rows: expected a list of at most {MAX_ROWS_PER_PUSH} rows")
             rows = [check_row(r) for r in raw]
-            result = self.store.append(table, game, rows) if rows else None
+            head, bad_head = self._signed_head(table, game, data.get("head"))
+            announce = self.broadcaster.announce(table, [public_row(table, game, r.data) for r in rows])
+            result = self.store.append(table, game, rows, head, announce) if rows or head else None
             top = result.top if result else self.store.top(table, game)
             answer: dict[str, Any] = {"acked": top, "duplicates": result.duplicates if result else 0}
             if result is not None and result.outcome != "ok":
                 answer["error"] = (f"row {top + 1} is missing" if result.outcome == "gap"
                                    else f"row {top + 1} does not chain to row {top}")
-            head = data.get("head")
-            if isinstance(head, dict):
-                try:
-                    answer["witnessed"] = self._witness(table, game, head)
-                except RowError as exc:
-                    answer["error"] = str(exc)
-            if result is not None and result.added:
+            if result is not None and result.witnessed == 1:
+                answer["witnessed"] = True
+            elif bad_head is not None or (result is not None and result.witnessed == -1):
+                seq = bad_head if bad_head is not None else head.seq if head else 0
+                self.store.touch(table, alarm=f"game {game}: the signed head at row {seq} does not verify")
+                answer["error"] = f"head at row {seq} does not verify against the pinned key and the rows held"
+            if result is not None and result.added and announce is None:
                 fresh = [r.data for r in rows if top - result.added < r.seq <= top]
                 self.broadcaster.send(table, "rows", [public_row(table, game, r) for r in fresh])
-                self.store.touch(table, activity=True, game=game, seq=top)
             return answer
         except redis.RedisError as exc:
             return {"retry": f"the hub's store is unavailable ({type(exc).__name__}): try again"}
         except (RowError, ValueError, AttributeError) as exc:
             return {"error": str(exc)}
 
-    def _witness(self, table: str, game: str, head: dict[str, Any]) -> bool:
+    def _signed_head(self, table: str, game: str, head: Any) -> tuple[Head | None, int | None]:
+        """The head sent with a push if its signature verifies against the table's pinned key (the hash it
+        signs is compared with the rows held in the append script); else the seq it claimed."""
+        if not isinstance(head, dict):
+            return None, None
         seq, digest, sig = head.get("seq"), head.get("hash"), head.get("signature")
-        key = self.store.pinned_key(table)
-        if not (isinstance(seq, int) and isinstance(digest, str) and isinstance(sig, str) and key):
-            raise RowError("head: expected seq, hash and signature")
-        if self.store.hash_at(table, game, seq) != digest or not head_valid(key, seq, digest, sig):
-            self.store.touch(table, alarm=f"game {game}: the signed head at row {seq} does not verify")
-            raise RowError(f"head at row {seq} does not verify against the pinned key and the rows held")
-        self.store.witness(table, game, seq, digest, sig)
-        return True
+        if not (isinstance(seq, int) and isinstance(digest, str) and isinstance(sig, str)):
+            return None, seq if isinstance(seq, int) else 0
+        key = self._pinned(table)
+        if not key or seq < 1 or not head_valid(key, seq, digest, sig):
+            return None, seq
+        return Head(seq, digest, sig), None
+
+    def _pinned(self, table: str) -> str | None:
+        """The table's pinned key, remembered by this process once read (a pinned key never changes)."""
+        key = self.pinned.get(table)
+        if key is None:
+            key = self.store.pinned_key(table)
+            if key:
+                self.pinned[table] = key
+        return key
 
     def on_status(self, data: Any) -> None:
         table = self._table()

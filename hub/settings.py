@@ -8,6 +8,8 @@ judge_pin = "..."         # the same page, read-only
 spectator_delay_min = 15  # FIDE's broadcast delay; applied here, at the hub
 secret = "..."            # signs the page keys; the same in every hub process
 port = 7001               # one port per hub process (`--port` overrides)
+broadcast = "framed"      # spectators' broadcasts encoded and framed once ("plain": the library's own
+                          # per-socket path, kept to measure against: bench/bench_hub.py)
 
 [tables]                  # table number = SHA-256 of its token (never the token itself)
 "1" = "9f86d081..."
@@ -27,6 +29,7 @@ from tracker.config import ConfigError, _Section
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
+BROADCASTS = ("framed", "plain")
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class HubConfig:
     host: str = "127.0.0.1"
     port: int = 7001
     allowed_origins: tuple[str, ...] = ()
+    broadcast: str = "framed"
     tables: dict[str, str] = field(default_factory=dict)  # token sha256 -> table id
     source_file: str = "<string>"
 
@@ -78,7 +82,9 @@ def parse_hub_config(text: str, source: str = "<string>") -> HubConfig:
     cfg = dict(redis_url=redis_url, organiser_pin=pin, judge_pin=h.text("judge_pin", ""),
                spectator_delay_min=h.number("spectator_delay_min", 15.0, 0.0, 240.0), secret=secret,
                host=h.text("host", "127.0.0.1"), port=h.integer("port", 7001, 1, 65535),
-               allowed_origins=h.strings("allowed_origins", ()))
+               allowed_origins=h.strings("allowed_origins", ()), broadcast=h.text("broadcast", "framed"))
+    if cfg["broadcast"] not in BROADCASTS:
+        raise ConfigError(source, "[hub] broadcast", f"expected one of {', '.join(BROADCASTS)}")
     h.finish()
     raw_tables = data.get("tables", {})
     if not isinstance(raw_tables, dict):

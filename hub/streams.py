@@ -26,22 +26,59 @@ if #top > 0 then
   local f = top[1][2]
   for i = 1, #f, 2 do if f[i] == 'hash' then tophash = f[i + 1] end end
 end
-local added, dups = 0, 0
-for i = 4, #ARGV, 4 do
+local outcome, added, dups = 'ok', 0, 0
+local fresh = {}
+for i = 11, #ARGV, 5 do
   local seq = tonumber(ARGV[i])
   if seq <= topseq then
     dups = dups + 1
   elseif seq ~= topseq + 1 then
-    return {'gap', topseq, added, dups}
+    outcome = 'gap'
+    break
   elseif ARGV[i + 1] ~= tophash then
-    return {'chain', topseq, added, dups}
+    outcome = 'chain'
+    break
   else
     redis.call('XADD', KEYS[1], seq .. '-0', 'hash', ARGV[i + 2], 'row', ARGV[i + 3], 'at', ARGV[2])
     topseq, tophash, added = seq, ARGV[i + 2], added + 1
+    fresh[#fresh + 1] = ARGV[i + 4]
   end
 end
-if added > 0 then redis.call('SADD', KEYS[2], ARGV[3]) end
-return {'ok', topseq, added, dups}
+if added > 0 then
+  redis.call('SADD', KEYS[2], ARGV[3])
+  redis.call('HSET', KEYS[3], 'last_activity', ARGV[2], 'last_seen', ARGV[2], 'held', topseq)
+  redis.call('SADD', KEYS[4], ARGV[7])
+  if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[8], ARGV[9] .. table.concat(fresh, ',') .. ARGV[10]) end
+end
+local witnessed = 0
+local hseq = tonumber(ARGV[4])
+if hseq > 0 then
+  local held = nil
+  if hseq == topseq then
+    held = tophash
+  else
+    local got = redis.call('XRANGE', KEYS[1], hseq .. '-0', hseq .. '-0')
+    if #got > 0 then
+      local f = got[1][2]
+      for i = 1, #f, 2 do if f[i] == 'hash' then held = f[i + 1] end end
+    end
+  end
+  if held ~= ARGV[5] then
+    witnessed = -1
+  else
+    witnessed = 1
+    local last = redis.call('XREVRANGE', KEYS[5], '+', '-', 'COUNT', 1)
+    local lastseq = -1
+    if #last > 0 then
+      local f = last[1][2]
+      for i = 1, #f, 2 do if f[i] == 'seq' then lastseq = tonumber(f[i + 1]) end end
+    end
+    if lastseq < hseq then
+      redis.call('XADD', KEYS[5], '*', 'seq', hseq, 'hash', ARGV[5], 'signature', ARGV[6], 'at', ARGV[2])
+    end
+  end
+end
+return {outcome, topseq, added, dups, witnessed}
 """
 
 
@@ -58,10 +95,39 @@ class AppendResult:
     top: int  # the highest contiguous seq the hub holds for this game: what it acknowledges
     added: int
     duplicates: int
+    witnessed: int = 0  # the head sent along: 1 kept, -1 its hash is not the one held at its seq, 0 none
+
+
+@dataclass(frozen=True, slots=True)
+class Announce:
+    """What to publish on `channel` about the rows an append adds: `prefix`, the JSON of each added row's
+    public part (`rows`, one per row pushed) joined by commas, and `suffix`."""
+
+    channel: str
+    prefix: str
+    suffix: str
+    rows: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """A signed head whose signature was checked against the table's pinned key (`hub/verify.py`)."""
+
+    seq: int
+    hash: str
+    signature: str
 
 
 def rows_key(table: str, game: str) -> str:
     return f"hub:rows:{table}:{game}"
+
+
+STATUS_TABLES = "hub:status-tables"
+
+
+def status_key(table: str) -> str:
+    """A table's status: one hash field per status key, each value JSON (written without reading)."""
+    return f"hub:status:{table}"
 
 
 class HubStore:
@@ -76,13 +142,23 @@ class HubStore:
     def ping(self) -> bool:
         return bool(self.r.ping())
 
-    def append(self, table: str, game: str, rows: list[PushedRow]) -> AppendResult:
-        args: list[Any] = [GENESIS, f"{time.time():.3f}", game]
-        for row in rows:
-            args += [row.seq, row.prev, row.hash, row.text]
-        keys = [rows_key(table, game), f"hub:games:{table}"]
+    def append(self, table: str, game: str, rows: list[PushedRow], head: Head | None = None,
+               announce: Announce | None = None) -> AppendResult:
+        """Append a push's rows, note the table's activity, witness its signed head (its signature
+        already checked) and announce the rows it added, all in one atomic script: one round trip to
+        Redis per push, and only rows stored are announced, in the order they were stored."""
+        args: list[Any] = [GENESIS, f"{time.time():.3f}", game, head.seq if head else 0,
+                           head.hash if head else "", head.signature if head else "", table,
+                           *((announce.channel, announce.prefix, announce.suffix) if announce else ("", "", ""))]
+        public = announce.rows if announce else [""] * len(rows)
+        if len(public) != len(rows):
+            raise ValueError(f"announce: {len(public)} public rows for {len(rows)} rows")
+        for row, text in zip(rows, public, strict=True):
+            args += [row.seq, row.prev, row.hash, row.text, text]
+        keys = [rows_key(table, game), f"hub:games:{table}", status_key(table), STATUS_TABLES,
+                f"hub:heads:{table}:{game}"]
         out = cast(list[Any], self._append(keys=keys, args=args))
-        return AppendResult(str(out[0]), int(out[1]), int(out[2]), int(out[3]))
+        return AppendResult(str(out[0]), int(out[1]), int(out[2]), int(out[3]), int(out[4]))
 
     def top(self, table: str, game: str) -> int:
         last = cast(list[Any], self.r.xrevrange(rows_key(table, game), count=1))
@@ -127,16 +203,26 @@ class HubStore:
         return None if got is None else str(got)
 
     def touch(self, table: str, activity: bool = False, **fields: Any) -> None:
-        """Merge `fields` into the table's status; `activity`: a row arrived (the page's "last activity")."""
-        old = self.r.hget("hub:status", table)
-        status = json.loads(str(old)) if old else {}
-        stamp = {"last_seen": time.time()} | ({"last_activity": time.time()} if activity else {})
-        self.r.hset("hub:status", table, json.dumps(status | fields | stamp))
+        """Set `fields` of the table's status; `activity`: a row arrived (the page's "last activity").
+        One round trip, no read: each field is its own hash field."""
+        now = time.time()
+        values = {k: json.dumps(v) for k, v in fields.items()}
+        values["last_seen"] = json.dumps(now)
+        if activity:
+            values["last_activity"] = json.dumps(now)
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hset(status_key(table), mapping=cast(Any, values))
+        pipe.sadd(STATUS_TABLES, table)
+        pipe.execute()
 
     def statuses(self) -> dict[str, dict[str, Any]]:
-        raw = cast(dict[str, str], self.r.hgetall("hub:status"))
-        calls = cast(dict[str, str], self.r.hgetall("hub:calls"))
-        out = {t: json.loads(v) for t, v in raw.items()}
+        tables = sorted(cast(set[str], self.r.smembers(STATUS_TABLES)))
+        pipe = self.r.pipeline(transaction=False)
+        for t in tables:
+            pipe.hgetall(status_key(t))
+        pipe.hgetall("hub:calls")
+        *raw, calls = cast(list[dict[str, str]], pipe.execute())
+        out = {t: {k: json.loads(v) for k, v in fields.items()} for t, fields in zip(tables, raw, strict=True)}
         for t, at in calls.items():
             out.setdefault(t, {})["judge_called"] = float(at)
         return out

@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-PACKAGES = ("rules", "vision", "calibration", "tracker", "web", "hub")
+PACKAGES = ("rules", "vision", "calibration", "tracker", "web", "hub", "broadcast")
 
 # (importer prefix, allowed prefixes of our own modules); the first matching importer prefix decides.
 # An importer always may import modules of its own room.
@@ -25,10 +25,12 @@ ALLOWED: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vision.synth", ("vision", "calibration")),
     ("vision", ("vision", "calibration")),
     ("calibration", ("calibration",)),
-    ("web", ("web", "tracker.api")),
+    # room broadcasts encoded and framed once: imports nothing of ours, used by web and hub
+    ("broadcast", ("broadcast",)),
+    ("web", ("web", "tracker.api", "broadcast")),
     # the tournament hub verifies records (tracker.record) and reads its config like a table's; only the
     # composition root (tracker.commands, tracker.runtime) imports it
-    ("hub", ("hub", "tracker.record", "tracker.errors", "tracker.config")),
+    ("hub", ("hub", "tracker.record", "tracker.errors", "tracker.config", "broadcast")),
     ("tracker.api", ("tracker.errors", "tracker.service.seats")),
     ("tracker.config", ("tracker.errors",)),
     ("tracker.errors", ()),

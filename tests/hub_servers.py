@@ -167,7 +167,8 @@ class Nginx:
 class Hub:
     """Redis, `workers` hub processes and nginx in front: the documented deployment, on loopback."""
 
-    def __init__(self, folder: Path, tables: int, workers: int = 2, delay_min: float = 0.0) -> None:
+    def __init__(self, folder: Path, tables: int, workers: int = 2, delay_min: float = 0.0,
+                 broadcast: str = "framed") -> None:
         self.folder = folder
         self.redis = Redis(folder / "redis")
         self.tokens = {str(n): new_token() for n in range(1, tables + 1)}
@@ -175,7 +176,7 @@ class Hub:
         config = folder / "hub.toml"
         lines = ["[hub]", f'redis_url = "{self.redis.url}"', f'organiser_pin = "{self.organiser_pin}"',
                  f'judge_pin = "{self.judge_pin}"', f"spectator_delay_min = {delay_min}",
-                 f'secret = "{new_token()[0]}"', "", "[tables]"]
+                 f'secret = "{new_token()[0]}"', f'broadcast = "{broadcast}"', "", "[tables]"]
         lines += [f'"{t}" = "{digest}"' for t, (_, digest) in self.tokens.items()]
         config.write_text("\n".join(lines) + "\n", encoding="utf-8")
         self.config = config
@@ -219,8 +220,9 @@ def wait_http(url: str, timeout: float = 20.0) -> None:
 
 
 @contextmanager
-def running_hub(folder: Path, tables: int, workers: int = 2, delay_min: float = 0.0) -> Iterator[Hub]:
-    hub = Hub(folder, tables, workers, delay_min)
+def running_hub(folder: Path, tables: int, workers: int = 2, delay_min: float = 0.0,
+                broadcast: str = "framed") -> Iterator[Hub]:
+    hub = Hub(folder, tables, workers, delay_min, broadcast)
     try:
         hub.start()
         yield hub

@@ -1,5 +1,7 @@
 """Flask-SocketIO application factory for the table's pages and its `/table` namespace, and the one
-background publisher that pushes each change to every room in that room's own projection."""
+background publisher that pushes each change to every room in that room's own projection: encoded and
+framed once per room (`broadcast.rooms.FramedManager`), as a whole state or, to the connections that
+asked for them, as a delta from the previous one (`broadcast.deltas`)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from typing import Any
 from flask import Flask
 from flask_socketio import SocketIO
 
+from broadcast.deltas import diff
+from broadcast.rooms import FramedManager
 from tracker.api import JUDGE, SPECTATOR, TableService, Viewer, player
 from web.calibration import calibration
 from web.decoding import guard_decoding
@@ -61,10 +65,13 @@ class SecureHeaders:
         return self.app(environ, start)
 
 
-def create_app(service: TableService, limits: Limits | None = None) -> tuple[Flask, SocketIO]:
-    """Build the app and its Socket.IO server; call `start_publisher` once the server runs."""
+def create_app(service: TableService, limits: Limits | None = None, framed: bool = True) -> tuple[Flask, SocketIO]:
+    """Build the app and its Socket.IO server; call `start_publisher` once the server runs. `framed`
+    False: the library's own per-socket framing (kept to measure against: bench/bench_web.py)."""
     app = Flask(__name__)
-    socketio = SocketIO(app, async_mode="threading", cors_allowed_origins=origin_check(service.allowed_origins),
+    manager = FramedManager() if framed else None
+    socketio = SocketIO(app, async_mode="threading", **({"client_manager": manager} if manager else {}),
+                        cors_allowed_origins=origin_check(service.allowed_origins),
                         max_http_buffer_size=MAX_HTTP_BUFFER, manage_session=False)
     app.wsgi_app = SecureHeaders(app.wsgi_app)  # type: ignore[method-assign]  # after SocketIO wrapped it
     app.register_blueprint(pages)
@@ -78,15 +85,30 @@ def create_app(service: TableService, limits: Limits | None = None) -> tuple[Fla
     return app, socketio
 
 
-def publish_once(socketio: SocketIO, service: TableService, viewers: set[Viewer],
+def publish_once(socketio: SocketIO, service: TableService, rooms: set[tuple[Viewer, bool]] | set[Viewer],
                  sent: dict[str, Any]) -> None:
-    """Send each room's view if it is not the one that room last got (views are cached objects)."""
-    for viewer in sorted(viewers, key=lambda v: (v.role, v.seat or "")):
+    """Send each room's view if it is not the one that room last got (views are cached objects): the
+    whole view to the room of whole states, and the change from the view it last got to its room of
+    deltas. Each is encoded once for all the room's connections; a viewer's room only ever gets that
+    viewer's own projection, so a delta carries nothing the whole state would not."""
+    wanted: dict[Viewer, set[bool]] = {}
+    for item in rooms:
+        viewer, deltas = item if isinstance(item, tuple) else (item, False)
+        wanted.setdefault(viewer, set()).add(deltas)
+    for viewer in sorted(wanted, key=lambda v: (v.role, v.seat or "")):
         view = service.snapshot(viewer)
         room = room_of(viewer)
-        if sent.get(room) is not view:
-            sent[room] = view
+        before = sent.get(room)
+        if before is view:
+            continue
+        sent[room] = view
+        if False in wanted[viewer]:
             socketio.emit("state", view, to=room, namespace=NAMESPACE)
+        if True in wanted[viewer]:
+            if before is None:
+                socketio.emit("state", view, to=room_of(viewer, True), namespace=NAMESPACE)
+            else:
+                socketio.emit("delta", diff(before, view), to=room_of(viewer, True), namespace=NAMESPACE)
 
 
 def start_publisher(socketio: SocketIO, service: TableService, stop: threading.Event | None = None) -> None:
@@ -103,7 +125,7 @@ def start_publisher(socketio: SocketIO, service: TableService, stop: threading.E
                 continue
             seen = now
             try:
-                publish_once(socketio, service, namespace.viewers(), sent)
+                publish_once(socketio, service, namespace.rooms(), sent)
             except Exception:  # one bad view must not stop every later broadcast
                 log.exception("publishing version %d failed", now)
 

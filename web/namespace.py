@@ -89,6 +89,7 @@ class Client:
     tokens: float
     stamp: float
     strikes: int = 0
+    deltas: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def take(self, limits: Limits, now: float) -> bool:
@@ -102,8 +103,10 @@ class Client:
             return False
 
 
-def room_of(viewer: Viewer) -> str:
-    return f"seat:{viewer.seat}" if viewer.seat else viewer.role
+def room_of(viewer: Viewer, deltas: bool = False) -> str:
+    """The room a viewer's states go to; `deltas`: the room that gets them as deltas (`broadcast.deltas`)."""
+    room = f"seat:{viewer.seat}" if viewer.seat else viewer.role
+    return f"{room}+delta" if deltas else room
 
 
 def is_local(address: str | None) -> bool:
@@ -168,8 +171,9 @@ class TableNamespace(Namespace):  # type: ignore[misc]
             raise ConnectionRefusedError(str(exc)) from exc
         sid: str = request.sid  # type: ignore[attr-defined]
         with self._lock:
-            self.clients[sid] = Client(viewer, float(self.limits.burst), self.clock())
-        join_room(room_of(viewer))
+            self.clients[sid] = Client(viewer, float(self.limits.burst), self.clock(),
+                                       deltas=bool(fields.get("deltas")))
+        join_room(room_of(viewer, bool(fields.get("deltas"))))
         hello: dict[str, Any] = {"role": viewer.role, "seat": viewer.seat,
                                  "spectator_delay_min": self.service.spectator_delay_min}
         if viewer.role == "judge":
@@ -185,6 +189,11 @@ class TableNamespace(Namespace):  # type: ignore[misc]
     def viewers(self) -> set[Viewer]:
         with self._lock:
             return {c.viewer for c in self.clients.values()}
+
+    def rooms(self) -> set[tuple[Viewer, bool]]:
+        """Each viewer someone is connected as, and whether they take deltas."""
+        with self._lock:
+            return {(c.viewer, c.deltas) for c in self.clients.values()}
 
     # --- events ---------------------------------------------------------------------------------------------
     def trigger_event(self, event: str, *args: Any) -> Any:

@@ -51,7 +51,15 @@ class Whole:
         return value
 
 
-Field = Text | Whole
+@dataclass(frozen=True, slots=True)
+class Flag:
+    def check(self, event: str, key: str, value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise BadMessage(f"{event}: '{key}' must be true or false, got {_kind(value)}")
+        return value
+
+
+Field = Text | Whole | Flag
 
 # event -> (required fields, optional fields)
 SCHEMAS: dict[str, tuple[dict[str, Field], dict[str, Field]]] = {
@@ -62,7 +70,7 @@ SCHEMAS: dict[str, tuple[dict[str, Field], dict[str, Field]]] = {
     "call_judge": ({}, {}),
 }
 AUTH_FIELDS: dict[str, Field] = {"token": Text(max_len=64, min_len=1), "pin": Text(max_len=64),
-                                 "since": Whole(0)}
+                                 "since": Whole(0), "deltas": Flag()}
 
 
 def _kind(value: Any) -> str:
@@ -110,7 +118,7 @@ def validate(event: str, args: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def validate_auth(auth: Any) -> dict[str, Any]:
-    """The connect handler's `auth` dict: optional token, pin and since."""
+    """The connect handler's `auth` dict: optional token, pin, since and deltas (later states as deltas)."""
     if auth is None:
         return {}
     if size_of((auth,)) > MAX_MESSAGE_BYTES:

@@ -23,6 +23,9 @@
         const a = document.createElement("a"); a.textContent = g + " ";
         a.href = "/organiser/tables/" + encodeURIComponent(t.table) + "/games/" + encodeURIComponent(g) + ".jsonl?k=" + key;
         td.appendChild(a);
+        const r = document.createElement("a"); r.textContent = "(replay) "; r.className = "replay";
+        r.href = "/organiser/tables/" + encodeURIComponent(t.table) + "/games/" + encodeURIComponent(g) + "/replay?k=" + key;
+        td.appendChild(r);
       }
       body.appendChild(tr);
       if (t.judge_called) {

@@ -18,8 +18,12 @@
     status.textContent = "phase " + (s.phase || "?") + ", turn " + (s.turn ?? "?") +
       (s.active ? ", " + s.active + " to play" : "") + (s.result ? ", result: " + JSON.stringify(s.result) : "");
   });
+  // A reconnection gets the last rows again: each row is shown once (by game and seq).
+  const seen = {};
   socket.on("rows", function (rows) {
     for (const r of rows) {
+      if ((seen[r.game] || 0) >= r.seq) continue;
+      seen[r.game] = r.seq;
       const li = document.createElement("li");
       li.value = r.seq;
       li.textContent = new Date(r.ts * 1000).toLocaleTimeString() + " " + describe(r);

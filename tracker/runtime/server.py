@@ -29,9 +29,9 @@ class WebServer:
     """The Flask-SocketIO app on a threaded WSGI server that can be stopped (tests, service shutdown)."""
 
     def __init__(self, service: TableService, host: str = "127.0.0.1", port: int = 5000,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, framed: bool = True) -> None:
         self.service = service
-        self.app, self.socketio = create_app(service, limits)
+        self.app, self.socketio = create_app(service, limits, framed)
         self.stop_event = threading.Event()
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
         if port:

@@ -210,7 +210,7 @@ window.Kipukas = (function () {
     const conn = document.getElementById("conn");
     const socket = io("/table", {
       transports: ["websocket", "polling"],
-      auth: (cb) => cb({ ...credentials, ...(record.size() ? { since: record.lastSeq() } : {}) }),
+      auth: (cb) => cb({ ...credentials, deltas: true, ...(record.size() ? { since: record.lastSeq() } : {}) }),
     });
     socket.on("connect", () => { conn.textContent = "live"; conn.className = "conn on"; });
     socket.on("disconnect", () => { conn.textContent = "reconnecting…"; conn.className = "conn off"; });
@@ -219,10 +219,36 @@ window.Kipukas = (function () {
       if (handlers.refused) handlers.refused(err.message);
     });
     socket.on("hello", (h) => handlers.hello && handlers.hello(h));
-    socket.on("state", (state) => {
+    // Later states come as deltas from the previous one (docs/web.md, `broadcast.deltas`): applied only
+    // to the state they name as their base; one that came before its base waits for it, and one that
+    // cannot apply asks for the whole state again by reconnecting.
+    let last = null;
+    let waiting = null;
+    const same = (a, b) => a[0] === b[0] && a[1] === b[1];
+    const ident = (s) => [s.version, s.seq];
+    function show(state) {
+      last = state;
       record.merge(state.log);
       if (window.KipukasWitness) window.KipukasWitness.update(state);
       handlers.state(state, record);
+    }
+    function applyDelta(d) {
+      const next = { ...last };
+      for (const k of d.unset) delete next[k];
+      Object.assign(next, d.set);
+      for (const [k, m] of Object.entries(d.lists || {})) next[k] = last[k].slice(m.drop).concat(m.append);
+      show(next);
+    }
+    socket.on("state", (state) => {
+      show(state);
+      if (waiting && same(waiting.base, ident(state))) applyDelta(waiting);
+      waiting = null;
+    });
+    socket.on("delta", (d) => {
+      if (!last) { waiting = d; return; }
+      if (same(d.to, ident(last))) return;
+      if (!same(d.base, ident(last))) { socket.disconnect(); socket.connect(); return; }
+      applyDelta(d);
     });
     socket.on("log", (msg) => { record.merge(msg.entries); if (handlers.log) handlers.log(record); });
     // "rejected" and "error" events repeat what the acknowledgement of our own request says: the pages

@@ -1,0 +1,131 @@
+"""Room broadcasts that encode a packet once and frame it once, for python-socketio's client managers.
+
+python-socketio already encodes a room's packet once per emit; what remains per socket is the websocket
+library framing the same text again (simple-websocket/wsproto, pure Python) and, on the Redis queue, the
+emitting request doing every local delivery itself. Here the packet is a `FramedPacket`: every socket of
+the room gets the same object through the engine's own queue (so each socket's order is kept: one queue,
+one writer), and the websocket class put in by `install_framed_websocket` writes its ready frame.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import socketio
+from socketio import packet as sio_packet
+
+from broadcast.coalesce import Coalescer
+from broadcast.frames import FramedPacket
+
+log = logging.getLogger(__name__)
+
+
+def install_framed_websocket(eio_server: Any) -> None:
+    """Replace the engine's websocket class by one that writes a `FramedText`'s frame as it is; every
+    other message goes through the websocket library as before. Idempotent."""
+    base = eio_server._async["websocket"]
+    if base is None or getattr(base, "writes_frames", False):
+        return
+
+    class FramedWebSocket(base):  # type: ignore[misc,valid-type]
+        writes_frames = True
+
+        def send(self, message: Any) -> Any:
+            frame = getattr(message, "frame", None)
+            ws: Any = getattr(self, "ws", None)
+            sock = getattr(ws, "sock", None)
+            if frame is None or sock is None:
+                return super().send(message)
+            if not ws.connected:
+                raise OSError("websocket closed")
+            sock.sendall(frame)
+            return None
+
+    eio_server._async = dict(eio_server._async, websocket=FramedWebSocket)
+
+
+def encode_event(server: Any, namespace: str, event: str, data: Any) -> FramedPacket | None:
+    """The room's packet, encoded once (None when it needs binary attachments: the ordinary path)."""
+    pkt = server.packet_class(sio_packet.EVENT, namespace=namespace, data=[event, data])
+    encoded = pkt.encode()
+    return None if isinstance(encoded, list) else FramedPacket(encoded)
+
+
+def send_to_room(manager: Any, namespace: str, room: str | None, event: str, data: Any,
+                 skip_sid: Any = None) -> int:
+    """Send one event to every socket of `room` in this process, encoded and framed once; the number of
+    sockets it went to. Binary data goes the library's ordinary way."""
+    framed = encode_event(manager.server, namespace, event, data)
+    if framed is None:
+        socketio.Manager.emit(manager, event, data, namespace, room=room, skip_sid=skip_sid)
+        return -1
+    skip = set(skip_sid) if isinstance(skip_sid, list) else {skip_sid}
+    sent = 0
+    for sid, eio_sid in list(manager.get_participants(namespace, room)):
+        if sid not in skip:
+            manager.server._send_eio_packet(eio_sid, framed)
+            sent += 1
+    return sent
+
+
+def _as_payload(data: Any) -> Any:
+    """python-socketio's emit takes a tuple as several arguments; a room broadcast here has one."""
+    if isinstance(data, tuple):
+        if len(data) != 1:
+            raise TypeError("a framed room broadcast carries exactly one argument")
+        return data[0]
+    return data
+
+
+class FramedManager(socketio.Manager):  # type: ignore[misc]
+    """A single process's client manager whose emits without acknowledgement are encoded and framed once."""
+
+    def initialize(self) -> None:
+        super().initialize()
+        install_framed_websocket(self.server.eio)
+
+    def emit(self, event: str, data: Any, namespace: str, room: Any = None, skip_sid: Any = None,
+             callback: Any = None, to: Any = None, **kwargs: Any) -> Any:
+        room = to or room
+        if callback is not None or namespace not in self.rooms or data is None:
+            return super().emit(event, data, namespace, room=room, skip_sid=skip_sid, callback=callback, **kwargs)
+        send_to_room(self, namespace, room, event, _as_payload(data), skip_sid)
+        return None
+
+
+class FramedRedisManager(socketio.RedisManager):  # type: ignore[misc]
+    """Flask-SocketIO's Redis message queue, where each process delivers a broadcast encoded and framed
+    once, and a room's broadcasts for which `coalesce(namespace, room, event)` names a way to merge them
+    ("append": lists are concatenated, "latest": the last one replaces the others) are merged while the
+    previous delivery is under way: the request that emitted returns at once, and a busy process sends
+    fewer, larger messages instead of queueing many small ones (nothing is dropped: appended rows all go)."""
+
+    def __init__(self, url: str, channel: str,
+                 coalesce: Callable[[str, Any, str], str | None] | None = None, **kwargs: Any) -> None:
+        super().__init__(url, channel=channel, **kwargs)
+        self._coalesce_rule = coalesce
+        self._coalescer: Coalescer | None = None
+
+    def initialize(self) -> None:
+        super().initialize()
+        install_framed_websocket(self.server.eio)
+        if self._coalesce_rule is not None:
+            self._coalescer = Coalescer(self._deliver, self.server.start_background_task)
+
+    def _deliver(self, namespace: str, room: str, event: str, data: Any) -> None:
+        send_to_room(self, namespace, room, event, data)
+
+    def _handle_emit(self, message: dict[str, Any]) -> None:
+        namespace, room, event = message.get("namespace") or "/", message.get("room"), message.get("event")
+        plain = not message.get("callback") and not message.get("binary") and not message.get("skip_sid")
+        data = message.get("data")
+        if not plain or not isinstance(event, str) or not isinstance(data, list) or len(data) != 1:
+            super()._handle_emit(message)
+            return
+        mode = self._coalesce_rule(namespace, room, event) if self._coalesce_rule else None
+        if mode is not None and self._coalescer is not None and isinstance(room, str):
+            self._coalescer.add(namespace, room, event, data[0], mode)
+        else:
+            send_to_room(self, namespace, room, event, data[0])
