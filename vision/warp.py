@@ -161,5 +161,7 @@ def extract(frame: Image, H: Mat3, size: tuple[int, int]) -> Image:
     if box is None or xy is None:
         return np.zeros((h, w, 3), dtype=np.uint8)
     x0, y0, x1, y1 = box
-    return np.asarray(cv2.remap(frame[y0:y1, x0:x1], xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
-                      dtype=np.uint8)
+    # map2 None: the two-channel float map alone (OpenCV's stubs do not admit None, OpenCV does)
+    out = cv2.remap(frame[y0:y1, x0:x1], xy, None, cv2.INTER_LINEAR,  # type: ignore[call-overload]
+                    borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out, dtype=np.uint8)
