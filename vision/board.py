@@ -30,22 +30,23 @@ from calibration.camera import CameraPose
 from calibration.layout import TableLayout
 from vision.adapt import Adaptation
 from vision.assets import asset, check_frame
+from vision.change import RegionChanges
 from vision.colour import F32, chroma
 from vision.empty_model import EmptyModels
 from vision.errors import VisionError
-from vision.light import SMALL, bgr_of, brightness, channel_gains, normalise, saturated_fraction, shrink
+from vision.light import SMALL, LightModel, bgr_of, normalise, saturated_fraction, shrink
+from vision.memo import IdentityMemo
 from vision.motion import MotionGuard
 from vision.obstruction import ObstructionFinder
 from vision.palette import map_mask, map_share
 from vision.regions import SLOT_Z_MM, Region, slot_regions, stand_regions, under_regions
-from vision.slots import mat_reference, read_slot
-from vision.stands import StandClassifier
+from vision.slots import mat_reference, qr_homography, read_slot
+from vision.stands import StandClassifier, prepare_model
 from vision.under_mat import read_under
-from vision.warp import extract
+from vision.warp import extract, prepare
 
 UNREADABLE_FRACTION = 0.5
 CONFIDENT_EMPTY = 0.8
-UNCHANGED_LEVELS = 3.0  # mean |difference| (0..255) of a region's quarter-resolution crop that is no change
 AMBIGUOUS_SHARE = 0.08  # of the map looking like a player's colour: more than all of one player's pieces
 
 
@@ -121,9 +122,11 @@ class BoardReader:
         self.last_slots: dict[str, SlotObs] = {}
         self.last_under: dict[str, SlotObs] = {}
         self.has_reference = reference is not None
-        self._small_boxes = {rid: _small_box(reg.box, pose.image_size)
-                             for rid, reg in {**self.base_stands, **self.base_slots, **self.base_under}.items()}
-        self._crops: dict[str, NDArray[np.int16]] = {}
+        self.changes = RegionChanges({rid: _small_box(reg.box, pose.image_size)
+                                      for rid, reg in {**self.base_stands, **self.base_slots,
+                                                       **self.base_under}.items()})
+        self.light: LightModel | None = None
+        self._bgr: IdentityMemo[F32] = IdentityMemo()
         self._prev: BoardObservation | None = None
         self._prev_stands: dict[str, StandObs] = {}
         self._prev_slots: dict[str, SlotObs] = {}
@@ -142,10 +145,29 @@ class BoardReader:
         to_plane = np.linalg.inv(pose.plane_homography(SLOT_Z_MM))
         for rid, reg in self.slot_regions.items():
             self._mat_slots[rid] = chroma(mat_reference(mat, layout.mat_size_mm, to_plane @ reg.H, reg.size))
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """What every frame's reading derives from the calibration and the models, computed once now: the
+        sampling maps of every region and QR window, the smoothed and BGR forms of the models."""
+        shape = (self.pose.image_size[1], self.pose.image_size[0], 3)
+        for reg in self.stand_regions.values():
+            prepare(reg.H, reg.size, shape)
+        for rid, reg in self.slot_regions.items():
+            prepare(reg.H, reg.size, shape)
+            Hq, n = qr_homography(reg.H, reg.px_per_mm, reg.size, self.layout.card_size_mm)
+            prepare(Hq, (n, n), shape)
+            self._bgr_of(self.models.get(rid) or self._mat_slots[rid])
+        for rid in self.stand_regions:
+            model = self.models.get(rid)
+            if model is not None:
+                prepare_model(model)
+                self._bgr_of(model)
 
     def _set_global(self, small: NDArray[np.uint8]) -> None:
         self.global_model = small
         self._global_bgr = small.astype(np.float32)
+        self.light = LightModel(small)
         # a player's colour the map itself shows cannot be read on this table (a purple piece on magenta
         # stands): its readings stay unknown (the set-up check refuses such colours in the first place)
         c, s = chroma(small)
@@ -175,15 +197,15 @@ class BoardReader:
         small = shrink(img)
         if self.global_model is None:
             self._set_global(small)  # no photo of the empty table: the first frame is the light and view model
-        assert self.global_model is not None and self.motion is not None and self.finder is not None
+        assert self.light is not None and self.motion is not None and self.finder is not None
         if self.motion.update(small):
             self._follow(self.motion.correction)
         if self.motion.lost:
             return self._unreadable("camera moved", wanted)
         aligned = self.motion.align(small)
         self.motion.refresh(aligned)
-        gains = channel_gains(aligned, self.global_model)
-        level = brightness(aligned) / max(brightness(self.global_model), 1.0)
+        gains = self.light.gains(aligned)
+        level = self.light.level(aligned)
         if level < 0.25:
             return self._unreadable("too dark", wanted)
         lit = normalise(aligned, gains, self._global_bgr)
@@ -203,7 +225,7 @@ class BoardReader:
                 stands[sid] = self._prev_stands[sid]
                 continue
             stands[sid] = self._read_stand(img, sid, reg, mask, gains)
-            self._crops[sid] = self._crop(lit, sid)
+            self.changes.keep(lit, sid)
         slots: dict[str, SlotObs] = {}
         for sid, reg in self.slot_regions.items():
             if wanted is not None and sid not in wanted and sid in self.last_slots:
@@ -213,7 +235,7 @@ class BoardReader:
                 slots[sid] = self._prev_slots[sid]
                 continue
             slots[sid] = self._read_slot(img, sid, reg, mask, gains)
-            self._crops[sid] = self._crop(lit, sid)
+            self.changes.keep(lit, sid)
         under: dict[str, SlotObs] = {}
         for rid, reg in self.under_regions.items():
             sid = rid.removeprefix("under:")
@@ -224,7 +246,7 @@ class BoardReader:
                 under[sid] = self._prev_under[sid]
                 continue
             under[sid] = self._read_under(img, rid, reg, mask, gains)
-            self._crops[rid] = self._crop(lit, rid)
+            self.changes.keep(lit, rid)
         self._prev_stands, self._prev_slots, self._prev_under = stands, slots, under
         self.last_stands.update({k: v for k, v in stands.items() if not v.obstructed})
         self.last_slots.update({k: v for k, v in slots.items() if not v.obstructed})
@@ -238,30 +260,15 @@ class BoardReader:
         self._prev = obs if wanted is None else None
         return obs
 
-    def _crop(self, small: NDArray[np.uint8], rid: str) -> NDArray[np.int16]:
-        x0, y0, x1, y1 = self._small_boxes[rid]
-        return small[y0:y1, x0:x1].astype(np.int16)
-
     def _changed_regions(self, small: NDArray[np.uint8]) -> set[str]:
-        """Regions whose quarter-resolution crop differs from the one they were last read from (a piece of
-        any size, a card, a hand, a crumb or glare all change it; sensor noise averaged 16x does not)."""
-        out: set[str] = set()
-        for rid in self._small_boxes:
-            before = self._crops.get(rid)
-            learning = rid in self.base_stands and self.models.get(rid) is None and self.models.look(rid) is None
-            if before is None or learning:
-                out.add(rid)
-                continue
-            now = self._crop(small, rid).astype(np.float32)
-            # a region's own shading may drift (a lamp's gradient, a passing shadow): compare at equal gain
-            now *= float(before.mean()) / max(float(now.mean()), 1.0)
-            if float(np.abs(now - before).mean()) > UNCHANGED_LEVELS:
-                out.add(rid)
-        return out
+        """Regions whose quarter-resolution crop differs from the one they were last read from
+        (``vision.change``); a stand still learning its empty look counts as changed."""
+        learning = {rid for rid in self.base_stands if self.models.get(rid) is None and self.models.look(rid) is None}
+        return self.changes.changed(small, learning)
 
     def _follow(self, correction: NDArray[np.float64]) -> None:
         """Read every region through ``correction`` (model px -> frame px): the camera moved."""
-        self._crops.clear()
+        self.changes.forget()
         self._prev = None
         for rid, reg in self.base_stands.items():
             self.stand_regions[rid] = _moved(reg, correction)
@@ -289,6 +296,10 @@ class BoardReader:
             return SlotObs("unknown", None, 0.0, True, why)
         return SlotObs(prev.state, prev.payload, 0.0, True, why)
 
+    def _bgr_of(self, model: tuple[F32, F32]) -> F32:
+        """A model's BGR form, computed once per model (models are replaced, never changed in place)."""
+        return self._bgr.get(model, lambda: bgr_of(*model))
+
     def _covered(self, mask: NDArray[np.uint8] | None, rid: str) -> bool:
         return mask is not None and self.finder is not None and self.finder.covered(mask, rid)
 
@@ -299,14 +310,15 @@ class BoardReader:
             return self._not_read(self.last_stands.get(sid), "covered")
         spec = self.layout.stand(sid)
         model = self.models.get(sid)
-        patch = normalise(extract(img, reg.H, reg.size), gains, None if model is None else bgr_of(*model))
+        patch = normalise(extract(img, reg.H, reg.size), gains, None if model is None else self._bgr_of(model))
         look = self.models.look(sid) if model is None else None
-        r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, strict=True)
+        c, s = chroma(patch)
+        r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, strict=True,
+                                     cs=(c, s))
         # without a model or a look, an empty reading is capped as unverified: its uncapped verdict starts both
         unverified = model is None and look is None
         confident_empty = r.state == "empty" and not r.obstructed and (
             r.confidence >= CONFIDENT_EMPTY or (unverified and r.confidence > 0.0))
-        c, s = chroma(patch)
         self.models.seen_empty(sid, reg.kind, c, s, confident_empty)
         confident = not r.obstructed and (r.confidence >= CONFIDENT_EMPTY or confident_empty)
         self.models.seen_reading(sid, (r.state, r.owner), c, s, r.piece, confident)
@@ -339,11 +351,12 @@ class BoardReader:
         if self._covered(mask, sid):
             return self._not_read_slot(self.last_slots.get(sid), "covered")
         model = self.models.get(sid) or self._mat_slots[sid]
-        patch = normalise(extract(img, reg.H, reg.size), gains, bgr_of(*model))
-        state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm, model,
-                                                     self.layout.card_size_mm, skin_check=False, patch=patch)
-        confident_empty = state == "empty" and not obstructed and conf >= CONFIDENT_EMPTY
+        patch = normalise(extract(img, reg.H, reg.size), gains, self._bgr_of(model))
         c, s = chroma(patch)
+        state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm, model,
+                                                     self.layout.card_size_mm, skin_check=False, patch=patch,
+                                                     cs=(c, s))
+        confident_empty = state == "empty" and not obstructed and conf >= CONFIDENT_EMPTY
         self.models.seen_empty(sid, "slot", c, s, confident_empty)
         if obstructed:
             return self._not_read_slot(self.last_slots.get(sid), "not a card")

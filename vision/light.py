@@ -9,6 +9,8 @@ half the table cannot move a median. What is left (a shadow, a gradient) is loca
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -35,17 +37,57 @@ def channel_gains(small: Image, model: Image) -> F32:
     return np.asarray(np.clip(g, 0.05, 20.0), np.float32)
 
 
+class LightModel:
+    """``channel_gains`` and the brightness ratio against one fixed model, with the model's side (its
+    sample, which of its pixels are usable, its brightness) taken once instead of every frame."""
+
+    def __init__(self, model: Image) -> None:
+        self.m = model[::4, ::4].reshape(-1, 3).astype(np.float32)
+        self.m_ok = (self.m.min(1) > 25) & (self.m.max(1) < 250)
+        self.brightness = brightness(model)
+
+    def gains(self, small: Image) -> F32:
+        """``channel_gains(small, model)``."""
+        f = small[::4, ::4].reshape(-1, 3).astype(np.float32)
+        ok = self.m_ok & (f.min(1) > 8) & (f.max(1) < 250)
+        if int(ok.sum()) < 50:
+            return np.ones(3, np.float32)
+        g = np.median(f[ok] / self.m[ok], axis=0).astype(np.float32)
+        return np.asarray(np.clip(g, 0.05, 20.0), np.float32)
+
+    def level(self, small: Image) -> float:
+        """How bright ``small`` is against the model (1: as bright)."""
+        return brightness(small) / max(self.brightness, 1.0)
+
+
 def normalise(patch: Image, gains: F32, model: F32 | None = None) -> Image:
     """``patch`` as it would look under the model's light. A channel the brighter lamp clipped carries no
     colour: where ``model`` (BGR float, same size) says the new light would clip it too, the model's value
-    stands in for it (white glare clips channels the model does not expect to clip, and stays visible)."""
-    if np.allclose(gains, 1.0, atol=0.02):
+    stands in for it (white glare clips channels the model does not expect to clip, and stays visible).
+
+    Each channel's 256 possible values are divided once per light (a lookup table), not once per pixel."""
+    if _unit(gains):
         return patch
-    out = patch.astype(np.float32) * (1.0 / gains)
+    out = np.asarray(cv2.LUT(patch, _lut(np.asarray(gains, np.float32).tobytes())), np.uint8)
     if model is not None and bool((gains > 1.02).any()):
-        fix = (patch >= 235) & (model * gains >= 245)
-        out[fix] = model[fix]
-    return np.asarray(np.clip(out, 0, 255), np.uint8)
+        hot = patch >= 235
+        if bool(hot.any()):
+            fix = hot & (model * gains >= 245)
+            out[fix] = np.clip(model[fix], 0, 255).astype(np.uint8)
+    return out
+
+
+def _unit(gains: F32) -> bool:
+    """``np.allclose(gains, 1.0, atol=0.02)`` without its cost (it ran for every patch)."""
+    return all(abs(float(g) - 1.0) <= 0.02 + 1e-5 for g in gains)
+
+
+@lru_cache(maxsize=8)
+def _lut(gains: bytes) -> Image:
+    """value -> value / gain per channel, as ``patch.astype(float32) / gains`` clipped and truncated."""
+    inv = np.float32(1.0) / np.frombuffer(gains, np.float32)
+    levels = np.arange(256, dtype=np.float32)[:, None] * inv[None, :]
+    return np.clip(levels, 0, 255).astype(np.uint8).reshape(1, 256, 3)
 
 
 def bgr_of(c: F32, s: F32) -> F32:

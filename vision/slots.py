@@ -83,8 +83,9 @@ def card_shaped(mask: NDArray[np.bool_], k: float, card_mm: tuple[float, float],
     if n <= 1:
         return False
     i = 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())
-    pts = cv2.findNonZero((labels == i).astype(np.uint8))
-    hull = cv2.convexHull(pts)
+    # the hull of the blob's outer contour is the hull of all its pixels, for a fraction of the points
+    contours, _ = cv2.findContours((labels == i).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull = cv2.convexHull(np.vstack(contours))
     (_, _), (w, h), _ = cv2.minAreaRect(hull)
     short, long_ = sorted((w / k, h / k))
     area = float(stats[i, cv2.CC_STAT_AREA])
@@ -161,13 +162,15 @@ def mat_reference(layout_mat: Image, mat_size_mm: tuple[float, float], slot_mm_H
 
 def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple[F32, F32],
               card_mm: tuple[float, float], skin_check: bool = False,
-              patch: Image | None = None) -> tuple[str, str | None, float, bool]:
+              patch: Image | None = None, *, cs: tuple[F32, F32] | None = None) -> tuple[
+                  str, str | None, float, bool]:
     """(state, payload, confidence, obstructed) of one slot; ``ref`` is the empty slot patch. With
     ``skin_check`` (no reference frame, so no arm detection) skin-coloured pixels mark the slot obstructed.
-    ``patch`` is the slot already rectified (and light-normalised) from ``frame`` through ``H``."""
+    ``patch`` is the slot already rectified (and light-normalised) from ``frame`` through ``H``, ``cs`` its
+    ``chroma`` when the caller has it."""
     if patch is None:
         patch = extract(frame, H, size)
-    c, s = chroma(patch)
+    c, s = chroma(patch) if cs is None else cs
     if skin_check and skin_fraction(c, s) > 0.05:
         return "empty", None, 0.0, True
     mask = changed_mask(patch, ref, (c, s))

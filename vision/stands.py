@@ -11,6 +11,7 @@ stand is obstructed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -27,6 +28,7 @@ from vision.colour import (
     saturation,
     skin_fraction,
 )
+from vision.memo import IdentityMemo
 
 EMPTY_MAX_MM2 = 45.0
 CAPITAL_MIN_MM2 = 205.0
@@ -91,12 +93,14 @@ class StandClassifier:
         return best
 
     def classify(self, patch: NDArray[np.uint8], kind: str, size_mm: tuple[float, float], px_per_mm: float,
-                 ref: tuple[F32, F32] | None, look: Look | None = None, strict: bool = False) -> StandReading:
+                 ref: tuple[F32, F32] | None, look: Look | None = None, strict: bool = False, *,
+                 cs: tuple[F32, F32] | None = None) -> StandReading:
         """Read one light-normalised stand patch. ``ref`` is the stand's empty model; without one, ``look``
         (the stand as last read confidently, and where its piece was) judges what changed. With ``strict``
         (the reader's never-lie mode) anything a piece does not explain makes the stand unknown, and an
-        empty reading needs a model or a look to be confident."""
-        c, s = chroma(patch)
+        empty reading needs a model or a look to be confident. ``cs`` is ``chroma(patch)`` when the caller
+        has it already."""
+        c, s = chroma(patch) if cs is None else cs
         owners = self.owner_map(c, s)
         n = patch.shape[0]
         foot = _footprint(kind, size_mm, px_per_mm, n, FOOTPRINT_GROW_MM.get(kind, 2.0))
@@ -193,9 +197,8 @@ def changed_pixels(patch: NDArray[np.uint8], ref: tuple[F32, F32], strict: bool 
     (a shadow or a dimmer lamp darkens the whole patch; the median ratio over unchanged colour removes it).
     Both are smoothed first, so blur, JPEG blocks and a pixel of misregistration are not changes."""
     sp = np.asarray(cv2.GaussianBlur(patch.astype(np.float32), (0, 0), SMOOTH_PX), np.float32)
-    sr = np.asarray(cv2.GaussianBlur(ref[0] * ref[1][:, :, None], (0, 0), SMOOTH_PX), np.float32)
+    rc, rs = _smoothed_ref(ref)
     c, s = chroma_f(sp)
-    rc, rs = chroma_f(sr)
     dc = chroma_dist(c, rc)
     ratio = s / np.maximum(rs, 1.0)
     calm = (dc < 0.03) & (rs > 100)
@@ -203,6 +206,21 @@ def changed_pixels(patch: NDArray[np.uint8], ref: tuple[F32, F32], strict: bool 
     rel = ratio / max(local, 0.05)
     raw = ((dc > 0.06) & (s > MIN_SUM) & (rs > MIN_SUM)) | (rel < 0.3) | (rel > 2.2)
     return np.asarray(cv2.morphologyEx(raw.astype(np.uint8), cv2.MORPH_OPEN, KERNEL3) > 0, np.bool_)
+
+
+_SMOOTHED: IdentityMemo[tuple[F32, F32]] = IdentityMemo()
+
+
+def prepare_model(ref: tuple[F32, F32]) -> None:
+    """Smooth a stand's model now (at calibration) rather than at its first reading."""
+    _smoothed_ref(ref)
+
+
+def _smoothed_ref(ref: tuple[F32, F32]) -> tuple[F32, F32]:
+    """The model smoothed as ``changed_pixels`` compares it, kept per model (smoothed once, not per frame)."""
+    def make() -> tuple[F32, F32]:
+        return chroma_f(np.asarray(cv2.GaussianBlur(ref[0] * ref[1][:, :, None], (0, 0), SMOOTH_PX), np.float32))
+    return _SMOOTHED.get((ref[0], ref[1]), make)
 
 
 def changed_pixels_legacy(c: F32, s: F32, ref: tuple[F32, F32]) -> NDArray[np.bool_]:
@@ -214,7 +232,9 @@ def changed_pixels_legacy(c: F32, s: F32, ref: tuple[F32, F32]) -> NDArray[np.bo
     return np.asarray(cv2.morphologyEx(raw.astype(np.uint8), cv2.MORPH_OPEN, KERNEL3) > 0, np.bool_)
 
 
+@lru_cache(maxsize=64)
 def _footprint(kind: str, size_mm: tuple[float, float], k: float, n: int, grow: float) -> NDArray[np.uint8]:
+    """Where a piece of ``kind`` may stand on an n x n stand patch (read-only: it is shared)."""
     m = np.zeros((n, n), dtype=np.uint8)
     c = n / 2.0
     if kind == "territory":
@@ -222,6 +242,7 @@ def _footprint(kind: str, size_mm: tuple[float, float], k: float, n: int, grow: 
         cv2.rectangle(m, (round(c - hw), round(c - hh)), (round(c + hw), round(c + hh)), 1, -1)
     else:
         cv2.circle(m, (round(c), round(c)), round((size_mm[0] / 2 + grow) * k), 1, -1)
+    m.setflags(write=False)
     return m
 
 
