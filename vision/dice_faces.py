@@ -28,27 +28,28 @@ SHAPE = {"diel": "cube", "d6": "cube", "d20": "icosahedron"}
 SIZE_MM = {"diel": 18.0, "d6": 18.0, "d20": 20.0}  # across the body seen from above
 # The mark's height as a fraction of the die's size: the cubes' recessed circle holds a large numeral or
 # symbol; the D20's top face is a triangle, its numeral smaller.
-MARK_FRACTION = {"cube": 0.52, "icosahedron": 0.36}
+MARK_FRACTION = {"cube": 0.52, "icosahedron": 0.3}
 # The distribution each die's faces follow (for the chi-squared check of reported rolls): fair dice; the
 # diel die carries each of its three symbols on two faces.
 DISTRIBUTION: dict[str, dict[str, float]] = {k: {f: 1.0 / len(fs) for f in fs} for k, fs in FACES.items()}
 
 
-def _numeral(text: str, size_px: int, underline: bool) -> NDArray[np.float32]:
-    """A numeral drawn upright, centred in a square of `size_px`, ink = 1."""
-    canvas = 96
-    img = np.zeros((canvas, canvas), np.uint8)
+def _numeral(text: str, size_px: int, underline: bool, widest: str) -> NDArray[np.float32]:
+    """A numeral drawn upright, centred in a square of `size_px`, ink = 1; every numeral of a die at the
+    same scale (the `widest` one fills the square), so a "7" is as tall as a "17" and half as wide."""
+    canvas = 128
     font = cv2.FONT_HERSHEY_DUPLEX
-    (w, h), _ = cv2.getTextSize(text, font, 1.6, 4)
+    (ww, wh), _ = cv2.getTextSize(widest, font, 1.6, 10)
+    extent = max(ww, wh + 10) + 6
+    img = np.zeros((canvas, canvas), np.uint8)
+    (w, h), _ = cv2.getTextSize(text, font, 1.6, 10)
     x, y = (canvas - w) // 2, (canvas + h) // 2
-    cv2.putText(img, text, (x, y), font, 1.6, 255, 4, cv2.LINE_AA)
+    cv2.putText(img, text, (x, y), font, 1.6, 255, 10, cv2.LINE_AA)
     if underline:
-        cv2.line(img, (x + 4, y + 9), (x + w - 4, y + 9), 255, 4, cv2.LINE_AA)
-    ys, xs = np.nonzero(img > 40)
-    cx, cy = (xs.min() + xs.max()) / 2.0, (ys.min() + ys.max()) / 2.0
-    extent = max(xs.max() - xs.min(), ys.max() - ys.min()) + 4
-    M = np.array([[size_px / extent, 0, size_px / 2 - cx * size_px / extent],
-                  [0, size_px / extent, size_px / 2 - cy * size_px / extent]], np.float64)
+        cv2.line(img, (x + 6, y + 12), (x + w - 6, y + 12), 255, 8, cv2.LINE_AA)
+    cx, cy = canvas / 2.0, y - h / 2.0 + (5 if underline else 0)
+    k = size_px / extent
+    M = np.array([[k, 0, size_px / 2 - cx * k], [0, k, size_px / 2 - cy * k]], np.float64)
     out = cv2.warpAffine(img, M, (size_px, size_px), flags=cv2.INTER_AREA)
     return np.asarray(out, np.float32) / 255.0
 
@@ -87,8 +88,36 @@ def mark(kind: str, face: str, size_px: int, angle_deg: float = 0.0) -> NDArray[
     if kind not in FACES or face not in FACES[kind]:
         raise ValueError(f"a {kind} die has no face {face!r}")
     big = size_px * 2
-    ink = _symbol(face, big) if kind == "diel" else _numeral(face, big, kind == "d20" and face in ("6", "9"))
+    ink = _symbol(face, big) if kind == "diel" else _numeral(face, big, kind == "d20" and face in ("6", "9"),
+                                                                   "20" if kind == "d20" else "6")
     if angle_deg:
         M = cv2.getRotationMatrix2D((big / 2 - 0.5, big / 2 - 0.5), angle_deg, 1.0)
         ink = cv2.warpAffine(ink, M, (big, big), flags=cv2.INTER_LINEAR)
     return np.asarray(cv2.resize(ink, (size_px, size_px), interpolation=cv2.INTER_AREA), np.float32)
+
+
+D20_TOP_RADIUS = 0.62  # the top triangle's circumradius over the outline's (an icosahedron seen face-on)
+D20_MARK_DROP = 0.12  # the numeral sits this far (of the triangle's circumradius) towards the triangle's base
+
+
+def d20_top(face: str, size_px: int, angle_deg: float = 0.0) -> NDArray[np.float32]:
+    """The D20's top as brightness (0..1), `size_px` square around the top triangle's centre, turned by
+    `angle_deg`: the lit triangle, its darker neighbours beyond the edges, the numeral recessed in it."""
+    k = 4
+    n = size_px * k
+    c = n / 2.0
+    img = np.full((n, n), 0.8, np.float32)
+    r = n / 2.0
+    tri = np.array([[c + r * math.cos(math.radians(-90 + 120 * i)), c + r * math.sin(math.radians(-90 + 120 * i))]
+                    for i in range(3)])
+    cv2.fillPoly(img, [np.round(tri * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+    cv2.polylines(img, [np.round(tri * 16).astype(np.int32)], True, 0.55, max(1, k), cv2.LINE_AA, shift=4)
+    size = int(round(n * MARK_FRACTION["icosahedron"] / D20_TOP_RADIUS))
+    ink = mark("d20", face, size)
+    x0, y0 = int(round(c - size / 2)), int(round(c + r * D20_MARK_DROP - size / 2))
+    roi = img[y0:y0 + size, x0:x0 + size]
+    roi[:] = roi * (1 - ink) + 0.45 * ink
+    if angle_deg:
+        M = cv2.getRotationMatrix2D((c - 0.5, c - 0.5), angle_deg, 1.0)
+        img = cv2.warpAffine(img, M, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(cv2.resize(img, (size_px, size_px), interpolation=cv2.INTER_AREA), np.float32)

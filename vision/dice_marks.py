@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.dice_faces import FACES, MARK_FRACTION, SHAPE, SIZE_MM, mark
+from vision.dice_faces import D20_TOP_RADIUS, FACES, MARK_FRACTION, SHAPE, SIZE_MM, d20_top, mark
 
 STEP_DEG = 5
 JITTER_DEG = 10  # how far the outline's turn may be off the mark's
@@ -39,8 +39,14 @@ class FaceMatch:
 @lru_cache(maxsize=8)
 def bank(kind: str, px_per_mm: float) -> tuple[tuple[str, int, F32], ...]:
     """Every (face, turn, template) of `kind`: bright ground, dark ink, as the recessed marks look."""
-    size = int(round(MARK_FRACTION[SHAPE[kind]] * SIZE_MM[kind] * px_per_mm)) | 1
     out: list[tuple[str, int, F32]] = []
+    if SHAPE[kind] == "icosahedron":  # the whole top triangle: its edges fix where the numeral must be
+        size = int(round(SIZE_MM[kind] * D20_TOP_RADIUS * px_per_mm)) | 1
+        for face in FACES[kind]:
+            for angle in range(0, 360, STEP_DEG):
+                out.append((face, angle, d20_top(face, size, float(angle))))
+        return tuple(out)
+    size = int(round(MARK_FRACTION[SHAPE[kind]] * SIZE_MM[kind] * px_per_mm)) | 1
     for face in FACES[kind]:
         for angle in range(0, 360, STEP_DEG):
             ink = mark(kind, face, size, float(angle))

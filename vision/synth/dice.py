@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.dice_faces import FACES, MARK_FRACTION, SHAPE, SIZE_MM, mark
+from vision.dice_faces import D20_TOP_RADIUS, FACES, MARK_FRACTION, SHAPE, SIZE_MM, d20_top, mark
 from vision.synth.hands import draw_hand
 from vision.synth.renderer import Renderer
 from vision.synth.scene import TableScene
@@ -88,7 +88,7 @@ def _d20_top(die: Die, neighbours: list[str]) -> tuple[Image, NDArray[np.float32
     R = s / 2
     hexagon = np.array([[c + R * math.cos(math.radians(90 + 60 * i)), c + R * math.sin(math.radians(90 + 60 * i))]
                         for i in range(6)])
-    tri_r = R * 0.62
+    tri_r = R * D20_TOP_RADIUS
     tri = np.array([[c + tri_r * math.cos(math.radians(-90 + 120 * i)), c + tri_r * math.sin(math.radians(-90 + 120 * i))]
                     for i in range(3)])
     img = np.zeros((n, n, 3), np.uint8)
@@ -104,9 +104,16 @@ def _d20_top(die: Die, neighbours: list[str]) -> tuple[Image, NDArray[np.float32
         small = mark("d20", neighbours[i], int(s * 0.2), float(np.degrees(np.arctan2(mid[1] - c, mid[0] - c))) + 90)
         ink = cv2.resize(small, (small.shape[1], max(2, int(small.shape[0] * 0.75))))
         _blend(img, ink, (float(mid[0]), float(mid[1])), _shade(die.colour, 0.5))
-    cv2.fillPoly(img, [np.round(tri * 16).astype(np.int32)], _shade(die.colour, 1.0), cv2.LINE_AA, shift=4)
-    cv2.polylines(img, [np.round(tri * 16).astype(np.int32)], True, _shade(die.colour, 0.55), 2, cv2.LINE_AA, shift=4)
-    _ink(img, die, int(s * MARK_FRACTION["icosahedron"]), (c, c + tri_r * 0.12))
+    top = d20_top(die.face, int(2 * tri_r))  # brightness of the lit top: the design the reader knows
+    h = top.shape[0]
+    x0, y0 = int(round(c - h / 2)), int(round(c - h / 2))
+    region = img[y0:y0 + h, x0:x0 + h].astype(np.float32)
+    lit = top[:, :, None] * np.array(die.colour, np.float32)
+    inside = np.zeros((h, h), np.uint8)
+    cv2.fillPoly(inside, [np.round((tri - (x0, y0)) * 16).astype(np.int32)], 1, cv2.LINE_AA, shift=4)
+    cv2.dilate(inside, np.ones((5, 5), np.uint8), dst=inside)
+    a = inside[:, :, None].astype(np.float32)
+    img[y0:y0 + h, x0:x0 + h] = np.clip(region * (1 - a) + lit * a, 0, 255).astype(np.uint8)
     return img, alpha.astype(np.float32) / 255.0
 
 
