@@ -55,6 +55,7 @@ class DieReading:
     centre_mm: tuple[float, float]
     inside: bool
     why: str = ""
+    shape: str = "unknown"  # cube, icosahedron or unknown, from the die's lit part
 
     @property
     def known(self) -> bool:
@@ -105,12 +106,15 @@ class DiceReader:
     def read(self, frame: Image) -> RollReading:
         if frame.ndim != 3 or frame.shape[2] != 3:
             raise VisionError(f"dice reader: expected a BGR frame, got shape {frame.shape}")
-        img = self.patch(frame).astype(np.float32)
-        gains = np.median(img.reshape(-1, 3) / (self.ref.reshape(-1, 3) + 1.0), axis=0)
+        raw = self.patch(frame)
+        img = raw.astype(np.float32)
+        # the light's colour and level: per-channel gains over the area (mostly empty table), sampled
+        gains = np.median(img[::4, ::4].reshape(-1, 3) / (self.ref[::4, ::4].reshape(-1, 3) + 1.0), axis=0)
         ref = self.ref * gains
-        diff = np.abs(img - ref).max(axis=2)
-        ratio = (img + 1.0) / (ref + 1.0)
-        shadow = (ratio.max(axis=2) < 0.97) & ((ratio.max(axis=2) - ratio.min(axis=2)) < 0.22)
+        diff = cv2.absdiff(img, ref).max(axis=2)
+        ratio = cv2.divide(img + 1.0, ref + 1.0)
+        hi_r, lo_r = ratio.max(axis=2), ratio.min(axis=2)
+        shadow = (hi_r < 0.97) & ((hi_r - lo_r) < 0.22)
         fg = ((diff > 30) & ~shadow).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
@@ -118,14 +122,19 @@ class DiceReader:
         dice: list[DieReading] = []
         hand, unresolved = False, 0
         lo, hi = self.die_area
+        pad = int(SIZE_MM["d20"] * PX_PER_MM * 0.75)  # a die's window reaches this far past its outline
+        padded = cv2.copyMakeBorder(img, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
         for i in range(1, n):
             area = int(stats[i, cv2.CC_STAT_AREA])
             if area < lo:
                 continue
-            blob = (labels == i).astype(np.uint8)
             if area > 6 * hi:
                 hand = True
                 continue
+            x, y, w, h = (int(v) for v in stats[i, :4])
+            blob = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)  # in the padded crop's pixels
+            blob[pad:pad + h, pad:pad + w] = labels[y:y + h, x:x + w] == i
+            crop = padded[y:y + h + 2 * pad, x:x + w + 2 * pad]
             parts = [blob] if area <= hi else _split(blob, lo)
             if area > hi and len(parts) < 2:
                 unresolved += 1
@@ -134,38 +143,39 @@ class DiceReader:
                 if int(part.sum()) > hi:
                     unresolved += 1
                     continue
-                dice.append(self._die(img, part, gains))
+                dice.append(self._die(crop, part, gains, (x - pad, y - pad), pad))
         return RollReading(tuple(sorted(dice, key=lambda d: d.centre_mm)), hand, unresolved)
 
-    def _die(self, img: F32, blob: NDArray[np.uint8], gains: F32) -> DieReading:
+    def _die(self, img: F32, blob: NDArray[np.uint8], gains: F32, offset: tuple[int, int], half: int) -> DieReading:
+        """One die's blob in `img`, a crop whose pixel (0, 0) is the patch's `offset`, with `half` pixels of
+        room around the blob for the face's window."""
         m = cv2.moments(blob, binaryImage=True)
         cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
-        centre = (self.origin[0] + cx / PX_PER_MM, self.origin[1] + cy / PX_PER_MM)
+        centre = (self.origin[0] + (cx + offset[0]) / PX_PER_MM, self.origin[1] + (cy + offset[1]) / PX_PER_MM)
         x0, y0, x1, y1 = self.area
         inside = x0 <= centre[0] <= x1 and y0 <= centre[1] <= y1
         pixels = img[blob > 0]
         owner = self._owner(pixels / gains)
-        shape, outline_deg = _shape(blob, (cx, cy))
-        cube, d20 = turns(outline_deg, 4), turns(outline_deg, 6)
-        kinds = {"cube": {"d6": cube, "diel": cube}, "icosahedron": {"d20": d20}}.get(
-            shape, {"d6": turns(None, 4), "diel": turns(None, 4), "d20": turns(None, 6)})
         dominant = int(np.argmax(np.median(pixels, axis=0)))
-        half = int(SIZE_MM["d20"] * PX_PER_MM * 0.75)
-        chan = cv2.copyMakeBorder(np.ascontiguousarray(img[:, :, dominant]), half, half, half, half,
-                                  cv2.BORDER_REPLICATE)
-        tx, ty = _top_centre(img[:, :, dominant], blob, (cx, cy))
-        ix, iy = int(round(tx)) + half, int(round(ty)) + half
+        chan = np.ascontiguousarray(img[:, :, dominant])
+        shape, outline_deg = _shape(chan, blob, (cx, cy))
+        cube, d20 = turns(outline_deg, 4), turns(outline_deg, 3)
+        kinds = {"cube": {"d6": cube, "diel": cube}, "icosahedron": {"d20": d20}}.get(
+            shape, {"d6": turns(None, 4), "diel": turns(None, 4), "d20": turns(None, 3)})
+        tx, ty = _top_centre(chan, blob, (cx, cy))
+        ix = min(max(int(round(tx)), half), chan.shape[1] - half - 1)
+        iy = min(max(int(round(ty)), half), chan.shape[0] - half - 1)
         window = np.ascontiguousarray(chan[iy - half:iy + half + 1, ix - half:ix + half + 1])
         found = match_face(window, kinds, PX_PER_MM, search_mm=SEARCH_MM)
         if found is None or found.score < MIN_SCORE:
             return DieReading(None if shape == "unknown" else _kind_of(shape), None, owner, 0.0, centre, inside,
-                              "no face mark found")
+                              "no face mark found", shape)
         conf = confidence(found.margin)
         if conf < ACCEPT:
             return DieReading(found.kind if SHAPE[found.kind] == shape else None, None, owner, conf, centre, inside,
-                              f"face unsure ({found.kind} {found.face}? confidence {conf:.2f})")
+                              f"face unsure ({found.kind} {found.face}? confidence {conf:.2f})", shape)
         why = "" if owner is not None else "colour near no seat's, or near two"
-        return DieReading(found.kind, found.face, owner, conf, centre, inside, why)
+        return DieReading(found.kind, found.face, owner, conf, centre, inside, why, shape)
 
     def _owner(self, pixels: F32) -> str | None:
         """The seat whose dice colour is nearest the die's brighter half (its top, not its walls)."""
@@ -205,26 +215,37 @@ def _kind_of(shape: str) -> str | None:
     return "d20" if shape == "icosahedron" else None  # a cube is a D6 or the diel die: its face tells
 
 
-def _shape(blob: NDArray[np.uint8], centre: tuple[float, float]) -> tuple[str, float | None]:
-    """cube, icosahedron or unknown, from the outline's 4-fold against 6-fold symmetry, and the turn of a mark
-    upright on its top face (in `vision.dice_faces.mark`'s sense), None when unknown."""
-    contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+def _shape(chan: F32, blob: NDArray[np.uint8], centre: tuple[float, float]) -> tuple[str, float | None]:
+    """cube, icosahedron or unknown, and the turn of a mark upright on the top face (in
+    `vision.dice_faces.mark`'s sense), None when unknown. Read from the die's lit part (its top, and for a D20
+    the three faces around the top), not its outline: a die off the image's centre shows a wall, which turns
+    a square outline into a hexagon. A cube's lit part has 4-fold symmetry, the D20's 3-fold."""
+    values = chan[blob > 0]
+    if len(values) < 20:
+        return "unknown", None
+    lit = ((chan >= 0.7 * np.percentile(values, 95)) & (blob > 0)).astype(np.uint8)
+    lit = cv2.morphologyEx(lit, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    contours, _ = cv2.findContours(lit, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
         return "unknown", None
-    pts = max(contours, key=len).reshape(-1, 2).astype(np.float64)
-    d = pts - centre
+    outline = max(contours, key=cv2.contourArea)
+    m = cv2.moments(outline)
+    if m["m00"] <= 0:
+        return "unknown", None
+    pts = outline.reshape(-1, 2).astype(np.float64)
+    d = pts - (m["m10"] / m["m00"], m["m01"] / m["m00"])
     r = np.hypot(d[:, 0], d[:, 1])
     a = np.arctan2(d[:, 1], d[:, 0])
-    order = np.argsort(a)
-    r, a = r[order], a[order]
-    z4, z6 = np.mean(r * np.exp(4j * a)), np.mean(r * np.exp(6j * a))
-    c4, c6 = abs(z4) / r.mean(), abs(z6) / r.mean()
-    # a cube's corners lie 45 degrees off its mark's upright; an icosahedron's outline vertices 30 off its top
-    # triangle's; the image's y runs down, a mark's turn counter-clockwise: hence the signs
-    if c4 > 1.4 * c6 and c4 > 0.012:
+    step = np.hypot(*np.diff(pts, axis=0, append=pts[:1]).T)  # weigh by arc length, not by point count
+    w = step / step.sum()
+    z3, z4 = np.sum(w * r * np.exp(3j * a)), np.sum(w * r * np.exp(4j * a))
+    c3, c4 = abs(z3) / r.mean(), abs(z4) / r.mean()
+    # a cube's corners lie 45 degrees off its mark's upright; the D20's lit part points 30 degrees off its top
+    # triangle's upright; the image's y runs down and a mark turns counter-clockwise: hence the signs
+    if c4 > 1.5 * c3 and c4 > 0.02:
         return "cube", -(math.degrees(float(np.angle(z4))) / 4.0 - 45.0)
-    if c6 > 1.4 * c4 and c6 > 0.01:
-        return "icosahedron", -(math.degrees(float(np.angle(z6))) / 6.0 - 30.0)
+    if c3 > 1.5 * c4 and c3 > 0.03:
+        return "icosahedron", -(math.degrees(float(np.angle(z3))) / 3.0 + 30.0)
     return "unknown", None
 
 
