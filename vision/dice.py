@@ -33,10 +33,10 @@ PX_PER_MM = 3.0
 TOP_Z_MM = 17.0  # the plane the area is rectified on: the dice's tops
 SEARCH_MM = 2.0  # how far the mark may lie from the top's bright centre
 MARGIN_MM = 35.0  # seen around the area, so a die that rolled out is noticed
-# A calibrated confidence from the match margin: a logistic fitted on renders of the tuning seed
-# (bench/bench_dice.py --tune), reported on another seed. Accepted only at `ACCEPT` or above.
-CONF_A, CONF_B = 60.0, -4.8
-ACCEPT = 0.9
+# A calibrated confidence from the match margin, per die kind: a logistic fitted on renders of the tuning
+# seed (`bench/bench_dice.py --fit --seed 1`), reported on another seed. Accepted only at `ACCEPT` or above.
+CONFIDENCE: dict[str, tuple[float, float]] = {"diel": (42.1, 0.21), "d6": (42.1, 0.21), "d20": (42.1, 0.21)}
+ACCEPT = 0.99
 MIN_SCORE = 0.35
 OWNER_RATIO = 0.55  # the nearest seat colour must be this much nearer than the next one
 OWNER_MAX = 0.12  # chromaticity distance beyond which a die is no seat's
@@ -56,6 +56,7 @@ class DieReading:
     inside: bool
     why: str = ""
     shape: str = "unknown"  # cube, icosahedron or unknown, from the die's lit part
+    margin: float = 0.0  # the face match's margin over the next face (what the confidence is fitted on)
 
     @property
     def known(self) -> bool:
@@ -76,9 +77,10 @@ class RollReading:
         return not self.dice and not self.hand and not self.unresolved
 
 
-def confidence(margin: float) -> float:
-    """P(face right | match margin), the logistic of `CONF_A`, `CONF_B`."""
-    return 1.0 / (1.0 + math.exp(-(CONF_A * margin + CONF_B)))
+def confidence(kind: str, margin: float) -> float:
+    """P(face right | match margin) for a die of `kind`, the logistic of `CONFIDENCE[kind]`."""
+    a, b = CONFIDENCE[kind]
+    return 1.0 / (1.0 + math.exp(-(a * margin + b)))
 
 
 class DiceReader:
@@ -170,12 +172,13 @@ class DiceReader:
         if found is None or found.score < MIN_SCORE:
             return DieReading(None if shape == "unknown" else _kind_of(shape), None, owner, 0.0, centre, inside,
                               "no face mark found", shape)
-        conf = confidence(found.margin)
+        conf = confidence(found.kind, found.margin)
         if conf < ACCEPT:
             return DieReading(found.kind if SHAPE[found.kind] == shape else None, None, owner, conf, centre, inside,
-                              f"face unsure ({found.kind} {found.face}? confidence {conf:.2f})", shape)
+                              f"face unsure ({found.kind} {found.face}? confidence {conf:.2f})", shape,
+                              found.margin)
         why = "" if owner is not None else "colour near no seat's, or near two"
-        return DieReading(found.kind, found.face, owner, conf, centre, inside, why, shape)
+        return DieReading(found.kind, found.face, owner, conf, centre, inside, why, shape, found.margin)
 
     def _owner(self, pixels: F32) -> str | None:
         """The seat whose dice colour is nearest the die's brighter half (its top, not its walls)."""
