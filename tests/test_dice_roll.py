@@ -6,6 +6,7 @@ record and the rules are real."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -178,3 +179,18 @@ def test_chi_squared_of_each_players_reported_rolls(tmp_path: Path) -> None:
     assert red["rolls"] == 2 and red["counts"]["6"] == 2 and red["dof"] == 5
     assert red["chi2"] == pytest.approx(10.0)  # (2 - 1/3)^2 / (1/3) + 5 * (1/3)
     assert 0.0 < red["p"] < 1.0 and stats["blue"]["d6"]["rolls"] == 2
+
+
+def test_log_export_writes_the_chi_squared_of_reported_rolls(tmp_path: Path) -> None:
+    from tracker.cli import main
+
+    t = new_table(tmp_path)
+    say(t, "red affinity Avian", "blue affinity Decrepit", "red roll d6 3", "blue roll d6 2")
+    path = t.record.path
+    t.close()
+    out = tmp_path / "game.jsonl"
+    assert main(["log", "export", str(path), "--out", str(out)]) == 0
+    rolls = json.loads((tmp_path / "game.jsonl.rolls.json").read_text())
+    assert rolls["format"] == "kipukas-rolls/1"
+    assert rolls["rolls"]["red"]["d6"]["counts"]["3"] == 1 and rolls["rolls"]["blue"]["d6"]["rolls"] == 1
+    assert all(json.loads(line)["kind"] != "rolls" for line in out.read_text().splitlines())  # rows only
