@@ -141,7 +141,7 @@ def main() -> int:
     renderer = Renderer(layout, pose, PALETTE)
     reference = renderer.render(TableScene({}), seed=7)
     if args.fit:
-        vd.ACCEPT, vd.MIN_SCORE = 0.0, -1.0
+        vd.ACCEPT, vd.MIN_SCORE = -1.0, -1.0
     reader = DiceReader(layout, pose, PALETTE, reference)
     board_reader = BoardReader(layout, pose, PALETTE, reference=reference)
     assert layout.roll_area_mm is not None
