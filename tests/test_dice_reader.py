@@ -21,7 +21,7 @@ from tracker.overhead.layout import table_layout
 from vision.dice import DiceReader
 from vision.dice_faces import FACES, mark
 from vision.synth import Renderer, TableScene
-from vision.synth.dice import Die, RollScene, render_roll, random_die
+from vision.synth.dice import Die, RollScene, random_die, render_roll
 from vision.warp import paste, scale, translate
 
 PALETTE = {"red": (40, 40, 210), "blue": (200, 90, 30)}

@@ -65,7 +65,7 @@ def test_a_roll_at_rest_waits_for_one_tap_and_then_answers_the_prompt_with_sourc
     assert table.game.state.players["red"].rolloff is None  # nothing decided before the tap
     entry = desk.confirm("blue", waiting["id"])  # the opponent may confirm too
     assert entry.accepted and entry.source == "camera" and entry.text == "red roll d6 5"
-    row = list(table.record.rows(after=entry.seq - 1, upto=entry.seq))[0]
+    row = next(iter(table.record.rows(after=entry.seq - 1, upto=entry.seq)))
     assert row.body["confirmed_by"] == "blue" and row.body["dice_row"] == waiting["id"]
     assert table.game.state.players["red"].rolloff == 5 and desk.pending == []
     with pytest.raises(InputError, match="no camera reading"):

@@ -31,7 +31,7 @@ def service_with_a_reading(tmp_path: Path) -> TableService:
 def test_phones_see_the_reading_and_one_tap_records_it_with_source_camera(tmp_path: Path) -> None:
     service = service_with_a_reading(tmp_path)
     app, sio = create_app(service, Limits(rate_per_s=1000.0, burst=1000))
-    red, blue, judge, spectator = (sio.test_client(app, namespace=NAMESPACE, auth=auth_for(service, who))
+    red, blue, _judge, spectator = (sio.test_client(app, namespace=NAMESPACE, auth=auth_for(service, who))
                                    for who in ("red", "blue", "judge", "spectator"))
     [reading] = service.snapshot(service.authenticate(service.join_tokens()["red"], None, False))["camera_rolls"]
     assert reading["label"] == "read 5" and reading["player"] == "red"

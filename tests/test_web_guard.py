@@ -16,15 +16,15 @@ import zxingcpp
 from flask import Flask
 from flask_socketio import SocketIO, SocketIOTestClient
 
+from tests.test_dice_roll import Die, rest
 from tests.test_web_support import PIN, auth_for, connect, new_service, running
 from tracker.service.seats import AccessDenied, Seats
 from tracker.service.service import TableService
+from tracker.table.dice_roll import DiceDesk
 from web.app import MAX_HTTP_BUFFER, create_app
 from web.namespace import ALLOWED, NAMESPACE, Limits
 from web.pages import lan_address
 from web.validation import MAX_MESSAGE_BYTES
-from tests.test_dice_roll import Die, rest
-from tracker.table.dice_roll import DiceDesk
 
 ROLES = ("red", "blue", "judge", "spectator")
 VALID: dict[str, dict[str, Any]] = {

@@ -132,7 +132,7 @@ class DiceReader:
         hand, unresolved = False, 0
         lo, hi = self.die_area
         pad = int(SIZE_MM["d20"] * PX_PER_MM * 0.75)  # a die's window reaches this far past its outline
-        padded = cv2.copyMakeBorder(img, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+        padded = np.asarray(cv2.copyMakeBorder(img, pad, pad, pad, pad, cv2.BORDER_REPLICATE), np.float32)
         for i in range(1, n):
             area = int(stats[i, cv2.CC_STAT_AREA])
             if area < lo:
@@ -172,8 +172,8 @@ class DiceReader:
         kinds = {"cube": {"d6": cube, "diel": cube}, "icosahedron": {"d20": d20}}.get(
             shape, {"d6": turns(None, 4), "diel": turns(None, 4), "d20": turns(None, 3)})
         tx, ty = _top_centre(chan, blob, (cx, cy))
-        ix = min(max(int(round(tx)), half), chan.shape[1] - half - 1)
-        iy = min(max(int(round(ty)), half), chan.shape[0] - half - 1)
+        ix = min(max(round(tx), half), chan.shape[1] - half - 1)
+        iy = min(max(round(ty), half), chan.shape[0] - half - 1)
         window = np.ascontiguousarray(chan[iy - half:iy + half + 1, ix - half:ix + half + 1])
         found = match_face(window, kinds, PX_PER_MM, search_mm=SEARCH_MM)
         if found is None or found.score < MIN_SCORE:
@@ -209,8 +209,8 @@ def _top_centre(chan: F32, blob: NDArray[np.uint8], centre: tuple[float, float])
     if len(values) < 10:
         return centre
     top = ((chan >= np.percentile(values, 70)) & (blob > 0)).astype(np.uint8)
-    top = cv2.morphologyEx(top, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(top)
+    top = np.asarray(cv2.morphologyEx(top, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)), np.uint8)
+    n, _labels, stats, cents = cv2.connectedComponentsWithStats(top)
     if n < 2:
         return centre
     k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
@@ -234,7 +234,7 @@ def _shape(chan: F32, blob: NDArray[np.uint8], centre: tuple[float, float]) -> t
     if len(values) < 20:
         return "unknown", None
     lit = ((chan >= 0.7 * np.percentile(values, 95)) & (blob > 0)).astype(np.uint8)
-    lit = cv2.morphologyEx(lit, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    lit = np.asarray(cv2.morphologyEx(lit, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8)), np.uint8)
     contours, _ = cv2.findContours(lit, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
         return "unknown", None

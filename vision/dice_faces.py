@@ -92,7 +92,7 @@ def mark(kind: str, face: str, size_px: int, angle_deg: float = 0.0) -> NDArray[
                                                                    "20" if kind == "d20" else "6")
     if angle_deg:
         M = cv2.getRotationMatrix2D((big / 2 - 0.5, big / 2 - 0.5), angle_deg, 1.0)
-        ink = cv2.warpAffine(ink, M, (big, big), flags=cv2.INTER_LINEAR)
+        ink = np.asarray(cv2.warpAffine(ink, M, (big, big), flags=cv2.INTER_LINEAR), np.float32)
     return np.asarray(cv2.resize(ink, (size_px, size_px), interpolation=cv2.INTER_AREA), np.float32)
 
 
@@ -112,12 +112,13 @@ def d20_top(face: str, size_px: int, angle_deg: float = 0.0) -> NDArray[np.float
                     for i in range(3)])
     cv2.fillPoly(img, [np.round(tri * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
     cv2.polylines(img, [np.round(tri * 16).astype(np.int32)], True, 0.55, max(1, k), cv2.LINE_AA, shift=4)
-    size = int(round(n * MARK_FRACTION["icosahedron"] / D20_TOP_RADIUS))
+    size = round(n * MARK_FRACTION["icosahedron"] / D20_TOP_RADIUS)
     ink = mark("d20", face, size)
-    x0, y0 = int(round(c - size / 2)), int(round(c + r * D20_MARK_DROP - size / 2))
+    x0, y0 = round(c - size / 2), round(c + r * D20_MARK_DROP - size / 2)
     roi = img[y0:y0 + size, x0:x0 + size]
     roi[:] = roi * (1 - ink) + 0.45 * ink
     if angle_deg:
         M = cv2.getRotationMatrix2D((c - 0.5, c - 0.5), angle_deg, 1.0)
-        img = cv2.warpAffine(img, M, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        img = np.asarray(cv2.warpAffine(img, M, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                         np.float32)
     return np.asarray(cv2.resize(img, (size_px, size_px), interpolation=cv2.INTER_AREA), np.float32)

@@ -44,12 +44,12 @@ def bank(kind: str, px_per_mm: float) -> tuple[tuple[str, int, F32], ...]:
     """Every (face, turn, template) of `kind`: bright ground, dark ink, as the recessed marks look."""
     out: list[tuple[str, int, F32]] = []
     if SHAPE[kind] == "icosahedron":  # the whole top triangle: its edges fix where the numeral must be
-        size = int(round(SIZE_MM[kind] * D20_TOP_RADIUS * px_per_mm)) | 1
+        size = round(SIZE_MM[kind] * D20_TOP_RADIUS * px_per_mm) | 1
         for face in FACES[kind]:
             for angle in range(0, 360, STEP_DEG):
                 out.append((face, angle, _blurred(d20_top(face, size, float(angle)))))
         return tuple(out)
-    size = int(round(MARK_FRACTION[SHAPE[kind]] * SIZE_MM[kind] * px_per_mm)) | 1
+    size = round(MARK_FRACTION[SHAPE[kind]] * SIZE_MM[kind] * px_per_mm) | 1
     for face in FACES[kind]:
         for angle in range(0, 360, STEP_DEG):
             ink = mark(kind, face, size, float(angle))
@@ -70,7 +70,7 @@ def turns(outline_deg: float | None, symmetry: int) -> set[int]:
     for k in range(symmetry):
         base = outline_deg + k * 360.0 / symmetry
         for j in range(-JITTER_DEG, JITTER_DEG + 1, STEP_DEG):
-            out.add(int(round((base + j) / STEP_DEG)) * STEP_DEG % 360)
+            out.add(round((base + j) / STEP_DEG) * STEP_DEG % 360)
     return out
 
 
@@ -82,7 +82,7 @@ def match_face(grey: F32, kinds: dict[str, set[int]], px_per_mm: float, search_m
     for kind, allowed in kinds.items():
         templates = bank(kind, px_per_mm)
         t = templates[0][2].shape[0]
-        half = t // 2 + int(round(search_mm * px_per_mm))
+        half = t // 2 + round(search_mm * px_per_mm)
         cy, cx = h // 2, w // 2
         if cy - half < 0 or cx - half < 0 or cy + half >= h or cx + half >= w:
             return None

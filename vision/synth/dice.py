@@ -89,8 +89,8 @@ def _d20_top(die: Die, neighbours: list[str]) -> tuple[Image, NDArray[np.float32
     hexagon = np.array([[c + R * math.cos(math.radians(90 + 60 * i)), c + R * math.sin(math.radians(90 + 60 * i))]
                         for i in range(6)])
     tri_r = R * D20_TOP_RADIUS
-    tri = np.array([[c + tri_r * math.cos(math.radians(-90 + 120 * i)), c + tri_r * math.sin(math.radians(-90 + 120 * i))]
-                    for i in range(3)])
+    tri = np.array([[c + tri_r * math.cos(math.radians(-90 + 120 * i)),
+                     c + tri_r * math.sin(math.radians(-90 + 120 * i))] for i in range(3)])
     img = np.zeros((n, n, 3), np.uint8)
     alpha = np.zeros((n, n), np.uint8)
     cv2.fillPoly(alpha, [np.round(hexagon * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
@@ -102,11 +102,11 @@ def _d20_top(die: Die, neighbours: list[str]) -> tuple[Image, NDArray[np.float32
         cv2.fillPoly(img, [np.round(quad * 16).astype(np.int32)], _shade(die.colour, 0.8), cv2.LINE_AA, shift=4)
         mid = (a + b + far) / 3
         small = mark("d20", neighbours[i], int(s * 0.2), float(np.degrees(np.arctan2(mid[1] - c, mid[0] - c))) + 90)
-        ink = cv2.resize(small, (small.shape[1], max(2, int(small.shape[0] * 0.75))))
+        ink = np.asarray(cv2.resize(small, (small.shape[1], max(2, int(small.shape[0] * 0.75)))), np.float32)
         _blend(img, ink, (float(mid[0]), float(mid[1])), _shade(die.colour, 0.5))
     top = d20_top(die.face, int(2 * tri_r))  # brightness of the lit top: the design the reader knows
     h = top.shape[0]
-    x0, y0 = int(round(c - h / 2)), int(round(c - h / 2))
+    x0, y0 = round(c - h / 2), round(c - h / 2)
     region = img[y0:y0 + h, x0:x0 + h].astype(np.float32)
     lit = top[:, :, None] * np.array(die.colour, np.float32)
     inside = np.zeros((h, h), np.uint8)
@@ -119,7 +119,7 @@ def _d20_top(die: Die, neighbours: list[str]) -> tuple[Image, NDArray[np.float32
 
 def _blend(img: Image, ink: NDArray[np.float32], centre: tuple[float, float], colour: tuple[int, int, int]) -> None:
     h, w = ink.shape
-    x0, y0 = int(round(centre[0] - w / 2)), int(round(centre[1] - h / 2))
+    x0, y0 = round(centre[0] - w / 2), round(centre[1] - h / 2)
     x1, y1 = min(img.shape[1], x0 + w), min(img.shape[0], y0 + h)
     x0c, y0c = max(0, x0), max(0, y0)
     a = ink[y0c - y0:y1 - y0, x0c - x0:x1 - x0, None]
@@ -152,7 +152,7 @@ def draw_die(frame: Image, renderer: Renderer, die: Die, rng: np.random.Generato
     squash = math.cos(math.radians(die.tilt_deg))
     local = (rotate(tilt_axis) @ scale(1.0, squash) @ rotate(-tilt_axis) @ rotate(die.angle_deg)
              @ scale(k) @ translate(-n / 2, -n / 2))
-    sh = cv2.GaussianBlur((alpha * 0.45).astype(np.float32), (0, 0), 2.5 * SPRITE_PX_PER_MM)
+    sh = np.asarray(cv2.GaussianBlur((alpha * 0.45).astype(np.float32), (0, 0), 2.5 * SPRITE_PX_PER_MM), np.float32)
     paste(frame, np.zeros_like(sprite), sh, renderer.plane(0.0) @ translate(x + 2.0, y + 2.5) @ local)
     walls = np.zeros_like(sprite)
     walls[:] = _shade(die.colour, 0.5)
@@ -173,11 +173,11 @@ def draw_die(frame: Image, renderer: Renderer, die: Die, rng: np.random.Generato
         length = max(3, int(die.blur_px * SPRITE_PX_PER_MM / max(renderer.px_per_mm, 1e-6)))
         kern = np.zeros((length, length), np.float32)
         kern[length // 2, :] = 1.0 / length
-        kern = cv2.warpAffine(kern, cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5),
-                                                             rng.uniform(0, 180), 1.0), (length, length))
+        kern = np.asarray(cv2.warpAffine(kern, cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5),
+                                                             rng.uniform(0, 180), 1.0), (length, length)), np.float32)
         kern /= max(float(kern.sum()), 1e-6)
-        top = cv2.filter2D(top, -1, kern)
-        alpha = cv2.filter2D(alpha, -1, kern)
+        top = np.asarray(cv2.filter2D(top, -1, kern), np.uint8)
+        alpha = np.asarray(cv2.filter2D(alpha, -1, kern), np.float32)
     paste(frame, top, alpha, H)
 
 
