@@ -115,3 +115,16 @@ def test_the_roll_area_is_configured_in_the_mat_file() -> None:
             "roll_area_mm": [0, 0, 10, 10]}
     with pytest.raises(CalibrationFileError, match="roll_area_mm"):
         parse_mat("m.json", data)
+
+
+def test_the_calibration_overlay_draws_the_roll_area() -> None:
+    from calibration.overlay import draw_overlay
+
+    layout = table_layout(BoardMap.packaged())
+    pose = default_pose(layout, image_size=(2028, 1520))
+    blank = np.zeros((1520, 2028, 3), np.uint8)
+    drawn = draw_overlay(blank, layout, pose)
+    x0, y0, x1, y1 = layout.roll_area_mm or (0.0, 0.0, 0.0, 0.0)
+    corner = pose.project(np.array([[x0, y0, 0.0]]))[0]
+    patch = drawn[int(corner[1]) - 3:int(corner[1]) + 4, int(corner[0]) - 3:int(corner[0]) + 4]
+    assert (patch == (255, 160, 0)).all(axis=2).any()  # the roll area's outline, in its colour
