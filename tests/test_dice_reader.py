@@ -124,7 +124,7 @@ def test_the_calibration_overlay_draws_the_roll_area() -> None:
     pose = default_pose(layout, image_size=(2028, 1520))
     blank = np.zeros((1520, 2028, 3), np.uint8)
     drawn = draw_overlay(blank, layout, pose)
-    x0, y0, x1, y1 = layout.roll_area_mm or (0.0, 0.0, 0.0, 0.0)
+    x0, y0, _, _ = layout.roll_area_mm or (0.0, 0.0, 0.0, 0.0)
     corner = pose.project(np.array([[x0, y0, 0.0]]))[0]
     patch = drawn[int(corner[1]) - 3:int(corner[1]) + 4, int(corner[0]) - 3:int(corner[0]) + 4]
     assert (patch == (255, 160, 0)).all(axis=2).any()  # the roll area's outline, in its colour
