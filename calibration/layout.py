@@ -59,6 +59,8 @@ class TableLayout:
     slots: tuple[SlotSpec, ...]
     mat_image: str = "12_slot_rec_mat.jpg"
     card_size_mm: tuple[float, float] = (95.0, 155.0)
+    # where dice are rolled (x0, y0, x1, y1 in the mat frame, mm; may lie beside the mat), or None
+    roll_area_mm: tuple[float, float, float, float] | None = None
 
     def stand(self, stand_id: str) -> StandSpec:
         for s in self.stands:
@@ -90,6 +92,7 @@ class MatSpec:
     size_mm: tuple[float, float]
     map_square_mm: tuple[float, float, float, float]
     slots: tuple[SlotSpec, ...]
+    roll_area_mm: tuple[float, float, float, float] | None = None
 
 
 def _fail(source: str, key: str, problem: str) -> CalibrationFileError:
@@ -138,7 +141,13 @@ def parse_mat(source: str, data: Any) -> MatSpec:
         if up not in (0, 90, 180, 270):
             raise _fail(source, f"{key}.up_deg", f"expected 0, 90, 180 or 270, got {up!r}")
         slots.append(SlotSpec(s["id"], to_mm(rect), float(up)))
-    return MatSpec(data["name"], data["image"], (mw, mh), square, tuple(slots))
+    roll: tuple[float, float, float, float] | None = None
+    if "roll_area_mm" in data:  # in mm, not image px: the roll area may lie beside the printed mat
+        r = _numbers(source, "roll_area_mm", data["roll_area_mm"], 4)
+        if r[2] - r[0] < 60 or r[3] - r[1] < 60:
+            raise _fail(source, "roll_area_mm", "the roll area must be at least 60 x 60 mm (x0, y0, x1, y1)")
+        roll = (r[0], r[1], r[2], r[3])
+    return MatSpec(data["name"], data["image"], (mw, mh), square, tuple(slots), roll)
 
 
 def load_mat(name: str = "12_slot") -> MatSpec:
@@ -162,4 +171,5 @@ def default_layout(stands: Sequence[StandSpec], map_size_mm: tuple[float, float]
     for s in stands:
         if s.kind not in STAND_KINDS:
             raise ValueError(f"stand {s.id!r}: kind {s.kind!r} is not one of {', '.join(STAND_KINDS)}")
-    return TableLayout(mat.size_mm, origin, map_size_mm, tuple(stands), mat.slots, mat.image)
+    return TableLayout(mat.size_mm, origin, map_size_mm, tuple(stands), mat.slots, mat.image,
+                       roll_area_mm=mat.roll_area_mm)

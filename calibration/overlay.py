@@ -38,6 +38,12 @@ def draw_overlay(frame: NDArray[np.uint8], layout: TableLayout, pose: CameraPose
         cv2.polylines(out, [np.round(poly).astype(np.int32)], True, (0, 200, 0), 2, cv2.LINE_AA)
         c = poly.mean(0)
         cv2.putText(out, s.id, (int(c[0]) - 12, int(c[1])), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 160, 0), 2)
+    if layout.roll_area_mm is not None:  # where dice are rolled and read (docs/dice.md)
+        x0, y0, x1, y1 = layout.roll_area_mm
+        poly = pose.project(np.array([[x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0]], dtype=np.float64))
+        cv2.polylines(out, [np.round(poly).astype(np.int32)], True, (255, 160, 0), 2, cv2.LINE_AA)
+        c = poly.mean(0)
+        cv2.putText(out, "dice", (int(c[0]) - 30, int(c[1])), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (255, 160, 0), 2)
     for st in layout.stands:
         poly = pose.project(stand_outline_world(layout, st.id))
         cv2.polylines(out, [np.round(poly).astype(np.int32)], True, (255, 0, 255), 2, cv2.LINE_AA)

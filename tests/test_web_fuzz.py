@@ -41,7 +41,7 @@ def not_notation(text: str) -> bool:
 def valid_fields(event: str) -> dict[str, Any]:
     return {"act": {"text": "red affinity Avian"}, "undo": {"reason": "a good reason"},
             "correct": {"target": 2, "text": "", "reason": "a good reason"}, "resume": {"since": 0},
-            "call_judge": {}}[event]
+            "call_judge": {}, "confirm_roll": {"id": 2}}[event]
 
 
 @st.composite

@@ -16,9 +16,11 @@ import zxingcpp
 from flask import Flask
 from flask_socketio import SocketIO, SocketIOTestClient
 
+from tests.test_dice_roll import Die, rest
 from tests.test_web_support import PIN, auth_for, connect, new_service, running
 from tracker.service.seats import AccessDenied, Seats
 from tracker.service.service import TableService
+from tracker.table.dice_roll import DiceDesk
 from web.app import MAX_HTTP_BUFFER, create_app
 from web.namespace import ALLOWED, NAMESPACE, Limits
 from web.pages import lan_address
@@ -31,6 +33,7 @@ VALID: dict[str, dict[str, Any]] = {
     "correct": {"target": 2, "text": "", "reason": "struck by the judge"},
     "resume": {"since": 0},
     "call_judge": {},
+    "confirm_roll": {"id": 0},  # the id of the camera's reading, set up below
 }
 
 
@@ -57,6 +60,11 @@ def test_permission_matrix(tmp_path: Path, who: str, event: str) -> None:
     c.get_received(NAMESPACE)
     seat = who if who in ("red", "blue") else "blue"
     data = {k: v.format(seat=seat) if isinstance(v, str) else v for k, v in VALID[event].items()}
+    if event == "confirm_roll":  # the camera read blue's roll-off die: a reading waits for one tap
+        service.table.act("phone:blue", "blue affinity Decrepit")
+        service.dice = DiceDesk(service.table)
+        rest(service.dice, Die("d6", "4", "blue"))
+        data = {"id": service.dice.pending[0].id}
     before = service.table.record.last_seq
     ack = c.emit(event, data, namespace=NAMESPACE, callback=True)
     role = "player" if who in ("red", "blue") else who

@@ -61,6 +61,9 @@ class TableService(Protocol):
     def undo(self, viewer: Viewer, reason: str) -> dict[str, Any]:
         """A judge takes back the last accepted action."""
 
+    def confirm_roll(self, viewer: Viewer, roll_id: int) -> dict[str, Any]:
+        """One tap: a player (the roller or the opponent) or a judge accepts a roll the camera read."""
+
     def correct(self, viewer: Viewer, target: int, text: str, reason: str) -> dict[str, Any]:
         """A judge replaces (or strikes, with empty `text`) the action recorded at row `target`."""
 

@@ -39,6 +39,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "correct": frozenset({"judge"}),
     "resume": frozenset({"player", "judge", "spectator"}),
     "call_judge": frozenset({"player"}),
+    "confirm_roll": frozenset({"player", "judge"}),
 }
 
 
@@ -241,6 +242,8 @@ class TableNamespace(Namespace):  # type: ignore[misc]
             return {"entry": self.service.correct(viewer, fields["target"], fields["text"], fields["reason"])}
         if event == "call_judge":
             return self.service.call_judge(viewer)
+        if event == "confirm_roll":
+            return {"entry": self.service.confirm_roll(viewer, fields["id"])}
         return {"entries": self._send_log(viewer, fields["since"], sid)}
 
     def _give_back(self, viewer: Viewer) -> None:

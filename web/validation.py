@@ -68,6 +68,7 @@ SCHEMAS: dict[str, tuple[dict[str, Field], dict[str, Field]]] = {
     "correct": ({"target": Whole(1), "text": Text(), "reason": Text(min_len=3)}, {}),
     "resume": ({"since": Whole(0)}, {}),
     "call_judge": ({}, {}),
+    "confirm_roll": ({"id": Whole(1)}, {}),
 }
 AUTH_FIELDS: dict[str, Field] = {"token": Text(max_len=64, min_len=1), "pin": Text(max_len=64),
                                  "since": Whole(0), "deltas": Flag()}

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port} is not a TCP port")
     if not 0 <= args.spectator_delay <= 120:
         raise UsageError(f"--spectator-delay {args.spectator_delay:g} is outside 0..120 minutes")
-    demo = DemoTable(fps=args.fps if args.fps > 0 else None)
+    demo = DemoTable(fps=args.fps if args.fps > 0 else None, script="both")  # the game, then the dice round
     demo.service.seats = Seats(demo.service.seats.players, judge_pin=args.judge_pin)
     demo.service.spectator_delay_min = args.spectator_delay
     try:

@@ -34,6 +34,9 @@ def register(sub: Any) -> None:
     e.add_argument("--out", type=Path, help="write to this file instead of stdout")
     e.add_argument("--head", type=Path, metavar="FILE",
                    help="write the signed head (a witness) here (default with --out: OUT.head.json)")
+    e.add_argument("--rolls", type=Path, metavar="FILE",
+                   help="write each player's reported rolls against fair dice (chi-squared) here as JSON "
+                        "(default with --out: OUT.rolls.json; without: on stderr)")
     e.set_defaults(func=export)
     s = verbs.add_parser("state", help="rebuild the game state at a sequence number")
     s.add_argument("file", type=Path)
@@ -124,6 +127,18 @@ def export(args: argparse.Namespace) -> int:
         print(f"signed head at row {head['seq']} written to {target}", file=sys.stderr)
     elif head is not None:
         print(f"signed head: {json.dumps(head)}", file=sys.stderr)
+    from tracker.table.dice_stats import roll_statistics
+
+    stats = {"format": "kipukas-rolls/1", "rolls": roll_statistics(record.rows())}
+    rolls = args.rolls or (args.out.with_name(args.out.name + ".rolls.json") if args.out else None)
+    if rolls is not None:
+        try:
+            rolls.write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"{rolls}: cannot write ({exc.strerror})") from exc
+        print(f"reported rolls against fair dice (chi-squared) written to {rolls}", file=sys.stderr)
+    else:
+        print(f"reported rolls against fair dice (chi-squared): {json.dumps(stats, sort_keys=True)}", file=sys.stderr)
     return 0
 
 

@@ -291,7 +291,7 @@ class TableRuntime:
             return
         frames = dict(self.latest)  # the frames seen when the action was recorded
         for entry in entries:
-            if entry.kind == "action":
+            if entry.kind in ("action", "dice", "flag"):  # a camera's dice reading: the judge sees the dice
                 for camera, image in frames.items():
                     self._keyframe_writer.submit(store.save, entry.seq, camera, image)
 

@@ -23,11 +23,14 @@ from tracker.overhead.layout import table_artworks, table_layout
 from tracker.overhead.pose_watch import PoseWatch
 from tracker.record.keys import load_or_create_key
 from tracker.record.store import GameRecord
+from tracker.runtime.demo_dice import DiceFrames, dice_steps
 from tracker.runtime.demo_script import DECKS, Step, demo_steps
 from tracker.service.service import TableService
+from tracker.table.dice_roll import DiceDesk
 from tracker.table.loop import OverheadLoop
 from tracker.table.table import Table, open_table
 from vision.board import BoardReader
+from vision.dice import DiceReader
 from vision.synth import Renderer, SlotCard, TableScene, Token
 
 PALETTE: dict[str, tuple[int, int, int]] = {"red": (40, 40, 210), "blue": (200, 90, 30)}
@@ -77,12 +80,36 @@ def begin_step(table: Table, step: Step) -> None:
         table.shown("front", card)
 
 
+def after_throw(table: Table, desk: DiceDesk, step: Step) -> None:
+    """What the players (and the judge) do once the dice of `step` are at rest: tap "read N - confirm", type
+    a roll, decide. A roll the camera could not read (a question) is answered on the roller's phone."""
+    for seat in step.tap:
+        waiting = [p for p in desk.pending if p.player == step.dice[0][1] or p.prefix.split()[2] == "diel"]
+        if waiting:
+            desk.confirm(seat, waiting[-1].id)
+            continue
+        kind, roller, face = step.dice[0]
+        what = {"d6": "d6", "d20": "d20", "diel": "diel"}[kind]
+        table.act(f"phone:{roller}", f"{roller} roll {what} {face}")
+    for line in step.typed:
+        seat = line.split()[0]
+        if desk.typed(seat, line) is None:
+            table.act(f"phone:{seat}", line)
+    for line in step.judge:
+        table.act("judge", line)
+
+
 class DemoTable:
     """The demo pipeline; `run()` plays the script (again and again when `repeat`), pacing frames at `fps`."""
 
     def __init__(self, fps: float | None = 4.0, repeat: bool = True, linger_s: float = 10.0,
                  hand_frames: int = 2, settled_frames: int = 4, folder: Path | None = None,
-                 bump_at_step: int | None = None) -> None:
+                 bump_at_step: int | None = None, script: str = "game") -> None:
+        """`script`: "game" (the scripted game read from the board and the mat), "dice" (the dice round,
+        `demo_dice`) or "both" (the game, then the dice round, and again)."""
+        if script not in ("game", "dice", "both"):
+            raise ValueError(f"demo script {script!r} is not one of game, dice, both")
+        self.script = script
         self.board = BoardMap.packaged()
         layout = table_layout(self.board)
         pose = default_pose(layout, image_size=DEMO_IMAGE_SIZE)
@@ -91,6 +118,7 @@ class DemoTable:
         # A frame of the empty table lets the reader tell a hand from a piece (0 false changes vs 2.3 %).
         self.reference = self.renderer.render(TableScene({}), seed=7)
         self.reader = BoardReader(layout, pose, PALETTE, reference=self.reference)
+        self.dice_reader = DiceReader(layout, pose, PALETTE, self.reference)
         self.folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="kipukas-demo-"))
         self.folder.mkdir(parents=True, exist_ok=True)
         self.key = load_or_create_key(self.folder)  # beside the records, so `log verify` finds it
@@ -101,6 +129,8 @@ class DemoTable:
         self.step_index = -1
         self.table = self._new_table()
         self.service = TableService(self.table)
+        self.desk = DiceDesk(self.table)
+        self.service.dice = self.desk
         self.latest: np.ndarray | None = None
         self.palette = dict(PALETTE)
         self.service.calibration = CalibrationService(layout, lambda: self.latest, lambda: self.pose,
@@ -145,10 +175,15 @@ class DemoTable:
                 return
             ended = self.table
             self.table = self._new_table()
+            self.desk = DiceDesk(self.table)
+            self.service.dice = self.desk
             self.service.replace(self.table)
             ended.close()  # the game is over: release its database, WAL, shared-memory and snapshot files
 
     def _play_once(self) -> None:
+        if self.script == "dice" or (self.script == "both" and self.rounds % 2 == 1):
+            self._play_dice()
+            return
         loop = OverheadLoop(self.table, self.reader)
         period = 1.0 / self.fps if self.fps else 0.0
         bumped = (self.bump_at_step, self.bumped) if self.bump_at_step is not None and self.bumped else None
@@ -171,6 +206,25 @@ class DemoTable:
             loop.process(frame)
             if period:
                 self.stop.wait(max(0.0, period - (time.monotonic() - started)))
+
+    def _play_dice(self) -> None:
+        """The dice round: throws rendered into the roll area, read, confirmed with a tap (`demo_dice`)."""
+        loop = OverheadLoop(self.table, self.reader, dice=(self.dice_reader, self.desk))
+        period = 1.0 / self.fps if self.fps else 0.0
+        frames = DiceFrames(self.renderer, self.palette, dice_steps(), self.hand_frames, self.settled_frames,
+                            seed=self.rounds)
+        for index, step in enumerate(frames.steps):
+            if self.stop.is_set():
+                return
+            self.step_index = index
+            begin_step(self.table, step)
+            for frame in frames.step_frames(index, step):
+                started = time.monotonic()
+                self.latest = frame
+                loop.process_dice(frame)
+                if period:
+                    self.stop.wait(max(0.0, period - (time.monotonic() - started)))
+            after_throw(self.table, self.desk, step)
 
     def start(self) -> threading.Thread:
         thread = threading.Thread(target=self.run, name="demo-table", daemon=True)

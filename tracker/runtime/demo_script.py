@@ -22,6 +22,10 @@ class Step:
     shown: tuple[str, ...] = ()  # card ids shown to the front camera when the step begins
     cards: dict[str, tuple[tuple[str, str | None], ...]] = field(default_factory=dict)  # slot -> (face, payload)
     # from the bottom card up: the whole mat after the step
+    dice: tuple[tuple[str, str, str], ...] = ()  # (kind, seat, face): the dice rolled into the roll area
+    tap: tuple[str, ...] = ()  # seats that tap "read N - confirm" once the dice are at rest
+    typed: tuple[str, ...] = ()  # rolls typed on a phone after the dice came to rest ("<seat> roll ...")
+    judge: tuple[str, ...] = ()  # a judge's actions at the end of the step
 
 
 WOLF_PAYLOAD = "kpks.us/SWyA#0001?dEm0w1"  # what the QR on the back of red's Gray Wolf says

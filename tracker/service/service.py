@@ -24,6 +24,7 @@ from tracker.service.choices import resolve
 from tracker.service.organiser import Registrar, decks_for, play_styles, style_body
 from tracker.service.seats import SPECTATOR, AccessDenied, Seats, Viewer
 from tracker.service.views import Scene, entries_for, view_for
+from tracker.table.dice_roll import DiceDesk
 from tracker.table.table import Entry, Table
 
 KEYFRAME_CAMERAS = ("overhead", "front")
@@ -48,6 +49,7 @@ class TableService:
         self.seats = seats or Seats(tuple(table.start.get("players", ("red", "blue"))))
         self.keyframes = keyframes
         self.calibration: CalibrationService | None = None  # the overhead camera's, when there is one
+        self.dice: DiceDesk | None = None  # the camera's dice (rolls read, waiting for a tap), when there is one
         self.judge_callers: list[Callable[[str], None]] = []  # e.g. the hub pusher's call_judge
         self.spectator_delay_min = spectator_delay_min
         self.allowed_origins = tuple(allowed_origins)
@@ -167,6 +169,10 @@ class TableService:
                     else:  # every page is a witness of the latest signed head (issue 16)
                         view["signed_head"] = table.record.signed_head()
                     view["table_key"] = table.record.fingerprint
+                    desk = self.dice
+                    if desk is not None and desk.table is table and viewer.role in ("player", "judge"):
+                        desk.drop_answered()
+                        view["camera_rolls"] = desk.views(viewer.seat)
                     if viewer.role == "judge":
                         view["keyframes"] = self._keyframes_of([e["seq"] for e in view["log"]])
                         view["key_fingerprint"] = self._fingerprint()
@@ -358,11 +364,35 @@ class TableService:
         if viewer.seat is not None and "@" in text:  # a face-down card named by its stand (tap to act)
             with self.table.lock:
                 text = resolve(self.table.game, viewer.seat, text)
+        desk = self.dice
+        if desk is not None and desk.table is self.table and viewer.seat is not None:
+            camera = desk.typed(viewer.seat, text)  # a roll the camera read: the same confirms it, another is flagged
+            if camera is not None:
+                return self._camera_answer(viewer, camera[0])
         entry = self.table.act(source, text, seat=viewer.seat)
         if not entry.seq:  # counted, not stored as a row (a seat that keeps getting rejections)
             seen = entries_for([entry], self.table.game.state, viewer, -1, self.catalog)
             return {**seen[0], "counted": True}
         return self._project(viewer, entry)
+
+    def confirm_roll(self, viewer: Viewer, roll_id: int) -> dict[str, Any]:
+        """One tap on "read 14 - confirm": the roll the camera read becomes the prompt's answer."""
+        if viewer.role == "spectator":
+            raise AccessDenied("spectators cannot confirm rolls")
+        desk = self.dice
+        if desk is None or desk.table is not self.table:
+            raise InputError("this table has no camera reading dice")
+        entry = desk.confirm(viewer.seat if viewer.role == "player" and viewer.seat else "judge", roll_id)
+        return self._project(viewer, entry)
+
+    def _camera_answer(self, viewer: Viewer, entry: Entry) -> dict[str, Any]:
+        """A typed roll that met the camera's reading: the confirmed action, or the flag it raised (a
+        judges-only row: the player hears that their word and the camera's went to a question)."""
+        if entry.kind != "flag":
+            return self._project(viewer, entry)
+        return {"seq": entry.seq, "time": entry.ts, "source": entry.source, "kind": "flag", "action": entry.text,
+                "label": entry.text, "accepted": False, "rule": "#camera",
+                "message": "the camera read something else: your opponent or a judge decides (see the question)"}
 
     def undo(self, viewer: Viewer, reason: str) -> dict[str, Any]:
         self._judge_only(viewer, "undo")

@@ -40,7 +40,7 @@ from tracker.table.table import Entry, Table
 SCENE_TAIL = 120  # record entries a rebuilt scene keeps (its log tail and the secrets still open)
 LOG_TAIL = 40  # entries a state carries; a connection gets the whole record once, as a `log` message
 PUBLIC_ZONES = ("discard", "prison")
-PLAYER_KINDS = ("action", "undo", "correct", "question")
+PLAYER_KINDS = ("action", "undo", "correct", "question", "dice")  # "flag" rows (anti-cheat) are judges' only
 MEANS = re.compile(r"^(?P<player>\S+) means (?P<card>\S+) (?P<index>\S+)")
 Redact = Callable[[str], str]
 ANY_CARD_ID = re.compile(r"(?<![A-Za-z0-9_#-])[A-Za-z0-9_-]{4}#[0-9]{1,8}(?![A-Za-z0-9_#-])")

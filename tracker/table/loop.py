@@ -8,6 +8,8 @@ from typing import Any, Protocol
 from rules.errors import RulesError
 from rules.identity import parse_payload
 from tracker.table.board import KINDS, StandValue
+from tracker.table.dice_roll import DiceDesk
+from tracker.table.dice_watch import RollSeen
 from tracker.table.mat import FACES, SlotValue
 from tracker.table.stabiliser import Stabiliser
 from tracker.table.table import Entry, Table
@@ -43,6 +45,10 @@ class BoardReading(Protocol):
     def read(self, frame: Any, only: Iterable[str] | None = None) -> Observation: ...
 
 
+class RollReading(Protocol):
+    def read(self, frame: Any) -> RollSeen: ...
+
+
 def stand_value(obs: StandReading) -> tuple[StandValue, bool]:
     """A vision reading as (value, unusable): an unknown region or a low confidence counts as obstructed,
     never as a change."""
@@ -69,9 +75,11 @@ def slot_value(obs: SlotReading, under: bool | None = None) -> tuple[SlotValue, 
 class OverheadLoop:
     """Feeds frames through a board reader and a stabiliser into the table."""
 
-    def __init__(self, table: Table, reader: BoardReading, frames_to_agree: int = 3) -> None:
+    def __init__(self, table: Table, reader: BoardReading, frames_to_agree: int = 3,
+                 dice: tuple[RollReading, DiceDesk] | None = None) -> None:
         self.table = table
         self.reader = reader
+        self.dice = dice  # the roll area's reader and the desk its readings go to, when dice are read
         self.stabiliser: Stabiliser[StandValue] = Stabiliser(frames=frames_to_agree)
         self.mat: Stabiliser[SlotValue] = Stabiliser(frames=frames_to_agree)
         self.unread: dict[str, int] = {}  # slot -> consecutive frames a face-down card's QR went unread
@@ -81,6 +89,7 @@ class OverheadLoop:
 
     def process(self, frame: Any) -> list[Entry]:
         self.frames += 1
+        rolled = self.process_dice(frame)
         observation = self.reader.read(frame)
         why = getattr(observation, "unreadable", None)
         if why != self.unreadable:
@@ -90,7 +99,7 @@ class OverheadLoop:
                             "error" if why else "info", key="board-readable")
             self.unreadable = why
         if why:
-            return []  # no move while the board cannot be read
+            return rolled  # no move while the board cannot be read
         readings = {stand: stand_value(obs) for stand, obs in observation.stands.items()}
         self.stabiliser.feed(readings)
         under: dict[str, Any] = getattr(observation, "under", {})
@@ -99,7 +108,17 @@ class OverheadLoop:
         # one only when the record moved on (cheap otherwise).
         entries = self.table.observe(self.stabiliser.board())
         mat = self.mat.board()
-        return entries + (self.table.observe_mat(mat) if mat else [])
+        return rolled + entries + (self.table.observe_mat(mat) if mat else [])
+
+    def process_dice(self, frame: Any) -> list[Entry]:
+        """The roll area, read only while the rules wait for a roll the camera can read (or a reading waits
+        for its tap, so a re-roll is seen): the rest of the time it costs nothing."""
+        if self.dice is None:
+            return []
+        reader, desk = self.dice
+        if desk.table is not self.table or not (desk.pending or desk.due()):
+            return []
+        return desk.feed(reader.read(frame))
 
     def _under(self, slot: str, obs: SlotReading | None) -> bool | None:
         """A card's end beyond the slot's edge: an unknown reading there (a hand, an object) holds the last

@@ -12,6 +12,9 @@ Row kinds (body keys):
   the physical id read from a face-down card's QR (judges only: players never receive mat rows);
 - ``shown``: ``card``, ``known``: a card shown to the front camera;
 - ``question``: ``player``, ``text``, ``options``: an ambiguity put to a player;
+- ``dice``: ``read``, ``status``, ``player``, ``answer``: dice at rest in the roll area (`tracker.table.dice_roll`);
+  ``flag``: ``flag``, ``player``, ``camera``, ``typed``, ``dice_row``: an anti-cheat signal. Replay skips both
+  (the action a reading answers is its own row, source ``camera``);
 - ``undo``: ``reason``, ``undid``: a judge took back the last accepted action (at most `UNDO_DEPTH` back);
 - ``correct``: ``target`` (seq of an action row), ``text`` (its replacement, empty to strike it),
   ``reason``: a judge's correction. Replay applies corrections retroactively, so later rows are

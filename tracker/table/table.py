@@ -132,7 +132,7 @@ class Table:
             self._explain("overhead")
 
     # --- inputs ---------------------------------------------------------------------------------------------
-    def act(self, source: str, text: str, seat: str | None = None) -> Entry:
+    def act(self, source: str, text: str, seat: str | None = None, extra: Mapping[str, Any] | None = None) -> Entry:
         """A player's (or the script's) action in notation. Bad notation raises `InputError` and records
         nothing; a rules rejection is recorded (or counted, `tracker.table.probes`) and returned; an
         entry not stored as a row has `seq` 0. With `seat` (a player's phone), naming a card that seat
@@ -144,7 +144,7 @@ class Table:
         with self.lock:
             hidden = unnamed_card(self.game.state, self.board, seat, action) if seat else None
             if hidden is None or seat is None:
-                entry = self._apply(source, action.to_text())
+                entry = self._apply(source, action.to_text(), extra=extra)
             elif hidden[1]:  # the rules decide; a rejection gets the one answer
                 entry = self._apply(source, action.to_text(), hide=hidden_message(seat, hidden[0]))
             else:
@@ -220,6 +220,16 @@ class Table:
             self.questions.append(q)
             entries.append(Entry.of(self._append("question", source, {
                 "player": q.player, "text": q.text, "options": list(q.options)})))
+
+    def note(self, kind: str, source: str, body: dict[str, Any], question: Question | None = None) -> list[Entry]:
+        """Record a row that is no action (a camera's dice reading, an anti-cheat flag), and the question it
+        raises, if any, at once for everyone."""
+        with self.lock:
+            entries = [Entry.of(self._append(kind, source, body))]
+            if question is not None:
+                self._ask(question, source, entries)
+            self._bump(entries)
+            return entries
 
     def undo(self, source: str, reason: str) -> Entry:
         """A judge takes back the last accepted action."""
@@ -344,7 +354,8 @@ class Table:
         if body is not None:
             self._append("probes", source, body)
 
-    def _apply(self, source: str, text: str, hide: str | None = None) -> Entry:
+    def _apply(self, source: str, text: str, hide: str | None = None, extra: Mapping[str, Any] | None = None
+               ) -> Entry:
         verdict = self.game.apply(text)
         if not verdict.accepted and hide is not None:
             return self._rejected_row(source, text, HIDDEN_RULE, hide, refused=True)
@@ -352,7 +363,7 @@ class Table:
             return self._rejected_row(source, text, verdict.rule, verdict.message)
         try:
             self._store_probes(source, reset=True)
-            row = self._append("action", source, {"text": text, "accepted": verdict.accepted,
+            row = self._append("action", source, {**(extra or {}), "text": text, "accepted": verdict.accepted,
                                                   "rule": verdict.rule, "message": verdict.message})
         except Exception:
             self.game.undo()  # not stored, so it did not happen

@@ -81,6 +81,19 @@
       li.append(controls);
       list.append(li);
     }
+    for (const r of state.camera_rolls || []) {  // the camera read a roll: one tap confirms it
+      const li = K.html("li", { class: "camera-roll", "data-roll": r.id }, `camera: ${r.prefix} — ${r.label}`);
+      const confirm = K.html("button", { type: "button", class: "answer confirm-roll", onclick: async () => {
+        const ack = await conn.send("confirm_roll", { id: r.id });
+        if (!ack.ok) notice(ack.error, "bad");
+        else if (!ack.entry.accepted) notice(`Rejected ${ack.entry.rule}: ${ack.entry.message}`, "bad");
+        else notice(`Recorded: ${ack.entry.action}`, "ok");
+      } }, `${r.label} — confirm`);
+      const correct = K.html("button", { type: "button", class: "answer fill", onclick: () => {
+        $("action").value = `${r.prefix} `; $("action").focus(); } }, "correct it…");
+      li.append(K.html("div", { class: "controls" }, confirm, " ", correct));
+      list.append(li);
+    }
     for (const q of state.questions.filter((q) => q.mine)) {
       const li = K.html("li", { class: "question" }, q.text);
       const controls = K.html("div", { class: "controls" });
