@@ -1,7 +1,7 @@
 """Golden games for the games behind the interface (`rules.core`): whole games in canonical notation with
 the verdict of every action, from each game's rule book.
 
-File format (tests/golden/kaiju_*.game, tests/golden/tilemap_*.game):
+File format (tests/golden/games/kaiju_*.game, tests/golden/games/tilemap_*.game):
 
     game kaiju seats=2                  the game and its configuration builder's keys (first line)
     # #combat_flow: a comment citing the book
@@ -12,7 +12,7 @@ File format (tests/golden/kaiju_*.game, tests/golden/tilemap_*.game):
 
 `render(path)` replays the actions and renders the file as it should be; `check(path)` returns a unified
 diff (empty when it matches). Regenerate after an intended rules change with
-``python -m tests.games_golden --update tests/golden/kaiju_*.game`` and review the diff before committing.
+``python -m tests.games_golden --update tests/golden/games/kaiju_*.game`` and review the diff before committing.
 """
 
 from __future__ import annotations

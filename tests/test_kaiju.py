@@ -18,7 +18,7 @@ from rules.kaiju.setup import KaijuSetupError
 from rules.kaiju.state import Combat, Side
 from tests.games_golden import check
 
-GOLDEN = sorted((Path(__file__).parent / "golden").glob("kaiju_*.game"))
+GOLDEN = sorted((Path(__file__).parent / "golden" / "games").glob("kaiju_*.game"))
 WEIGHTS = {"pass": 0.2, "keep": 3.0, "discard": 0.3, "attack": 6.0, "rampage": 4.0, "card": 4.0, "rage": 5.0,
            "roar": 0.5, "decline": 0.3}
 

@@ -20,7 +20,7 @@ from rules.tilemap.game import TileGame, TileSetupError
 from rules.tilemap.state import Permanent
 from tests.games_golden import check
 
-GOLDEN = sorted((Path(__file__).parent / "golden").glob("tilemap_*.game"))
+GOLDEN = sorted((Path(__file__).parent / "golden" / "games").glob("tilemap_*.game"))
 WEIGHTS = {"pass": 1.0, "end": 0.3, "attack": 8.0, "move": 2.0, "play": 5.0, "cast": 3.0, "push": 1.0,
            "convert": 0.1, "buy": 3.0}
 M = packaged("skirmish")
