@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from rules.core.counters import copy_counter as _copy
 from rules.kaiju.cards import Character
 
 PHASES = ("setup", "planning_draw", "planning", "select", "action", "over")
@@ -64,13 +65,6 @@ class Combat:
     defender: Side
     initiative: str  # "attacker" or "defender"
     passes: int = 0
-
-
-def _copy(c: Counter[str]) -> Counter[str]:
-    """A copy of a Counter without Counter.__init__'s per-call type checks (snapshots are taken often)."""
-    out: Counter[str] = Counter.__new__(Counter)
-    dict.update(out, c)
-    return out
 
 
 @dataclass

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from rules.core.counters import copy_counter as _copy
 from rules.core.notation import Act
 from rules.tilemap.board import Tile
 
@@ -42,13 +43,6 @@ class Declared:
 
     act: Act
     speed: str  # slow, fast, free
-
-
-def _copy(c: Counter[str]) -> Counter[str]:
-    """A copy of a Counter without Counter.__init__'s per-call type checks (snapshots are taken often)."""
-    out: Counter[str] = Counter.__new__(Counter)
-    dict.update(out, c)
-    return out
 
 
 @dataclass
