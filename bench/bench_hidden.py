@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,8 @@ from calibration.layout import TableLayout
 from rules.board_map import BoardMap
 from tracker.overhead.layout import table_layout
 from tracker.table.stabiliser import Stabiliser
-from vision.board import BoardReader, under_id
+from vision.board import BoardReader, under_id, under_slot
+from vision.regions import centre_mm
 from vision.synth import Renderer, SlotCard, TableScene
 from vision.synth.clutter import Clutter
 from vision.under_mat import read_under
@@ -69,15 +69,6 @@ CONDITIONS = (
 )
 
 
-def _area_centre(layout: TableLayout, reader: BoardReader, slot: str) -> tuple[float, float]:
-    """The area's centre in the mat frame (mm): the patch's centre through the plane homography."""
-    reg = reader.under_regions[under_id(slot)]
-    P = reader.pose.plane_homography(0.0)
-    w, h = reg.size
-    pt = np.linalg.inv(P) @ reg.H @ np.array([w / 2.0, h / 2.0, 1.0])
-    return float(pt[0] / pt[2]), float(pt[1] / pt[2])
-
-
 def _scene(layout: TableLayout, reader: BoardReader, rng: np.random.Generator, cond: Condition,
            edge: list[str]) -> tuple[TableScene, dict[str, str]]:
     """A table with hidden cards at about a third of the edge slots; truth per slot: down / empty."""
@@ -95,7 +86,7 @@ def _scene(layout: TableLayout, reader: BoardReader, rng: np.random.Generator, c
     clutter: list[Clutter] = []
     if cond.clutter is not None:
         target = edge[int(rng.integers(len(edge)))]
-        x, y = _area_centre(layout, reader, target)
+        x, y = centre_mm(reader.under_regions[under_id(target)], reader.pose)
         clutter.append(Clutter(cond.clutter, (x + rng.uniform(-8, 8), y + rng.uniform(-8, 8), 0.0)))
     return TableScene({}, slots=slots, hands=cond.hands, clutter=clutter), truth
 
@@ -112,7 +103,7 @@ def run(cond: Condition, with_reference: bool, tables: int, frames: int, seed: i
         rng = np.random.default_rng([seed, t, len(cond.name)])
         empty = renderer.render(TableScene({}), seed=seed * 1000 + t)
         reader = BoardReader(layout, pose, PALETTE, reference=empty if with_reference else None)
-        edge = sorted(s.removeprefix("under:") for s in reader.under_regions)
+        edge = sorted(under_slot(rid) for rid in reader.under_regions)
         reader.read(empty)  # the table as set up: the light it was calibrated in
         scene, truth = _scene(layout, reader, rng, cond, edge)
         stab: Stabiliser[str] = Stabiliser(frames=AGREE)
@@ -176,10 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     stats: dict[str, float] = {}
     print(f"{'condition':24} {'set-up':10} {'read right':>12} {'covered flagged':>16} {'wrong accepted':>15}")
     total_wrong = 0
-    runner: Callable[..., tuple[int, int, int, int, int]] = run
     for cond in conds:
         for ref in (True, False):
-            right, readable, flagged, covered, wrong = runner(cond, ref, args.tables, args.frames, args.seed, stats)
+            right, readable, flagged, covered, wrong = run(cond, ref, args.tables, args.frames, args.seed, stats)
             total_wrong += wrong
             cov = f"{flagged}/{covered}" if covered else "-"
             print(f"{cond.name:24} {'photo' if ref else 'no photo':10} {right:>5}/{readable:<6} {cov:>16} {wrong:>15}")

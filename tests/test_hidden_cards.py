@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from calibration.camera import default_pose
@@ -27,7 +26,7 @@ from tracker.table.board import StandValue
 from tracker.table.mat import SlotValue
 from tracker.table.table import Table
 from vision.board import BoardReader
-from vision.regions import on_mat_edge
+from vision.regions import centre_mm, on_mat_edge
 from vision.synth import Renderer, SlotCard, TableScene
 from vision.synth.clutter import Clutter
 
@@ -190,9 +189,9 @@ def test_the_reader_sees_card_ends_beyond_the_mat_and_never_guesses_under_an_obj
     assert obs.slots["12"].state == "down" and not obs.slots["11"].obstructed
     # A phone dropped beyond an edge is unknown there; a die is too small to hide a card's end: whatever is
     # read beside it, and on top of a card's end, is never the wrong one.
-    x6, y6 = _beyond(reader, "6")
-    x2, y2 = _beyond(reader, "2")
-    x7, y7 = _beyond(reader, "7")
+    x6, y6 = centre_mm(reader.under_regions["under:6"], reader.pose)
+    x2, y2 = centre_mm(reader.under_regions["under:2"], reader.pose)
+    x7, y7 = centre_mm(reader.under_regions["under:7"], reader.pose)
     scene = TableScene({}, slots=hidden, clutter=[Clutter("die", (x6, y6, 0.0)), Clutter("phone", (x2, y2, 0.0)),
                                                   Clutter("die", (x7, y7, 0.0))])
     obs = reader.read(renderer.render(scene, seed=50))
@@ -200,13 +199,6 @@ def test_the_reader_sees_card_ends_beyond_the_mat_and_never_guesses_under_an_obj
     assert obs.under["6"].state != "down" and obs.under["2"].state != "down"
     assert obs.under["7"].state == "down"
 
-
-def _beyond(reader: BoardReader, slot: str) -> tuple[float, float]:
-    """The middle of the area read beyond `slot`'s edge, in the mat frame (mm)."""
-    reg = reader.under_regions[f"under:{slot}"]
-    w, h = reg.size
-    pt = np.linalg.inv(reader.pose.plane_homography(0.0)) @ reg.H @ np.array([w / 2.0, h / 2.0, 1.0])
-    return float(pt[0] / pt[2]), float(pt[1] / pt[2])
 
 
 def test_an_item_laid_face_down_with_a_soul_becomes_its_equip(tmp_path: Path) -> None:

@@ -81,9 +81,17 @@ class BoardObservation:
     under: dict[str, SlotObs] = field(default_factory=dict)
 
 
+UNDER = "under:"
+
+
 def under_id(slot: str) -> str:
-    """The region id of the strip beyond `slot`'s outer edge (models, crops and obstruction share ids)."""
-    return f"under:{slot}"
+    """The region id of the area beyond `slot`'s outer edge (models, change test and obstruction share ids)."""
+    return UNDER + slot
+
+
+def under_slot(rid: str) -> str:
+    """The slot whose outer edge the area `rid` (an `under_id`) lies beyond."""
+    return rid.removeprefix(UNDER)
 
 
 class BoardReader:
@@ -152,6 +160,8 @@ class BoardReader:
         sampling maps of every region and QR window, the smoothed and BGR forms of the models."""
         shape = (self.pose.image_size[1], self.pose.image_size[0], 3)
         for reg in self.stand_regions.values():
+            prepare(reg.H, reg.size, shape)
+        for reg in self.under_regions.values():
             prepare(reg.H, reg.size, shape)
         for rid, reg in self.slot_regions.items():
             prepare(reg.H, reg.size, shape)
@@ -238,7 +248,7 @@ class BoardReader:
             self.changes.keep(lit, sid)
         under: dict[str, SlotObs] = {}
         for rid, reg in self.under_regions.items():
-            sid = rid.removeprefix("under:")
+            sid = under_slot(rid)
             if wanted is not None and sid not in wanted and sid in self.last_under:
                 under[sid] = self.last_under[sid]
                 continue
@@ -280,7 +290,7 @@ class BoardReader:
     def _unreadable(self, why: str, wanted: set[str] | None) -> BoardObservation:
         stands = {sid: self._not_read(self.last_stands.get(sid), why) for sid in self.stand_regions}
         slots = {sid: self._not_read_slot(self.last_slots.get(sid), why) for sid in self.slot_regions}
-        under = {rid.removeprefix("under:"): self._not_read_slot(self.last_under.get(rid.removeprefix("under:")), why)
+        under = {under_slot(rid): self._not_read_slot(self.last_under.get(under_slot(rid)), why)
                  for rid in self.under_regions}
         return BoardObservation(stands, slots, True, (), why, under)
 
@@ -364,14 +374,14 @@ class BoardReader:
 
     def _read_under(self, img: NDArray[np.uint8], rid: str, reg: Region, mask: NDArray[np.uint8] | None,
                     gains: F32) -> SlotObs:
-        sid = rid.removeprefix("under:")
+        sid = under_slot(rid)
         if self._covered(mask, rid):
             self.models.reset(rid)
             return self._not_read_slot(self.last_under.get(sid), "covered")
         model = self.models.get(rid)
-        patch = normalise(extract(img, reg.H, reg.size), gains, None if model is None else bgr_of(*model))
-        r = read_under(patch, model, reg.px_per_mm, self.layout.card_size_mm)
+        patch = normalise(extract(img, reg.H, reg.size), gains, None if model is None else self._bgr_of(model))
         c, s = chroma(patch)
+        r = read_under(patch, model, reg.px_per_mm, self.layout.card_size_mm, cs=(c, s))
         self.models.seen_empty(rid, "under", c, s, r.state == "empty" and r.confidence >= CONFIDENT_EMPTY)
         if r.state == "unknown":
             return self._not_read_slot(self.last_under.get(sid), r.reason or "not a card's end")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from calibration.camera import CameraPose
-from calibration.layout import TableLayout
+from calibration.layout import SlotSpec, TableLayout
 from vision.warp import Mat3, apply, rotate, scale, translate
 
 STAND_PX_PER_MM = 3.0
@@ -83,22 +83,23 @@ def slot_regions(layout: TableLayout, pose: CameraPose, px_per_mm: float = SLOT_
     return out
 
 
-
 UNDER_GAP_MM = 2.0  # from the mat's edge: the mat's own edge and shadow are not read
 UNDER_SIDE_MM = 16.0  # beyond each side of the card's width: a card slid in a little off-centre still fits
 UNDER_REACH_MM = (60.0, 90.0)  # how far out the area read reaches: at least, and at most where the frame allows
 UNDER_PX_PER_MM = 2.0
 
 
+def _bottom_edge(s: SlotSpec) -> Mat3:
+    """Slot frame -> mat mm: the origin at the middle of the edge a card's bottom points to, y outwards."""
+    x0, y0, x1, y1 = s.rect_mm
+    half = (y1 - y0) / 2 if s.up_deg in (0.0, 180.0) else (x1 - x0) / 2
+    return translate((x0 + x1) / 2, (y0 + y1) / 2) @ rotate(s.up_deg) @ translate(0.0, half)
+
+
 def on_mat_edge(layout: TableLayout, slot_id: str, tol_mm: float = 2.0) -> bool:
     """Whether the edge of `slot_id` that a card's bottom points to is the mat's own edge: only there can a
     card be slid under the mat with its end showing (the transit slots lie inside the mat)."""
-    s = layout.slot(slot_id)
-    x0, y0, x1, y1 = s.rect_mm
-    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    half = (y1 - y0) / 2 if s.up_deg in (0.0, 180.0) else (x1 - x0) / 2
-    ex, ey = (float(v) for v in apply(rotate(s.up_deg), np.array([[0.0, half]]))[0])
-    x, y = cx + ex, cy + ey
+    x, y = (float(v) for v in apply(_bottom_edge(layout.slot(slot_id)), np.zeros((1, 2)))[0])
     mw, mh = layout.mat_size_mm
     return min(abs(x), abs(x - mw), abs(y), abs(y - mh)) <= tol_mm
 
@@ -115,15 +116,19 @@ def under_regions(layout: TableLayout, pose: CameraPose, px_per_mm: float = UNDE
     for s in layout.slots:
         if not on_mat_edge(layout, s.id):
             continue
-        x0, y0, x1, y1 = s.rect_mm
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        half = (y1 - y0) / 2 if s.up_deg in (0.0, 180.0) else (x1 - x0) / 2
-        to_mat = translate(cx, cy) @ rotate(s.up_deg) @ translate(-width / 2, half + UNDER_GAP_MM)
+        H = P @ _bottom_edge(s) @ translate(-width / 2, UNDER_GAP_MM) @ scale(1.0 / px_per_mm)
+        pw = round(width * px_per_mm)
         for reach in np.arange(UNDER_REACH_MM[1], UNDER_REACH_MM[0] - 1e-6, -5.0):
-            pw, ph = round(width * px_per_mm), round(float(reach) * px_per_mm)
-            H = P @ to_mat @ scale(1.0 / px_per_mm)
+            ph = round(float(reach) * px_per_mm)
             poly = apply(H, np.array([[0, 0], [pw, 0], [pw, ph], [0, ph]], dtype=np.float64))
             if poly.min() >= 0 and poly[:, 0].max() <= w_img and poly[:, 1].max() <= h_img:
                 out[s.id] = Region(s.id, "under", (pw, ph), H, px_per_mm, _box(poly), poly, poly)
                 break
     return out
+
+
+def centre_mm(reg: Region, pose: CameraPose, z_mm: float = 0.0) -> tuple[float, float]:
+    """The middle of a region's patch in the mat frame (mm), on the plane at height `z_mm`."""
+    w, h = reg.size
+    pt = np.linalg.inv(pose.plane_homography(z_mm)) @ reg.H @ np.array([w / 2.0, h / 2.0, 1.0])
+    return float(pt[0] / pt[2]), float(pt[1] / pt[2])

@@ -70,9 +70,10 @@ def _edgy(patch: Image) -> float:
 
 
 def read_under(patch: Image, model: tuple[F32, F32] | None, px_per_mm: float,
-               card_mm: tuple[float, float]) -> UnderReading:
+               card_mm: tuple[float, float], cs: tuple[F32, F32] | None = None) -> UnderReading:
     """One area, rectified with its top row along the mat's edge (``px_per_mm``); ``model`` is the empty
-    area's chromaticity and brightness (``vision.colour.chroma``), or None when not known yet."""
+    area's chromaticity and brightness (``vision.colour.chroma``), or None when not known yet; ``cs`` is
+    the patch's own, when the caller has it already."""
     coloured = back_coloured(patch)
     if model is None:
         # the art's black cracks and the card's dark border carry no colour: dark pixels count, and small
@@ -81,7 +82,7 @@ def read_under(patch: Image, model: tuple[F32, F32] | None, px_per_mm: float,
         shut = cv2.morphologyEx((coloured | dark).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
         changed = fill_holes(np.asarray(shut, np.uint8))
     else:
-        changed = changed_mask(patch, model, chroma(patch))
+        changed = changed_mask(patch, model, chroma(patch) if cs is None else cs)
     if float(changed.mean()) <= FREE:
         if model is None and _edgy(patch) > FREE:
             # no card colour, but not a plain table either: a box or a phone could hide a card's end
