@@ -220,7 +220,8 @@ class Game:
         waiting = s.pending[0] if s.pending and s.pending[0].kind == "bs" else None
         if isinstance(act, Bs):
             last = self.history[-1][0] if self.history else None
-            if waiting is not None or last is None or last.player != other(act.player) or s.phase == "over":
+            if waiting is not None or last is None or last.player == act.player or last.player not in s.players \
+                    or act.player not in s.players or s.phase == "over":
                 return Verdict.reject("#BS", f"{act.to_text()}: call out the opponent's last action, before its "
                                              "effect is used")
             new = s.copy()
@@ -233,11 +234,12 @@ class Game:
             return Verdict.reject("#BS", f"{act.to_text()}: no BS call is waiting for convention")
         challenged = waiting.player
         stands = act.reasonability == "for"
-        if act.player not in (challenged, other(challenged), "judge"):
+        if act.player not in s.players and act.player != "judge":
             return Verdict.reject("#BS", f"{act.to_text()}: not a player of this game")
         if act.player != "judge" and (act.player == challenged) == stands:
             return Verdict.reject("#BS", f"{act.to_text()}: a player concedes the other side's point: "
-                                         f"{challenged} concedes against, {other(challenged)} concedes for")
+                                         f"{challenged} concedes against, "
+                                         f"{other(challenged) if len(s.players) == 2 else 'the caller'} concedes for")
         self.history.append((act, s))
         if stands:
             new = s.copy()
@@ -319,11 +321,11 @@ class Game:
             return []
         if s.pending and s.pending[0].kind == "bs":
             challenged = s.pending[0].player
-            return [Concede(challenged, "against"), Concede(other(challenged), "for")]
+            return [Concede(challenged, "against"), *(Concede(q, "for") for q in s.players if q != challenged)]
         last = self.history[-1][0] if self.history else None
-        if not free or last is None or last.player not in PLAYERS:
+        if not free or last is None or last.player not in s.players:
             return []
-        return [Bs(other(last.player))]
+        return [Bs(q) for q in s.players if q != last.player]
 
     def legal_actions_by_trial(self, free: bool = False) -> list[Action]:
         """The reference definition of `legal_actions`: every candidate trial-applied (slow; for tests).

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 
 from rules.adaptations import ADAPTATIONS
-from rules.context import Ctx, other
+from rules.context import Ctx
 from rules.day import reach
 from rules.legal_items import day_candidates, free_candidates
 from rules.notation import (
@@ -135,7 +135,7 @@ def _pending(c: Ctx) -> list[Action]:
         out += [Trap(q.player, q.cards[0], o) for q in c.s.pending if q.kind == "trap" for o in ("sprung", "idle")]
     elif pend.kind == "combat":
         mine = [x for x in c.souls_in(pend.territory, p) if c.can_attack(x) is None]
-        theirs = c.souls_in(pend.territory, other(p))
+        theirs = c.enemies_in(pend.territory, p)
         out += [Attack(p, a.id, d.id) for a in mine for d in theirs]
         out += [Stop(p)]
         if pend.note == "respond":
@@ -146,7 +146,7 @@ def _pending(c: Ctx) -> list[Action]:
         if not pend.value:
             out += [Roll(p, "escape", f) for f in _faces((6, 6))]
         if not pend.chase:
-            out += [Roll(other(p), "chase", str(v)) for v in range(1, 21)]
+            out += [Roll(q, "chase", str(v)) for q in c.foes(p) for v in range(1, 21)]
     elif pend.kind in ("damage", "heal"):
         for q in c.s.pending:
             if q.kind == "damage":
@@ -188,7 +188,7 @@ def _day(c: Ctx, p: str) -> list[Action]:
     if due:
         t = due[0]
         able = [x for x in c.souls_in(t, p) if c.can_attack(x) is None]
-        out += [Attack(p, a.id, d.id) for a in able for d in c.souls_in(t, other(p))]
+        out += [Attack(p, a.id, d.id) for a in able for d in c.enemies_in(t, p)]
         out += [*_retreats(c, p, t), Hold(p, t)]
         return out + day_candidates(c, p)
     out += [Initiative(p), End(p)]

@@ -35,6 +35,9 @@ class Style:
     hold: int = 3                   # King of the hill: diel cycles the hill must be held
     marked: str | None = None       # specials: the territory a ref marked (Find the treasure, ...)
     hunted: str | None = None       # The hunt: the huntable type (card code, title, gene, habitat or type)
+    allies: frozenset[str] = frozenset()  # seats on one team: they never fight each other (Band together)
+    third: str | None = None        # the third party's seat (Band together)
+    captives: tuple[str, ...] = ()  # Captive: the soul card each seat gives the other, in seat order
 
     def with_params(self, **params: object) -> Style:
         known = {"camps", "cycles", "limit", "hill", "hold", "marked", "hunted"}
