@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from rules.captive import captive_play, captive_reveal
 from rules.context import Ctx, Illegal, other
 from rules.notation import Move, Play, Reveal, Roll, Swim, Trap
 from rules.routes import entered, route_cost, tunnel_pairs
@@ -67,6 +68,7 @@ def play(c: Ctx, a: Play) -> None:
     if not c.controls(a.player, a.territory):
         raise Illegal("#day", f"{a.player} does not control territory {a.territory}; cards are played on a "
                               "territory you control")
+    captive_play(c, a, cs)
     _count_play(c, a.player, "#game_setup")
     revealed = a.face == "revealed"
     if info.type == "Item":
@@ -99,6 +101,9 @@ def reveal(c: Ctx, a: Reveal) -> None:
     if c.s.phase != "day":
         raise Illegal("#day", "souls are revealed during the day")
     start_action(c, a.player)
+    if a.card in c.style.captives:
+        captive_reveal(c, a)
+        return
     cs = c.own(a.player, a.card, "play")
     if not c.is_soul(cs):
         raise Illegal("#day", f"{c.name(cs)} is not a soul; its card says when it is revealed")

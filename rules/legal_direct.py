@@ -9,6 +9,7 @@ generator. `direct(c)` returns None for any other position; the game then filter
 
 from __future__ import annotations
 
+from rules.captive import captive_reveals, held_captive
 from rules.context import Ctx
 from rules.day import DAY_CARD_TYPES, HIDDEN_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
 from rules.legal import _faces, _windows
@@ -205,7 +206,26 @@ def _day(c: Ctx, p: str) -> list[Action]:
             nomad = info.habitat == "Nomad"
             out.append(make(Swim, p, cs.id, (2,) if nomad else (2, 2)))
             out.append(make(Swim, p, cs.id, (5,) if nomad else (3, 5)))
+    if c.style.captives:
+        out = _captive_filter(c, p, out) + captive_reveals(c, p)
     return out + day_extras(c, p, False, hand, found)
+
+
+def _captive_filter(c: Ctx, p: str, out: list[Action]) -> list[Action]:
+    """Captive (`rules.captive`): a captive is played unrevealed, and before any other card of the hand."""
+    waiting = held_captive(c, p)
+    captives = c.style.captives
+    keep: list[Action] = []
+    for a in out:
+        if isinstance(a, Play):
+            if waiting is not None and a.card != waiting.id:
+                continue
+            if a.card in captives and a.face != "unrevealed":
+                continue
+        elif isinstance(a, Reveal) and a.card in captives:
+            continue  # only its giver reveals a captive (`captive_reveals`)
+        keep.append(a)
+    return keep
 
 
 def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: set[str],

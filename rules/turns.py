@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from rules.captive import captive_end
 from rules.context import Ctx, Illegal, other
 from rules.lifecycle import waste
 from rules.notation import End, Initiative, Peace, Roll
@@ -309,7 +310,7 @@ def _check_end(c: Ctx) -> bool:
         winner = c.s.claims[style.marked][0]
         if c.s.claims[style.marked][1] == "camp":
             return _over(c, f"{winner} wins: claimed the marked territory {style.marked} first ({style.title})")
-    special = special_end(c) if style.marked is not None else None
+    special = special_end(c) if style.marked is not None else captive_end(c) if style.captives else None
     if special is not None:
         return _over(c, special)
     if style.score == "body-count" and c.s.turn:
