@@ -256,13 +256,15 @@ class Ctx:
                        and c.at and where.get(c.at) == territory), key=_by_id)
 
     def contested(self, territory: str) -> bool:
+        """Souls of foes share `territory` (allies of Band together do not contest it)."""
         souls, where = self._souls, self._territory
         first: str | None = None
+        allies = self.style.allies
         for c in self.s.play.values():
             if c.code in souls and c.at and where.get(c.at) == territory:
                 if first is None:
                     first = c.owner
-                elif c.owner != first:
+                elif c.owner != first and not (first in allies and c.owner in allies):
                     return True
         return False
 

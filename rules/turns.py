@@ -266,8 +266,8 @@ def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set
         if not mine or any(s.owner in c.foes(player) for s in here):
             continue
         claim = c.s.claims.get(territory)
-        if claim is not None and claim[0] == player:
-            continue
+        if claim is not None and (claim[0] == player or claim[0] not in c.foes(player)):
+            continue  # already theirs, or an ally's (Band together: allies never take each other's territory)
         if claim is not None and claim[1] == "capital" and not c.style.claims_matter:
             continue  # Highest body count: capitals cannot be taken
         if claim is not None and claim[1] == "capital":
