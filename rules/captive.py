@@ -11,7 +11,7 @@ stands, and it is then the giver's soul again; the giver wins when it stands on 
 from __future__ import annotations
 
 from rules.context import Ctx, Illegal
-from rules.notation import PLAYERS, Play, Reveal
+from rules.notation import PLAYERS, Action, Play, Reveal
 from rules.state import CardState
 
 RULE = "#playstyleoptions"
@@ -74,9 +74,9 @@ def captive_end(c: Ctx) -> str | None:
     return None
 
 
-def captive_reveals(c: Ctx, player: str) -> list[Reveal]:
+def captive_reveals(c: Ctx, player: str) -> list[Action]:
     """The reveals `player` may make of their own captives in play (for legal-action generation)."""
-    out = []
+    out: list[Action] = []
     for card in c.style.captives:
         cs = c.s.cards.get(card)
         if cs is not None and cs.zone == "play" and not cs.revealed and giver(c, card) == player:

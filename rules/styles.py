@@ -38,6 +38,7 @@ class Style:
     allies: frozenset[str] = frozenset()  # seats on one team: they never fight each other (Band together)
     third: str | None = None        # the third party's seat (Band together)
     captives: tuple[str, ...] = ()  # Captive: the soul card each seat gives the other, in seat order
+    needs: tuple[str, ...] = ()     # parameters a game of this style cannot start without
 
     def with_params(self, **params: object) -> Style:
         known = {"camps", "cycles", "limit", "hill", "hold", "marked", "hunted", "third", "captives"}
@@ -58,7 +59,7 @@ STYLES: dict[str, Style] = {s.name: s for s in (
     Style("mass-conflict", "Mass conflict", seats=(2, 4), score=CONVENTION),
     Style("band-together", "Band together", referee=True, cycles=20, score="band", seats=(3, 3)),
     Style("king-of-the-hill", "King of the hill", camps=0, adjacent_capitals=True, score="hill"),
-    Style("captive", "Captive", score="captive"),
+    Style("captive", "Captive", score="captive", needs=("captives",)),
     Style("highest-body-count", "Highest body count", score="body-count", claims_matter=False),
     Style("ends-justify-means", "The ends must justify the means", cycles=20, score="ends-means"),
     Style("cost-too-great", "The cost is too great", limit=5),
