@@ -36,6 +36,7 @@ def other(player: str) -> str:
 
 
 _FOES: dict[tuple[frozenset[str], tuple[str, ...]], tuple[str, ...]] = {}
+_TWO_SEATS = {"red": ("blue",), "blue": ("red",)}
 
 
 class Ctx:
@@ -119,7 +120,10 @@ class Ctx:
 
     def foes(self, player: str) -> tuple[str, ...]:
         """The seats `player` fights: every other seat, except allies of a style's team (Band together)."""
-        key = (player, *self.s.players)
+        players = self.s.players
+        if len(players) == 2 and not self.style.allies and player in _TWO_SEATS:
+            return _TWO_SEATS[player]
+        key = (player, *players)
         found = _FOES.get((self.style.allies, key))
         if found is None:
             allies = self.style.allies

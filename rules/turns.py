@@ -259,14 +259,21 @@ def settle_claims(c: Ctx) -> None:
 
 def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set[str]]) -> bool:
     """A player with a soul on the territory stand and no enemy soul on it claims the territory."""
+    owners = {s.owner for s in here}
+    held = c.s.claims.get(territory)
+    if held is not None and len(owners) == 1 and held[0] in owners:
+        return False  # only the holder's souls stand there: nothing changes (the common case)
     stand = c.territory_stand(territory)
     claimed = False
     for player in c.s.players:
+        if player not in owners:
+            continue
+        foes = c.foes(player)
         mine = [s for s in here if s.owner == player and c.info(s).habitat != "DigitalCloud" and not s.rogue]
-        if not mine or any(s.owner in c.foes(player) for s in here):
+        if not mine or any(s.owner in foes for s in here):
             continue
         claim = c.s.claims.get(territory)
-        if claim is not None and (claim[0] == player or claim[0] not in c.foes(player)):
+        if claim is not None and (claim[0] == player or claim[0] not in foes):
             continue  # already theirs, or an ally's (Band together: allies never take each other's territory)
         if claim is not None and claim[1] == "capital" and not c.style.claims_matter:
             continue  # Highest body count: capitals cannot be taken
