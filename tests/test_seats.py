@@ -167,3 +167,12 @@ def test_direct_generation_equals_trial_application_with_more_seats(style: str, 
         g.push(choose(Ctx(g.state, g.board, g.catalog, g.style), actions, rng))
     assert checked > 20 and (g.result is None or "wins" in g.result or "tie" in g.result)
     assert BoardMap.packaged().name == "starter"
+
+
+def test_the_game_interface_names_every_seat_and_shows_each_its_own_hand() -> None:
+    from rules.kipukas import new
+
+    game = new({"decks": {"red": RED, "blue": BLUE, "green": GREEN}, "style": "mass-conflict"})
+    assert game.seats == ("red", "blue", "green")
+    players = game.view("green")["players"]
+    assert isinstance(players, dict) and players["green"]["deck"] == sorted(GREEN) and players["red"]["deck"] == 4
