@@ -15,6 +15,7 @@ from rules.style_ends import special_end
 from rules.territory_effects import between_turns
 
 PREDETERMINED = {1: "day", 2: "night", 3: "day"}
+_NOBODY: frozenset[str] = frozenset()
 MAX_PRISONERS = 3
 
 
@@ -190,7 +191,9 @@ def finish(c: Ctx) -> None:
         mover = c.s.origin
         c.s.origin = None
         c.s.acted = c.s.acted | {mover}
-        if c.s.passed is None or len(c.s.players) > 2:
+        if c.s.passed is None and len(c.s.players) == 2:
+            c.s.active = other(mover)
+        elif c.s.passed is None or len(c.s.players) > 2:
             c.s.active = c.next_seat(mover)
     if c.s.phase == "storm" and not c.s.pending:
         c.s.phase = "diel"
@@ -241,7 +244,7 @@ def settle_claims(c: Ctx) -> None:
         if here:
             _claim(c, territory, here, present)
         holder = c.s.claims.get(territory)
-        if holder is not None and not any(q in c.foes(holder[0]) for q in present.get(territory, ())):
+        if holder is not None and present.get(territory, _NOBODY).isdisjoint(c.foes(holder[0])):
             for cs in loose.get(territory, ()):
                 if cs.hidden and not cs.revealed:
                     continue  # "hidden items ... played under the mat remain hidden from the new owner" (#crafting)
