@@ -176,3 +176,22 @@ def test_the_game_interface_names_every_seat_and_shows_each_its_own_hand() -> No
     assert game.seats == ("red", "blue", "green")
     players = game.view("green")["players"]
     assert isinstance(players, dict) and players["green"]["deck"] == sorted(GREEN) and players["red"]["deck"] == 4
+
+
+def test_after_a_won_bout_the_next_foe_in_seat_order_answers() -> None:
+    # Reading (docs/rules-engine.md, the book is silent for more seats): after a bout the first foe of the winner
+    # in seat order with a soul in the territory responds (two seats: the opponent).
+    g = three()
+    place(g, "HMPU#0001", "T1")
+    place(g, "KVph#0001", "T2")
+    place(g, "F3GW#0001", "T2")
+    g.push("red move HMPU#0001 T1-T2")
+    assert {a.to_text() for a in g.legal_actions()} == {"red attack HMPU#0001 F3GW#0001",
+                                                         "red attack HMPU#0001 KVph#0001"}
+    for text in ["red attack HMPU#0001 KVph#0001", "red means HMPU#0001 1", "green means KVph#0001 1",
+                 "red roll attack 6,6", "green roll defence 1,1"]:
+        g.push(text)
+    assert g.state.pending[0].player == "red" and g.state.pending[0].note == "press"
+    g.push("red stop")
+    assert g.state.pending[0].kind == "combat" and g.state.pending[0].player == "blue"
+    assert g.state.pending[0].note == "respond" and g.state.pending[0].territory == "2"
