@@ -12,6 +12,8 @@ from rules.catalog import Catalog
 from tracker.cli import main
 from tracker.config import load_config
 from tracker.runtime.appliance import current_game, load_board, open_game
+from tracker.service.seats import SPECTATOR, player
+from tracker.service.service import TableService
 
 
 def deck_lines(serial_base: int) -> list[str]:
@@ -50,6 +52,10 @@ def test_game_new_with_three_decks_starts_mass_conflict_played_from_the_notation
             entry = table.act("judge", line)
             assert entry.accepted, (line, entry)
         assert not table.act("judge", "yellow camp 5").accepted  # no yellow seat at this table
+        service = TableService(table)  # the per-viewer projection copes with a third seat (phones come later)
+        assert service.seats.players == ("blue", "green", "red")
+        for viewer in (player("green"), player("red"), SPECTATOR):
+            assert service.snapshot(viewer)["phase"] == "camps"
     finally:
         table.close()
     assert main(["game", "status", "--config", str(config)]) == 0
