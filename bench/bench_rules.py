@@ -104,8 +104,7 @@ def profile(args: argparse.Namespace) -> int:
     table: dict[tuple[str, int, str], tuple[int, int, float, float, object]] = stats.stats  # type: ignore[attr-defined]
     cum = {f"{Path(k[0]).name}:{k[2]}": v[3] for k, v in table.items()}
     step = cum.get("game.py:legal_actions", 0.0) + cum.get("game.py:apply", 0.0)
-    for name in ("game.py:legal_actions", "game.py:apply", "state.py:copy", "turns.py:settle_claims",
-                 "state.py:__setitem__"):
+    for name in ("game.py:legal_actions", "game.py:apply"):
         print(f"{name}: {cum.get(name, 0.0) / step:.0%} of legal_actions + apply")
     print("most time of their own (tottime share of legal_actions + apply):")
     top = sorted(table.items(), key=lambda kv: -kv[1][2])[:15]

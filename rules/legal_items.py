@@ -166,24 +166,18 @@ def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Sc
             out += [make(Equip, p, i.id, x.id) for i in hand_items for x in souls]
         held = {i.id: h for i in items if i.equipped_to and (h := s.cards.get(i.equipped_to)) is not None}
         out += [make(Unequip, p, i.id) for i in items if i.id in held and held[i.id].control == p]
-        by_stand: dict[str | None, list[CardState]] = {}  # p's souls per stand / territory, in table order
-        for x in souls:
-            by_stand.setdefault(x.at, []).append(x)
         for i in items:
             holder = held.get(i.id)
             if holder is not None and holder.control == p:
-                out += [make(Pass, p, i.id, x.id) for x in by_stand.get(holder.at, ()) if x.id != holder.id]
+                out += [make(Pass, p, i.id, x.id) for x in souls if x.id != holder.id and x.at == holder.at]
         if any(not i.equipped_to for i in items):
             enemy_at = found.enemy_at
             where = c.board.stand_territory
-            by_territory: dict[str, list[CardState]] = {}  # souls that may pick up: not on an enemy's stand
-            for x in souls:
-                if x.at and x.at not in enemy_at:
-                    by_territory.setdefault(where[x.at], []).append(x)
             for i in items:
                 if i.equipped_to or i.at is None:
                     continue
-                out += [make(Pickup, p, i.id, x.id) for x in by_territory.get(where[i.at], ())]
+                out += [make(Pickup, p, i.id, x.id) for x in souls
+                        if x.at and where[x.at] == where[i.at] and x.at not in enemy_at]
         if diggers:
             out += _digs(c, p, souls)
         if healers:
