@@ -7,9 +7,12 @@ plies as steps), so machine load hits both alike while each keeps its caches war
 and ply, their ratio (target: step / ply <= 1), random self-play games per second, and the share of
 Kipukas games that reach a result, split by how they ended.
 
-    python bench/bench_rules.py [--games N] [--actions N] [--cycles N] [--seed N]
+    python bench/bench_rules.py [--games N] [--actions N] [--cycles N] [--seed N] [--seats 2|3|4]
 
---cycles is the convention limit of the `domination` style (keep the peace after N diel cycles; 0 = none).
+--cycles is the convention limit of the `domination` style (keep the peace after N diel cycles; 0 = none);
+--seats 3 or 4 plays Mass conflict (red, blue, green[, yellow]) with the same convention limit. --profile
+plays the Kipukas games alone under cProfile and prints the shares of legal_actions and apply and the
+functions that cost most (where the step's time goes; no timing figures).
 python-chess is a bench-only dependency: ``pip install -e .[bench]``.
 """
 
@@ -40,16 +43,20 @@ def deck(rng: random.Random, serial: int) -> list[str]:
     return [f"{c.code}#{serial}{i:03d}" for i, c in enumerate(pool[:30])]
 
 
-def kipukas_game(rng: random.Random, max_actions: int, cycles: int | None) -> Iterator[float]:
+SEATS = ("red", "blue", "green", "yellow")
+
+
+def kipukas_game(rng: random.Random, max_actions: int, cycles: int | None, seats: int = 2) -> Iterator[float]:
     """One random game, one step at a time: yields the seconds each step spent in legal_actions + apply;
     returns how the game ended."""
-    g = Game.new({"red": deck(rng, 1), "blue": deck(rng, 2)}, style="domination", cycles=cycles)
+    decks = {seat: deck(rng, i + 1) for i, seat in enumerate(SEATS[:seats])}
+    g = Game.new(decks, style="domination" if seats == 2 else "mass-conflict", cycles=cycles)
     steps = 0
     while steps < max_actions and not g.result:
         t0 = time.perf_counter()
         actions = g.legal_actions()
         t1 = time.perf_counter()
-        action = choose(Ctx(g.state, g.board, g.catalog), actions, rng)  # the player, not the engine
+        action = choose(Ctx(g.state, g.board, g.catalog, g.style), actions, rng)  # the player, not the engine
         t2 = time.perf_counter()
         g.apply(action)
         yield (t1 - t0) + (time.perf_counter() - t2)
@@ -81,13 +88,42 @@ def chess_plies(rng: random.Random, max_plies: int = 300) -> Iterator[float]:
             plies += 1
 
 
+def profile(args: argparse.Namespace) -> int:
+    """Where a step's time goes: cProfile over the Kipukas games (the random player included, reported apart)."""
+    import cProfile
+    import pstats
+
+    rng = random.Random(args.seed)
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(args.games):
+        for _ in kipukas_game(rng, args.actions, args.cycles or None, args.seats):
+            pass
+    prof.disable()
+    stats = pstats.Stats(prof)
+    table: dict[tuple[str, int, str], tuple[int, int, float, float, object]] = stats.stats  # type: ignore[attr-defined]
+    cum = {f"{Path(k[0]).name}:{k[2]}": v[3] for k, v in table.items()}
+    step = cum.get("game.py:legal_actions", 0.0) + cum.get("game.py:apply", 0.0)
+    for name in ("game.py:legal_actions", "game.py:apply"):
+        print(f"{name}: {cum.get(name, 0.0) / step:.0%} of legal_actions + apply")
+    print("most time of their own (tottime share of legal_actions + apply):")
+    top = sorted(table.items(), key=lambda kv: -kv[1][2])[:15]
+    for (file, line, func), v in top:
+        print(f"  {v[2] / step:5.1%}  {Path(file).name}:{line}({func})  cumulative {v[3] / step:.0%}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--actions", type=int, default=3000, help="cap on steps per Kipukas game")
     parser.add_argument("--cycles", type=int, default=40, help="domination convention limit in diel cycles")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--seats", type=int, default=2, choices=(2, 3, 4), help="3-4: Mass conflict")
+    parser.add_argument("--profile", action="store_true", help="cProfile the Kipukas side instead of timing it")
     args = parser.parse_args()
+    if args.profile:
+        return profile(args)
     rng_k, rng_c = random.Random(args.seed), random.Random(args.seed + 1)
     plies_of = chess_plies(rng_c)
     steps = plies = 0
@@ -96,7 +132,7 @@ def main() -> int:
     ends: Counter[str] = Counter()
     wall = 0.0
     for _ in range(args.games):
-        game = kipukas_game(rng_k, args.actions, args.cycles or None)
+        game = kipukas_game(rng_k, args.actions, args.cycles or None, args.seats)
         n = 0
         while True:  # alternate runs of CHUNK steps and CHUNK plies, so load hits both alike
             t0 = time.perf_counter()
@@ -118,7 +154,7 @@ def main() -> int:
     step_us, ply_us = k_time / steps * 1e6, c_time / plies * 1e6
     reached = args.games - ends["no result"]
     print(f"kipukas: {args.games} games, {steps} steps (mean {steps / args.games:.0f}, max {max(lengths)}), "
-          f"cap {args.actions} steps, convention after {args.cycles or 'no'} diel cycles")
+          f"cap {args.actions} steps, convention after {args.cycles or 'no'} diel cycles, {args.seats} seats")
     print(f"kipukas step (legal_actions + apply): {step_us:.1f} us")
     print(f"python-chess ply (legal moves + push), baseline: {ply_us:.1f} us over {plies} plies")
     print(f"ratio step / ply: {step_us / ply_us:.2f} (target <= 1)")

@@ -15,7 +15,7 @@ selection (#random_territory).
 
 from __future__ import annotations
 
-from rules.context import Ctx, Illegal, other
+from rules.context import Ctx, Illegal
 from rules.day import MAX_PLAYED, reach, start_action
 from rules.notation import Dig, Equip, Imprison, Pass, Pickup, Release, Resolve, Roam, Roll, Unequip
 from rules.state import CardState, Pending
@@ -89,7 +89,7 @@ def pickup(c: Ctx, a: Pickup) -> None:
     if c.territory_of(item.at) != c.territory_of(soul.at):
         raise Illegal("#equiping", f"{c.name(item)} lies in territory {c.territory_of(item.at)}, not where "
                                    f"{c.name(soul)} stands")
-    if c.souls_at(soul.at, other(a.player)):
+    if c.enemies_at(soul.at, a.player):
         raise Illegal("#equiping", f"{soul.at} is contested: dropped items are picked up from an uncontested stand")
     c.put(item.set(at=soul.at, equipped_to=soul.id, controller=a.player if item.owner != a.player else None))
     c.notice(f"{c.name(soul)} picks up {c.name(item)} (#equiping)")
@@ -138,7 +138,7 @@ def roam(c: Ctx, a: Roam) -> None:
     here = c.territory_of(cs.at)
     c.relocate(cs, a.stand, moved=cs.moved + 1, arrived_turn=c.s.turn)
     there = c.territory_of(a.stand)
-    if there != here and c.unrevealed_of(other(a.player), there):
+    if there != here and c.foes_unrevealed(a.player, there):
         c.push(Pending("trap-roll", a.player, there, (cs.id,), a.stand))
     others = [x for x in c.souls_in(there) if x.id != cs.id]
     if there != here and others:

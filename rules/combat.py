@@ -41,7 +41,7 @@ def attack(c: Ctx, a: Attack) -> None:
         if not due:
             raise Illegal("#contention", "attacks start by moving onto an enemy's stand (#movement) or from "
                                          "contention carried over from the previous day")
-        c.s.contention_due = c.s.contention_due - {("red", territory), ("blue", territory)}
+        c.s.contention_due = c.s.contention_due - {(p, territory) for p in c.s.players}
     else:
         if pend.territory != territory:
             raise Illegal("#contention", f"the fight is in territory {pend.territory}, not {territory}")
@@ -62,7 +62,8 @@ def attack(c: Ctx, a: Attack) -> None:
                         defence_means=dm if dm in c.available_means(target) else None)
     c.s.bout = bout
     if not final and (c.effects(cs).bout_detection or c.effects(target).bout_detection):
-        c.notice(f"printed effect: {other(a.player) if c.effects(cs).bout_detection else a.player} rolls standard "
+        foe = other(a.player) if len(c.s.players) == 2 else target.owner
+        c.notice(f"printed effect: {foe if c.effects(cs).bout_detection else a.player} rolls standard "
                  "detection (D20: 1, 2, 3, 4) before this KEAL means bout (#traps)")
     c.notice(f"{c.name(cs)} attacks {c.name(target)}: {'final blow' if final else 'KEAL means bout'}; "
              "apply any printed game effects of both cards")
@@ -257,16 +258,17 @@ def _grab_over(c: Ctx, b: Bout, won: bool) -> None:
 
 
 def _after_waste(c: Ctx, winner: str, territory: str) -> None:
-    if c.souls_in(territory, other(winner)):
+    answer = c.responder(winner, territory)
+    if answer is not None:
         grabs = tuple(p for p in c.s.pending if p.kind == "grab")  # a dropped item is grabbed first (#items)
         rest = tuple(p for p in c.s.pending if p.kind != "grab")
-        c.s.pending = (*grabs, Pending("combat", other(winner), territory, note="respond"), *rest)
+        c.s.pending = (*grabs, Pending("combat", answer, territory, note="respond"), *rest)
     else:
         _combat_over(c, territory)
 
 
 def _combat_over(c: Ctx, territory: str) -> None:
-    c.s.contention_due = c.s.contention_due - {("red", territory), ("blue", territory)}
+    c.s.contention_due = c.s.contention_due - {(p, territory) for p in c.s.players}
 
 
 def stop(c: Ctx, a: Stop) -> None:
@@ -275,8 +277,9 @@ def stop(c: Ctx, a: Stop) -> None:
         raise Illegal("#ADRH", f"{a.player} has no attack to stop" if pend is None else
                       "the soul that moved onto an enemy must attack at least once (#movement)")
     c.pop()
-    if pend.note == "press" and c.souls_in(pend.territory, other(a.player)):
-        c.push(Pending("combat", other(a.player), pend.territory, note="respond"), front=True)
+    answer = c.responder(a.player, pend.territory) if pend.note == "press" else None
+    if answer is not None:
+        c.push(Pending("combat", answer, pend.territory, note="respond"), front=True)
     else:
         _combat_over(c, pend.territory)
 
@@ -325,7 +328,7 @@ def retreat(c: Ctx, a: Retreat) -> None:
                                   f"{souls[0].at}")
     if c.territory_of(a.stand) == territory:
         raise Illegal("#retreat", f"{a.stand} is in territory {territory}: a retreat leaves the contested territory")
-    if c.souls_at(a.stand, other(a.player)):
+    if c.enemies_at(a.stand, a.player):
         raise Illegal("#retreat", f"{a.stand} holds enemy souls; retreat to a safe stand")
     _retreat_destination(c, a.player, territory, a.stand, seen)
     for s in souls:
@@ -339,7 +342,8 @@ def retreat(c: Ctx, a: Retreat) -> None:
         c.pop()
     else:
         c.s.contention_due = c.s.contention_due - {(a.player, territory)}
-    c.push(Pending("challenge", other(a.player), territory, a.cards, a.stand), front=True)
+    chaser = c.responder(a.player, territory) or (other(a.player) if len(c.s.players) == 2 else c.foes(a.player)[0])
+    c.push(Pending("challenge", chaser, territory, a.cards, a.stand), front=True)
 
 
 def _retreat_destination(c: Ctx, player: str, territory: str, stand: str, seen: dict[str, int]) -> None:
@@ -351,7 +355,7 @@ def _retreat_destination(c: Ctx, player: str, territory: str, stand: str, seen: 
     if not c.controls(player, dest):
         raise Illegal("#retreat", f"{stand} is in territory {dest}, which {player} does not control: a retreat "
                                   f"ends on the nearest stand in territory {player} controls")
-    enemies = {e.at for e in c.souls_in_play(other(player))}
+    enemies = {e.at for e in c.enemy_souls(player)}
     safe = [d for st, d in seen.items() if st not in enemies and c.territory_of(st) != territory
             and c.controls(player, c.territory_of(st))]
     if seen[stand] > min(safe):
@@ -367,7 +371,7 @@ def challenge(c: Ctx, a: Challenge) -> None:
     if a.answer == "release":
         _retreat_done(c, first, True)
     else:
-        c.push(first.set(kind="escape", player=other(a.player)), front=True)
+        c.push(first.set(kind="escape", player=_runner(c, first)), front=True)
 
 
 def escape_roll(c: Ctx, a: Roll) -> None:
@@ -377,7 +381,7 @@ def escape_roll(c: Ctx, a: Roll) -> None:
         raise Illegal("#retreat", "no challenged retreat is waiting for a roll")
     runner = first.player
     if (a.what == "escape") != (a.player == runner):
-        raise Illegal("#retreat", f"{runner} rolls 'escape' (2D6), {other(runner)} rolls 'chase' (D20)")
+        raise Illegal("#retreat", f"{runner} rolls 'escape' (2D6), {_chaser(c, runner)} rolls 'chase' (D20)")
     parts = a.value.split(",")
     if a.what == "escape":
         if len(parts) != 2 or not all(p.isdigit() and 1 <= int(p) <= 6 for p in parts):
@@ -401,14 +405,26 @@ def escape_roll(c: Ctx, a: Roll) -> None:
 
 
 def _retreat_done(c: Ctx, pend: Pending, escaped: bool) -> None:
-    runner = other(pend.player) if pend.kind == "challenge" else pend.player
+    runner = _runner(c, pend) if pend.kind == "challenge" else pend.player
     for card in pend.cards:
         cs = c.card(card)
         if escaped:
             c.relocate(cs, pend.stand, arrived_turn=c.s.turn, moved=cs.moved + 1)
         else:
             c.put(cs.set(exhausted=True))
-    if c.souls_in(pend.territory, runner) and c.souls_in(pend.territory, other(runner)):
+    if c.souls_in(pend.territory, runner) and c.responder(runner, pend.territory) is not None:
         c.push(Pending("combat", runner, pend.territory, note="respond"), front=True)
     else:
         _combat_over(c, pend.territory)
+
+
+def _runner(c: Ctx, pend: Pending) -> str:
+    """Whose souls a waiting retreat challenge is about (two seats: the challenger's opponent)."""
+    if len(c.s.players) == 2:
+        return other(pend.player)
+    return c.card(pend.cards[0]).owner
+
+
+def _chaser(c: Ctx, runner: str) -> str:
+    """Who rolls the chase D20 against `runner` (two seats: the opponent)."""
+    return other(runner) if len(c.s.players) == 2 else ", ".join(c.foes(runner))

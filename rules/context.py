@@ -31,7 +31,12 @@ def _by_id(c: CardState) -> str:
 
 
 def other(player: str) -> str:
+    """The opponent in a two-seat game (red and blue); games of more seats ask `Ctx.foes` instead."""
     return "blue" if player == "red" else "red"
+
+
+_FOES: dict[tuple[frozenset[str], tuple[str, ...]], tuple[str, ...]] = {}
+_TWO_SEATS = {"red": ("blue",), "blue": ("red",)}
 
 
 class Ctx:
@@ -106,6 +111,74 @@ class Ctx:
     def controls(self, player: str, territory: str) -> bool:
         claim = self.s.claims.get(territory)
         return claim is not None and claim[0] == player
+
+    # --- seats --------------------------------------------------------------------------------------------
+    @property
+    def seats(self) -> tuple[str, ...]:
+        """The game's seats in seat order (red, blue, then green and yellow in Mass conflict)."""
+        return tuple(self.s.players)
+
+    def foes(self, player: str) -> tuple[str, ...]:
+        """The seats `player` fights: every other seat, except allies of a style's team (Band together)."""
+        players = self.s.players
+        if len(players) == 2 and not self.style.allies and player in _TWO_SEATS:
+            return _TWO_SEATS[player]
+        key = (player, *players)
+        found = _FOES.get((self.style.allies, key))
+        if found is None:
+            allies = self.style.allies
+            found = _FOES[(allies, key)] = tuple(q for q in self.s.players if q != player
+                                                 and not (player in allies and q in allies))
+        return found
+
+    def next_seat(self, player: str) -> str:
+        """Whose action follows `player`'s: the next seat in seat order that has neither taken initiative nor
+        ended its turn (two seats: the other player until one takes initiative, then the one left)."""
+        seats = tuple(self.s.players)
+        if len(seats) == 2 and self.s.passed is None:
+            return other(player)
+        out = {self.s.passed, *self.s.done}
+        i = seats.index(player) if player in seats else -1
+        for k in range(1, len(seats) + 1):
+            q = seats[(i + k) % len(seats)]
+            if q not in out:
+                return q
+        return player
+
+    def responder(self, player: str, territory: str) -> str | None:
+        """The foe of `player` who answers in a fight in `territory`: the first in seat order after `player`
+        with a soul there (two seats: the opponent, if a soul of theirs is there)."""
+        seats = tuple(self.s.players)
+        i = seats.index(player) if player in seats else -1
+        foes = self.foes(player)
+        for k in range(1, len(seats)):
+            q = seats[(i + k) % len(seats)]
+            if q in foes and self.souls_in(territory, q):
+                return q
+        return None
+
+    def enemies_in(self, territory: str, player: str) -> list[CardState]:
+        """Souls of `player`'s foes in `territory` (two seats: the opponent's), sorted by id."""
+        foes, souls, where = self.foes(player), self._souls, self._territory
+        return sorted((c for c in self.s.play.values()
+                       if c.code in souls and c.owner in foes and c.at and where.get(c.at) == territory), key=_by_id)
+
+    def enemies_at(self, stand: str, player: str) -> list[CardState]:
+        """Souls of `player`'s foes on `stand`, sorted by id."""
+        foes, souls = self.foes(player), self._souls
+        return sorted((c for c in self.s.play.values() if c.at == stand and c.code in souls and c.owner in foes),
+                      key=_by_id)
+
+    def enemy_souls(self, player: str) -> list[CardState]:
+        """Souls of `player`'s foes in play, in table order."""
+        foes, souls = self.foes(player), self._souls
+        return [c for c in self.s.play.values() if c.code in souls and c.owner in foes]
+
+    def foes_unrevealed(self, player: str, territory: str) -> list[CardState]:
+        """Unrevealed cards of `player`'s foes in `territory` (what a soul entering it rolls the D20 against)."""
+        foes, where = self.foes(player), self._territory
+        return sorted((c for c in self.s.play.values() if c.owner in foes and not c.revealed
+                       and c.at and where.get(c.at) == territory), key=_by_id)
 
     # --- souls ---------------------------------------------------------------------------------------------
     def is_soul(self, cs: CardState) -> bool:
@@ -187,13 +260,15 @@ class Ctx:
                        and c.at and where.get(c.at) == territory), key=_by_id)
 
     def contested(self, territory: str) -> bool:
+        """Souls of foes share `territory` (allies of Band together do not contest it)."""
         souls, where = self._souls, self._territory
         first: str | None = None
+        allies = self.style.allies
         for c in self.s.play.values():
             if c.code in souls and c.at and where.get(c.at) == territory:
                 if first is None:
                     first = c.owner
-                elif c.owner != first:
+                elif c.owner != first and not (first in allies and c.owner in allies):
                     return True
         return False
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from rules.captive import captive_play, captive_reveal
 from rules.context import Ctx, Illegal, other
 from rules.notation import Move, Play, Reveal, Roll, Swim, Trap
 from rules.routes import entered, route_cost, tunnel_pairs
@@ -67,6 +68,7 @@ def play(c: Ctx, a: Play) -> None:
     if not c.controls(a.player, a.territory):
         raise Illegal("#day", f"{a.player} does not control territory {a.territory}; cards are played on a "
                               "territory you control")
+    captive_play(c, a, cs)
     _count_play(c, a.player, "#game_setup")
     revealed = a.face == "revealed"
     if info.type == "Item":
@@ -99,6 +101,9 @@ def reveal(c: Ctx, a: Reveal) -> None:
     if c.s.phase != "day":
         raise Illegal("#day", "souls are revealed during the day")
     start_action(c, a.player)
+    if a.card in c.style.captives:
+        captive_reveal(c, a)
+        return
     cs = c.own(a.player, a.card, "play")
     if not c.is_soul(cs):
         raise Illegal("#day", f"{c.name(cs)} is not a soul; its card says when it is revealed")
@@ -126,7 +131,7 @@ def reach(c: Ctx, cs: CardState, start: str, limit: int, *, ignore_enemies: bool
     elif enemies is not None:
         blocked = enemies
     else:
-        blocked = blocking(c, other(cs.owner))
+        blocked = blocking(c, cs.owner)
     pairs = tuple(tunnel_pairs(c)) if info.habitat == "Underground" else ()
     key = (start, limit, water_ok, blocked, pairs)
     cache = board.reach_cache
@@ -159,9 +164,9 @@ def reach(c: Ctx, cs: CardState, start: str, limit: int, *, ignore_enemies: bool
 
 
 def blocking(c: Ctx, player: str) -> frozenset[str]:
-    """Movement stands holding a revealed soul of `player`: the opponent cannot pass them (#movement)."""
+    """Movement stands holding a revealed soul of a foe of `player`: `player` cannot pass them (#movement)."""
     stands = c.board.stands
-    return frozenset(e.at for e in c.souls_in_play(player) if e.revealed and e.at and stands[e.at].kind == "movement")
+    return frozenset(e.at for e in c.enemy_souls(player) if e.revealed and e.at and stands[e.at].kind == "movement")
 
 
 _REACH_LIMIT = 1 << 15
@@ -226,13 +231,13 @@ def move(c: Ctx, a: Move) -> None:
     if target != c.territory_of(start) and c.info(cs).habitat != "DigitalCloud" \
             and c.occupying(target, a.player) >= MAX_SOULS:
         raise Illegal("#maps", f"{a.player} already has {MAX_SOULS} souls in territory {target}")
-    enemies_there = c.souls_at(goal, other(a.player))
+    enemies_there = c.enemies_at(goal, a.player)
     if enemies_there and c.can_attack(cs) is not None:
         raise Illegal("#movement", f"{goal} holds an enemy that must be attacked, and {c.can_attack(cs)}")
     still_water = c.board.territories[target].transit and c.board.territories[target].geography == "water"
     c.relocate(cs, goal, moved=cs.moved + cost, arrived_turn=c.s.turn, swimming=cs.swimming and still_water)
     passed = entered(c, [start, *a.via, goal]) if a.via else ([target] if target != c.territory_of(start) else [])
-    trapped = [t for t in passed if c.unrevealed_of(other(a.player), t)] if not reinforcing else []
+    trapped = [t for t in passed if c.foes_unrevealed(a.player, t)] if not reinforcing else []
     if trapped:
         c.push(*(Pending("trap-roll", a.player, t, (cs.id,), goal) for t in trapped))
     elif reinforcing:
@@ -273,16 +278,17 @@ def trap_roll(c: Ctx, a: Roll) -> None:
         raise Illegal("#traps", f"a D20 shows 1 to 20, not {a.value!r}")
     roll = int(a.value)
     c.pop()
-    owner = other(a.player)
+    two = len(c.s.players) == 2
     mover = c.s.cards.get(first.cards[0]) if first.cards else None
     detection = c.effects(mover).detection if mover is not None else tuple(DETECTION)
     detected = roll in detection
     asks: list[Pending] = []
-    for cs in c.unrevealed_of(owner, first.territory):
+    for cs in c.foes_unrevealed(a.player, first.territory):
         kind = c.info(cs).type
-        if kind == "Trap":
+        owner = cs.owner
+        if kind == "Trap":  # more seats: the note names who detected it, since the finder may take it over
             asks.append(Pending("trap", owner, first.territory, (cs.id,), value=roll,
-                                note="detected" if detected else ""))
+                                note=("detected" if two else f"detected-by-{a.player}") if detected else ""))
         elif kind == "TerrainFeature":
             c.notice(f"{owner}: {c.name(cs)} applies its printed effect if the roll {roll} activates it "
                      "(#card_activation step 2)")
@@ -301,8 +307,8 @@ def trap(c: Ctx, a: Trap) -> None:
     if a.outcome == "sprung":
         c.put(cs.set(revealed=True, hidden=False))
         c.notice(f"{c.name(cs)} is sprung: apply its printed effect to the enemy on top of the stack (#traps)")
-    elif match[0].note == "detected":
-        finder = other(a.player)
+    elif match[0].note.startswith("detected"):
+        finder = match[0].note.removeprefix("detected-by-") if match[0].note != "detected" else other(a.player)
         if c.controls(finder, match[0].territory):
             c.put(cs.set(controller=finder))
             c.notice(f"{c.name(cs)} is detected in territory {match[0].territory}, which {finder} holds: "

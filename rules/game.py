@@ -26,6 +26,7 @@ from rules.legal_checks import Checker
 from rules.legal_direct import direct
 from rules.legal_items import free_actions
 from rules.notation import (
+    JUDGE,
     PLAYERS,
     Action,
     Affinity,
@@ -74,6 +75,7 @@ from rules.notation import (
     parse,
 )
 from rules.prompts import prompts
+from rules.seating import captive_pairs, seated
 from rules.state import CardState, GameState, Pending, PlayerState
 from rules.style_ends import matches
 from rules.styles import DOMINATION, Style, StyleError
@@ -172,20 +174,19 @@ class Game:
             raise StyleError(f"{chosen.title}: hunted must name souls by card code, title, gene, habitat or type; "
                              f"no soul card matches {chosen.hunted!r}")
         cards: dict[str, CardState] = {}
-        seats = sorted(set(decks) - set(PLAYERS))
-        if seats or set(PLAYERS) - set(decks):
-            raise StyleError(f"{chosen.title} is played by {' and '.join(PLAYERS)}, each with a deck; got decks for "
-                             f"{', '.join(sorted(decks))} (more seats, for Mass conflict, are not refereed yet)")
-        for player in PLAYERS:
+        chosen, seats = seated(chosen, decks, board)
+        chosen = captive_pairs(chosen, decks, catalog)
+        given = dict(zip(chosen.captives, reversed(PLAYERS), strict=False))  # Captive: card -> who receives it
+        for player in seats:
             for card_id in decks[player]:
                 if card_id in cards:
                     raise ValueError(f"card {card_id} is listed twice ({cards[card_id].owner} and {player}); "
                                      "give physical cards distinct serials")
                 info = catalog.card(card_id.split("#")[0])
                 zone = "aside" if info.type == "PersonalEffect" else "deck"
-                cards[card_id] = CardState(card_id, info.code, player, zone,
+                cards[card_id] = CardState(card_id, info.code, given.get(card_id, player), zone,
                                            injuries=tuple(0 for _ in info.keal_means))
-        state = GameState(cards, {p: PlayerState() for p in PLAYERS}, {p: () for p in PLAYERS})
+        state = GameState(cards, {p: PlayerState() for p in seats}, {p: () for p in seats})
         return cls(state, board, catalog, chosen)
 
     # --- applying ------------------------------------------------------------------------------------------
@@ -194,6 +195,9 @@ class Game:
         ctx.s.notices = ()
         if ctx.s.phase == "over":
             raise Illegal("#win", f"the game is over: {ctx.s.result}")
+        if action.player not in ctx.s.players and action.player != JUDGE:
+            raise Illegal("#playstyleoptions", f"{action.player} has no seat in this game "
+                                               f"(seats: {', '.join(ctx.s.players)})")
         HANDLERS[type(action)](ctx, action)
         turns.finish(ctx)
         ctx.s.notices = tuple(ctx.notices)
@@ -220,7 +224,8 @@ class Game:
         waiting = s.pending[0] if s.pending and s.pending[0].kind == "bs" else None
         if isinstance(act, Bs):
             last = self.history[-1][0] if self.history else None
-            if waiting is not None or last is None or last.player != other(act.player) or s.phase == "over":
+            if waiting is not None or last is None or last.player == act.player or last.player not in s.players \
+                    or act.player not in s.players or s.phase == "over":
                 return Verdict.reject("#BS", f"{act.to_text()}: call out the opponent's last action, before its "
                                              "effect is used")
             new = s.copy()
@@ -233,11 +238,12 @@ class Game:
             return Verdict.reject("#BS", f"{act.to_text()}: no BS call is waiting for convention")
         challenged = waiting.player
         stands = act.reasonability == "for"
-        if act.player not in (challenged, other(challenged), "judge"):
+        if act.player not in s.players and act.player != "judge":
             return Verdict.reject("#BS", f"{act.to_text()}: not a player of this game")
         if act.player != "judge" and (act.player == challenged) == stands:
             return Verdict.reject("#BS", f"{act.to_text()}: a player concedes the other side's point: "
-                                         f"{challenged} concedes against, {other(challenged)} concedes for")
+                                         f"{challenged} concedes against, "
+                                         f"{other(challenged) if len(s.players) == 2 else 'the caller'} concedes for")
         self.history.append((act, s))
         if stands:
             new = s.copy()
@@ -319,11 +325,11 @@ class Game:
             return []
         if s.pending and s.pending[0].kind == "bs":
             challenged = s.pending[0].player
-            return [Concede(challenged, "against"), Concede(other(challenged), "for")]
+            return [Concede(challenged, "against"), *(Concede(q, "for") for q in s.players if q != challenged)]
         last = self.history[-1][0] if self.history else None
-        if not free or last is None or last.player not in PLAYERS:
+        if not free or last is None or last.player not in s.players:
             return []
-        return [Bs(other(last.player))]
+        return [Bs(q) for q in s.players if q != last.player]
 
     def legal_actions_by_trial(self, free: bool = False) -> list[Action]:
         """The reference definition of `legal_actions`: every candidate trial-applied (slow; for tests).

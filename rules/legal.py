@@ -10,7 +10,8 @@ from __future__ import annotations
 import itertools
 
 from rules.adaptations import ADAPTATIONS
-from rules.context import Ctx, other
+from rules.captive import captive_reveals
+from rules.context import Ctx
 from rules.day import reach
 from rules.legal_items import day_candidates, free_candidates
 from rules.notation import (
@@ -75,19 +76,19 @@ def candidates(c: Ctx, free: bool = False) -> list[Action]:
     s = c.s
     out: list[Action] = []
     if s.phase == "affinity":
-        out += [Affinity(p, a) for p in PLAYERS if s.players[p].affinity is None for a in ADAPTATIONS]
+        out += [Affinity(p, a) for p in s.players if s.players[p].affinity is None for a in ADAPTATIONS]
     elif s.phase == "rolloff":
-        out += [Roll(p, "d6", str(v)) for p in PLAYERS for v in range(1, 7)]
+        out += [Roll(p, "d6", str(v)) for p in s.players for v in range(1, 7)]
     elif s.phase in ("capitals", "camps") and s.active:
         kind = Capital if s.phase == "capitals" else Camp
         out += [kind(s.active, t) for t in c.holdable() if t not in s.claims]
     elif s.phase == "effects":
-        for p in PLAYERS:
+        for p in s.players:
             out.append(Personal(p, "none"))
             out += [Personal(p, x.id) for x in s.in_zone("aside", p)]
             out += [DefaultEffect(p, x.id) for x in s.in_zone("deck", p)[:3]]
     elif s.phase == "draw":
-        for p in PLAYERS:
+        for p in s.players:
             ids = _drawable(c, p)
             out += [Draw(p, w) for w in _windows(ids, min(3, len(ids)))]
     elif s.phase == "diel":
@@ -135,7 +136,7 @@ def _pending(c: Ctx) -> list[Action]:
         out += [Trap(q.player, q.cards[0], o) for q in c.s.pending if q.kind == "trap" for o in ("sprung", "idle")]
     elif pend.kind == "combat":
         mine = [x for x in c.souls_in(pend.territory, p) if c.can_attack(x) is None]
-        theirs = c.souls_in(pend.territory, other(p))
+        theirs = c.enemies_in(pend.territory, p)
         out += [Attack(p, a.id, d.id) for a in mine for d in theirs]
         out += [Stop(p)]
         if pend.note == "respond":
@@ -146,7 +147,7 @@ def _pending(c: Ctx) -> list[Action]:
         if not pend.value:
             out += [Roll(p, "escape", f) for f in _faces((6, 6))]
         if not pend.chase:
-            out += [Roll(other(p), "chase", str(v)) for v in range(1, 21)]
+            out += [Roll(q, "chase", str(v)) for q in c.foes(p) for v in range(1, 21)]
     elif pend.kind in ("damage", "heal"):
         for q in c.s.pending:
             if q.kind == "damage":
@@ -188,7 +189,7 @@ def _day(c: Ctx, p: str) -> list[Action]:
     if due:
         t = due[0]
         able = [x for x in c.souls_in(t, p) if c.can_attack(x) is None]
-        out += [Attack(p, a.id, d.id) for a in able for d in c.souls_in(t, other(p))]
+        out += [Attack(p, a.id, d.id) for a in able for d in c.enemies_in(t, p)]
         out += [*_retreats(c, p, t), Hold(p, t)]
         return out + day_candidates(c, p)
     out += [Initiative(p), End(p)]
@@ -207,7 +208,7 @@ def _day(c: Ctx, p: str) -> list[Action]:
         if cs.at and not cs.swim_tried and any(_water(c, cs.at, n) for n in c.board.neighbours(cs.at)):
             out.append(Swim(p, cs.id, (2,) if c.info(cs).habitat == "Nomad" else (2, 2)))
             out.append(Swim(p, cs.id, (5,) if c.info(cs).habitat == "Nomad" else (3, 5)))
-    return out + day_candidates(c, p)
+    return out + captive_reveals(c, p) + day_candidates(c, p)
 
 
 def _water(c: Ctx, a: str, b: str) -> bool:

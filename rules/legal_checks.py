@@ -11,7 +11,7 @@ mirrored here fails a test rather than silently changing what is legal.
 from __future__ import annotations
 
 from rules.combat import total
-from rules.context import Ctx, Illegal, other
+from rules.context import Ctx, Illegal
 from rules.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
 from rules.notation import Action, Bottom, Draw, End, Initiative, Means, Move, Play, Reveal, Roll, Swim
 from rules.setup_phase import HAND_SIZE
@@ -50,7 +50,7 @@ class Checker:
         if kind is Initiative:
             return self._my_turn(a.player) and s.passed is None
         if kind is End:
-            return self._my_turn(a.player) and s.passed == other(a.player)
+            return self._my_turn(a.player) and s.passed is not None and s.passed != a.player
         return None
 
     def _night(self, a: Action) -> bool | None:
@@ -58,7 +58,7 @@ class Checker:
         s = self.c.s
         kind = type(a)
         if kind is End:
-            return self._my_turn(a.player) and s.passed == other(a.player)
+            return self._my_turn(a.player) and s.passed is not None and s.passed != a.player
         verb = {Initiative: "initiative", Draw: "draw", Bottom: "bottom"}.get(kind)
         if verb is None:
             return None
@@ -179,7 +179,7 @@ class Checker:
         if target != c.territory_of(start) and info.habitat != "DigitalCloud" \
                 and self._occupying(target, a.player) >= MAX_SOULS:
             return False
-        if c.can_attack(cs) is not None and c.souls_at(goal, other(a.player)):
+        if c.can_attack(cs) is not None and c.enemies_at(goal, a.player):
             return False
         return None if goal not in self._reach(cs, left) else True
 

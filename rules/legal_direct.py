@@ -9,7 +9,8 @@ generator. `direct(c)` returns None for any other position; the game then filter
 
 from __future__ import annotations
 
-from rules.context import Ctx, other
+from rules.captive import captive_reveals, held_captive
+from rules.context import Ctx
 from rules.day import DAY_CARD_TYPES, HIDDEN_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
 from rules.legal import _faces, _windows
 from rules.legal import _pending as legal_pending
@@ -74,7 +75,7 @@ def _contention(c: Ctx, p: str, t: str) -> list[Action]:
     if c.s.passed == p:
         return []
     able = [x for x in c.souls_in(t, p) if c.can_attack(x) is None]
-    theirs = c.souls_in(t, other(p))
+    theirs = c.enemies_in(t, p)
     out: list[Action] = [make(Attack, p, a.id, d.id) for a in able if a.control == p for d in theirs]
     out += retreats(c, p, t)
     if not able:
@@ -99,7 +100,7 @@ def _combat(c: Ctx, pend: Pending) -> list[Action]:
     """`combat.attack` / `combat.stop` with a fight waiting for `pend.player`; retreats by `rules.legal_rare`."""
     p = pend.player
     out: list[Action] = []
-    theirs = c.souls_in(pend.territory, other(p))
+    theirs = c.enemies_in(pend.territory, p)
     for a in c.souls_in(pend.territory, p):
         if a.control != p or c.can_attack(a) is not None:
             continue
@@ -116,7 +117,7 @@ def _combat(c: Ctx, pend: Pending) -> list[Action]:
 def _setup_draw(c: Ctx) -> list[Action] | None:
     """The opening hands: a player with an empty hand and no bottom pile draws any window of 3."""
     out: list[Action] = []
-    for p in ("red", "blue"):
+    for p in c.s.players:
         if c.s.bottom.get(p):
             return None
         if c.s.in_zone("hand", p):
@@ -136,7 +137,7 @@ def _night(c: Ctx, p: str) -> list[Action] | None:
     out: list[Action] = []
     if "initiative" not in done and s.passed is None:
         out.append(make(Initiative, p))
-    if s.passed == other(p):
+    if s.passed is not None and s.passed != p:
         out.append(make(End, p))
     if "bottom" not in done and hand:
         out.append(make(Bottom, p))
@@ -161,7 +162,7 @@ def _day(c: Ctx, p: str) -> list[Action]:
     out: list[Action] = []
     if s.passed is None:
         out.append(make(Initiative, p))
-    elif s.passed == other(p):
+    elif s.passed != p:
         out.append(make(End, p))
     claims = s.claims
     mine = [t for t in c.board.holdable if (claim := claims.get(t)) is not None and claim[0] == p]
@@ -205,7 +206,26 @@ def _day(c: Ctx, p: str) -> list[Action]:
             nomad = info.habitat == "Nomad"
             out.append(make(Swim, p, cs.id, (2,) if nomad else (2, 2)))
             out.append(make(Swim, p, cs.id, (5,) if nomad else (3, 5)))
+    if c.style.captives:
+        out = _captive_filter(c, p, out) + captive_reveals(c, p)
     return out + day_extras(c, p, False, hand, found)
+
+
+def _captive_filter(c: Ctx, p: str, out: list[Action]) -> list[Action]:
+    """Captive (`rules.captive`): a captive is played unrevealed, and before any other card of the hand."""
+    waiting = held_captive(c, p)
+    captives = c.style.captives
+    keep: list[Action] = []
+    for a in out:
+        if isinstance(a, Play):
+            if waiting is not None and a.card != waiting.id:
+                continue
+            if a.card in captives and a.face != "unrevealed":
+                continue
+        elif isinstance(a, Reveal) and a.card in captives:
+            continue  # only its giver reveals a captive (`captive_reveals`)
+        keep.append(a)
+    return keep
 
 
 def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: set[str],

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rules.context import Ctx, other
+from rules.context import Ctx
 from rules.day import MAX_PLAYED, reach
 from rules.made import make
 from rules.notation import (
@@ -73,6 +73,7 @@ def scan(c: Ctx, p: str) -> Scan:
     info, souls, where = c.catalog.cards, c.catalog.soul_codes, c.board.stand_territory
     healer_codes, movement_stands = c.catalog.healer_codes, c.board.movement_stands
     own, occupied, enemy_at, blocking = found.own, found.occupied, found.enemy_at, found.blocking
+    foes = c.foes(p)
     for x in c.s.play.values():
         code = x.code
         if code in souls:
@@ -85,7 +86,7 @@ def scan(c: Ctx, p: str) -> Scan:
                     occupied[t] = occupied.get(t, 0) + 1
                 if card.habitat == "Underground":
                     found.diggers = True
-            elif at:
+            elif at and x.owner in foes:
                 enemy_at.add(at)
                 if x.revealed and at in movement_stands:
                     blocking.add(at)
@@ -133,14 +134,14 @@ def free_candidates(c: Ctx) -> list[Action]:
     """Superset of the free actions for both players (no BS: the game decides those itself)."""
     s = c.s
     out: list[Action] = []
-    for p in ("red", "blue"):
+    for p in s.players:
         out += [Discard(p, x.id) for x in sorted(s.cards.values(), key=lambda x: x.id) if x.control == p]
-        out += [Steal(p, x.id) for x in s.in_zone("hand", other(p)) + s.in_zone("deck", other(p))]
-        out += [Imprison(p, x.id, t) for x in c.souls_in_play(other(p)) for t in c.holdable()]
+        out += [Steal(p, x.id) for q in c.foes(p) for x in s.in_zone("hand", q) + s.in_zone("deck", q)]
+        out += [Imprison(p, x.id, t) for x in c.enemy_souls(p) for t in c.holdable()]
         out += [Release(p, x.id) for x in s.in_zone("prison", p)]
         out += [Resolve(p, x.id, o) for x in s.in_zone("effect", p) for o in ("success", "failure")]
         out += [Roll(p, "territory", str(n)) for n in range(1, 21)]
-    out += [Award(JUDGE, p) for p in ("red", "blue")]
+    out += [Award(JUDGE, p) for p in s.players]
     return out
 
 
@@ -184,7 +185,7 @@ def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Sc
     if start:
         for r in rogues:
             assert r.at is not None
-            if r.control == p or r.control == other(p):
+            if r.control in s.players:
                 left = (c.movement_range(r) or 0) - r.moved
                 if left > 0:
                     out += [Roam(r.control, r.id, st) for st in c.board.sorted_adj[r.at]]
@@ -246,14 +247,14 @@ def free_actions(c: Ctx) -> list[Action]:
         return []
     out: list[Action] = []
     cards = sorted(s.cards.values(), key=lambda x: x.id)
-    for p in ("red", "blue"):
+    for p in s.players:
         if s.phase in FREE_PHASES:
             out += [Discard(p, x.id) for x in cards if x.control == p and x.zone in ("play", "effect", "hand")
                     and not huntable(c, x)]
         if s.phase in ("day", "night") and len(s.in_zone("hand", p)) + 1 <= HAND_SIZE:
-            out += [Steal(p, x.id) for x in s.in_zone("hand", other(p)) + s.in_zone("deck", other(p))
-                    if x.owner == other(p)]
-        theirs = [x for x in c.souls_in_play(other(p))]
+            out += [Steal(p, x.id) for q in c.foes(p) for x in s.in_zone("hand", q) + s.in_zone("deck", q)
+                    if x.owner == q]
+        theirs = c.enemy_souls(p)
         if theirs:
             held = [t for t in c.holdable() if c.controls(p, t)]
             jailed: dict[str, int] = {}
@@ -270,6 +271,6 @@ def free_actions(c: Ctx) -> list[Action]:
         out += [Roll(p, "territory", str(n)) for n in range(1, 21)]
     marked, kind = c.style.marked, c.style.score
     if marked is not None and kind in ("explorer", "springer"):
-        out += [Award(JUDGE, p) for p in ("red", "blue")
+        out += [Award(JUDGE, p) for p in s.players
                 if (c.controls(p, marked) if kind == "explorer" else c.souls_in(marked, p))]
     return out

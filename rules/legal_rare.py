@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 
-from rules.context import Ctx, other
+from rules.context import Ctx
 from rules.day import MAX_PLAYED, MAX_SOULS, reach
 from rules.notation import Action, Craft, Retreat, Sabotage
 
@@ -32,7 +32,7 @@ def retreats(c: Ctx, p: str, territory: str) -> list[Action]:
         if cs.control != p or cs.rogue:
             continue  # `own` refuses a soul another player controls; a rogue never retreats
         if enemies is None:
-            enemies = {e.at for e in c.souls_in_play(other(p))}
+            enemies = {e.at for e in c.enemy_souls(p)}
         nearest: int | None = None
         occupancy: dict[str, int] = {}
         arriving = 0 if c.info(cs).habitat == "DigitalCloud" else 1

@@ -25,7 +25,9 @@ def waste(c: Ctx, card_id: str, why: str) -> None:
         # #items: "If a territory is under contention when this happens, each player chooses a suitable card
         # to attempt to grab the item. A KEAL means bout will ensue where the victor equips the item and the
         # loser takes KEAL means damage." One grab at a time: the first dropped item (others stay dropped).
-        order = ("red", "blue") if cs.owner == "blue" else ("blue", "red")
+        seats = tuple(c.s.players)  # the side that did not lose the soul first, then on in seat order
+        i = seats.index(cs.owner) if cs.owner in seats else -1
+        order = tuple(seats[(i + k) % len(seats)] for k in range(1, len(seats) + 1))
         able = [p for p in order if any(not c.downed(x) for x in c.souls_in(territory, p))]
         if able:
             c.push(*(Pending("grab", p, territory, (dropped[0],)) for p in able), front=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.context import Ctx, Illegal, other
+from rules.context import Ctx, Illegal
 from rules.day import MAX_PLAYED, playable, start_action
 from rules.lifecycle import waste
 from rules.notation import Bottom, Craft, Discard, Draw, Heal, Initiative, Injure, Sabotage, Steal, Tame
@@ -158,8 +158,8 @@ def steal(c: Ctx, a: Steal) -> None:
     if c.s.phase not in ("day", "night"):
         raise Illegal("#stealing", f"not now: the game is in its {c.s.phase} phase")
     cs = c.card(a.card)
-    if cs.owner != other(a.player) or cs.zone not in ("hand", "deck"):
-        raise Illegal("#stealing", f"{a.card} is not in {other(a.player)}'s hand or deck")
+    if cs.owner not in c.foes(a.player) or cs.zone not in ("hand", "deck"):
+        raise Illegal("#stealing", f"{a.card} is not in an opponent's hand or deck ({', '.join(c.foes(a.player))})")
     if len(c.s.in_zone("hand", a.player)) + 1 > HAND_SIZE:
         raise Illegal("#stealing", f"{a.player} would hold more than {HAND_SIZE} cards: the steal is cancelled")
     c.put(cs.set(zone="hand", controller=a.player))

@@ -14,7 +14,8 @@ from typing import ClassVar, TypeVar, get_type_hints
 
 from rules.notation_words import _OTHER_ROLL, _ROLLS, _WORD, NotationError, _check_card, _convert
 
-PLAYERS = ("red", "blue")
+PLAYERS = ("red", "blue")  # the seats of a two-player game, in seat order
+SEATS = (*PLAYERS, "green", "yellow")  # every seat the notation knows (Mass conflict: up to 4 players)
 @dataclasses.dataclass(frozen=True, slots=True)
 class Action:
     """Base of all actions. `verb` is the notation keyword; `choices` restricts word fields."""
@@ -396,7 +397,7 @@ class Release(Action):
     card: str
 
 
-@_verb("award", winner=PLAYERS)
+@_verb("award", winner=SEATS)
 @dataclasses.dataclass(frozen=True, slots=True)
 class Award(Action):
     """The referee of a competition special confirms what only the ref's printed card decides (the marked
@@ -418,8 +419,8 @@ def parse(text: str) -> Action:
     player, verb, rest = words[0], words[1], words[2:]
     if player == JUDGE and verb not in JUDGE_VERBS:
         raise NotationError(text, f"the judge says only {', '.join(JUDGE_VERBS)}")
-    if player not in PLAYERS and player != JUDGE:
-        raise NotationError(text, f"unknown player {player!r} (players: {', '.join(PLAYERS)})")
+    if player not in SEATS and player != JUDGE:
+        raise NotationError(text, f"unknown player {player!r} (players: {', '.join(SEATS)})")
     if verb in ("effect", "award") and player != JUDGE:
         raise NotationError(text, f"only the judge says {verb!r} (judge {verb} ...)")
     cls = _REGISTRY.get(verb)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.context import Ctx, other
+from rules.context import Ctx
 from rules.state import Pending
 from rules.verdict import Prompt
 
@@ -22,7 +22,7 @@ def prompts(c: Ctx) -> list[Prompt]:
         return [Prompt(None, "#win", f"the game is over: {s.result}", False)]
     if s.phase in _SETUP:
         rule, text = _SETUP[s.phase]
-        for p in ("red", "blue"):
+        for p in s.players:
             ps = s.players[p]
             waiting = {"affinity": ps.affinity is None, "rolloff": ps.rolloff is None,
                        "effects": not ps.effect_chosen, "draw": not s.in_zone("hand", p)}[s.phase]
@@ -74,8 +74,9 @@ def _pending_text(c: Ctx, pend: object) -> tuple[str, str]:
 
     assert isinstance(pend, Pending)
     p = pend.player
+    them = " or ".join(c.foes(p)) if p in c.s.players else "the opponent"  # two seats: the other player
     if pend.kind == "trap-roll":
-        return "#card_activation", (f"you entered territory {pend.territory} where {other(p)} has unrevealed cards: "
+        return "#card_activation", (f"you entered territory {pend.territory} where {them} has unrevealed cards: "
                                     f"roll a D20 for trap activation and detection ({p} roll d20 <1-20>)")
     if pend.kind == "trap":
         return "#traps", (f"does your trap {c.name(c.card(pend.cards[0]))} activate on a D20 of {pend.value}, by its "
@@ -88,11 +89,11 @@ def _pending_text(c: Ctx, pend: object) -> tuple[str, str]:
         return "#retreat", (f"in territory {pend.territory}: counter-attack, retreat, reinforce by moving a soul in, "
                             f"or stop for today ({p} attack|retreat|move|stop)")
     if pend.kind == "challenge":
-        return "#retreat", (f"{other(p)} retreats {','.join(pend.cards)} to {pend.stand}: let them go or challenge "
+        return "#retreat", (f"{them} retreats {','.join(pend.cards)} to {pend.stand}: let them go or challenge "
                             f"({p} challenge release|challenge)")
     if pend.kind == "escape":
-        return "#retreat", (f"retreat challenged: {p} rolls 2D6 ({p} roll escape a,b), {other(p)} a D20 "
-                            f"({other(p)} roll chase n); the escapee must roll higher")
+        return "#retreat", (f"retreat challenged: {p} rolls 2D6 ({p} roll escape a,b), {them} a D20 "
+                            f"({them} roll chase n); the escapee must roll higher")
     if pend.kind == "damage":
         cause = "the storm catches" if pend.note == "#storm" else "volcanic ground burns"
         return pend.note, (f"{cause} {c.name(c.card(pend.cards[0]))}: mark one KEAL means injured "
@@ -107,8 +108,8 @@ def _pending_text(c: Ctx, pend: object) -> tuple[str, str]:
         return "#items", (f"{pend.cards[0]} was dropped in contested territory {pend.territory}: {p} names a soul "
                           f"there to grab it ({p} grab {pend.cards[0]} <soul>)")
     if pend.kind == "bs":
-        return "#BS", (f"{other(p)} calls BS on {pend.note!r}: hold convention; one player concedes reasonability "
-                       f"({p}|{other(p)} concede for|against), or the judge decides (judge concede for|against)")
+        return "#BS", (f"{them} calls BS on {pend.note!r}: hold convention; one player concedes reasonability "
+                       f"({p}|{them} concede for|against), or the judge decides (judge concede for|against)")
     if pend.kind == "peace":
         return "#discarding_runout", f"forced peace: keep the peace or call the reserves ({p} peace keep|reserves)"
     return "#diel_cycle", pend.kind

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 
-from rules.context import Ctx, Illegal, other
+from rules.context import Ctx, Illegal
 from rules.state import CardState
 
 
@@ -28,7 +28,7 @@ def route_cost(c: Ctx, cs: CardState, route: list[str], left: int) -> int:
     water_ok = flyer or info.habitat == "Water" or cs.swimming
     passing_ok = flyer or c.effects(cs).through_enemies
     tunnels = set(tunnel_pairs(c)) if info.habitat == "Underground" else set()
-    enemies = {e.at for e in c.souls_in_play(other(cs.owner)) if e.revealed and e.at}
+    enemies = {e.at for e in c.enemy_souls(cs.owner) if e.revealed and e.at}
     if len(set(route)) != len(route):
         raise Illegal("#movement", f"the route {'-'.join(route)} visits a stand twice")
     for i, (a, b) in enumerate(itertools.pairwise(route)):

@@ -12,8 +12,6 @@ from fractions import Fraction
 
 from rules.context import Ctx, other
 
-PLAYERS = ("red", "blue")
-
 
 def held(c: Ctx, player: str) -> int:
     return sum(1 for owner, _ in c.s.claims.values() if owner == player)
@@ -56,8 +54,9 @@ def fixed_end(c: Ctx) -> None:
     """End the game after the style's last diel cycle: the higher score wins, equal scores tie."""
     cycles = c.style.cycles
     what = {"ends-means": "territory held per soul lost", "coastline": "coastal territories held",
+            "band": "territories held (the third party not counted)",
             "hunt": "territories held plus the hunt bonus"}.get(c.style.score, "territories held")
-    scores = {p: score(c, p) for p in PLAYERS}
+    scores = {p: score(c, p) for p in c.s.players if p != c.style.third}  # Band together: the players only
     shown = ", ".join(f"{p} {_show(v)}" for p, v in scores.items())
     why = ("convention: keep the peace (#discarding_runout)" if c.style.score == "convention"
            else f"{c.style.title} (#playstyleoptions)")

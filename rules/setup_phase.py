@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rules.adaptations import adaptation
-from rules.context import Ctx, Illegal, other
+from rules.context import Ctx, Illegal
 from rules.errors import CatalogError
 from rules.notation import Affinity, Camp, Capital, DefaultEffect, Draw, Personal, Roll
 from rules.turns import start_turn
@@ -37,21 +37,27 @@ def rolloff(c: Ctx, a: Roll) -> None:
     value = _die(a.value, 6, "#game_setup")
     p = c.s.players[a.player]
     if p.rolloff is not None:
-        raise Illegal("#game_setup", f"{a.player} already rolled {p.rolloff}; wait for {other(a.player)}")
+        waiting = [q for q, st in c.s.players.items() if st.rolloff is None and q != a.player]
+        raise Illegal("#game_setup", f"{a.player} already rolled {p.rolloff}; wait for {', '.join(waiting)}")
     c.s.players[a.player] = p.set(rolloff=value)
-    mine, theirs = value, c.s.players[other(a.player)].rolloff
-    if theirs is None:
+    rolls = [st.rolloff for st in c.s.players.values()]
+    if None in rolls:
         return
-    if mine == theirs:
+    if len(set(rolls)) < len(rolls):  # more seats: any tie re-rolls them all, so the placing order is total
         for name in c.s.players:
             c.s.players[name] = c.s.players[name].set(rolloff=None)
-        c.notice(f"roll-off tie ({mine}): both roll the D6 again (#game_setup)")
+        c.notice(f"roll-off tie ({value}): {'both' if len(rolls) == 2 else 'all'} roll the D6 again (#game_setup)")
         return
-    high = a.player if mine > theirs else other(a.player)
-    c.s.first = high
-    c.s.initiative = other(high)  # in trade, the lower roll gets initiative for the first turn
-    c.s.active = high
+    order = placing_order(c)
+    c.s.first = order[0]
+    c.s.initiative = order[-1]  # in trade, the lowest roll gets initiative for the first turn
+    c.s.active = order[0]
     c.s.phase = "capitals"
+
+
+def placing_order(c: Ctx) -> list[str]:
+    """The seats from the highest roll-off to the lowest: the order capitals are placed in (#game_setup)."""
+    return sorted(c.s.players, key=lambda q: -(c.s.players[q].rolloff or 0))
 
 
 def _die(value: str, sides: int, rule: str) -> int:
@@ -76,8 +82,9 @@ def capital(c: Ctx, a: Capital) -> None:
         raise Illegal("#playstyleoptions", f"{c.style.title}: players start with only a capital in adjacent "
                                            f"territories; {a.territory} does not border {placed[0]}")
     _claim(c, a.player, a.territory, "capital")
-    c.s.active = other(a.player)
-    if sum(1 for _, kind in c.s.claims.values() if kind == "capital") == 2:
+    order = placing_order(c)
+    c.s.active = order[(order.index(a.player) + 1) % len(order)]
+    if sum(1 for _, kind in c.s.claims.values() if kind == "capital") == len(order):
         c.s.phase = "camps" if c.style.camps else "effects"
         c.s.active = c.s.first if c.style.camps else None
 
@@ -88,12 +95,18 @@ def camp(c: Ctx, a: Camp) -> None:
     if sum(1 for owner, _ in c.s.claims.values() if owner == a.player) >= each:
         raise Illegal("#game_setup", f"{a.player} already holds {each} territories")
     _claim(c, a.player, a.territory, "camp")
-    held = {p: sum(1 for owner, _ in c.s.claims.values() if owner == p) for p in ("red", "blue")}
+    held = {p: sum(1 for owner, _ in c.s.claims.values() if owner == p) for p in c.s.players}
     if all(n >= each for n in held.values()):
         c.s.phase = "effects"
         c.s.active = None
-    elif held[other(a.player)] < each:
-        c.s.active = other(a.player)
+        return
+    order = placing_order(c)  # base camps go round in the capitals' order, skipping who holds enough
+    i = order.index(a.player)
+    for k in range(1, len(order) + 1):
+        nxt = order[(i + k) % len(order)]
+        if held[nxt] < each:
+            c.s.active = nxt
+            break
 
 
 def personal(c: Ctx, a: Personal) -> None:
@@ -159,7 +172,7 @@ def setup_draw(c: Ctx, a: Draw) -> None:
     if len(a.cards) != min(HAND_SIZE, deck):
         raise Illegal("#game_setup", f"draw exactly {min(HAND_SIZE, deck)} cards from the top of the deck")
     draw_cards(c, a.player, a.cards, "#game_setup")
-    done = [p for p in ("red", "blue") if c.s.in_zone("hand", p) or not c.s.in_zone("deck", p)]
-    if len(done) == 2:
+    done = [p for p in c.s.players if c.s.in_zone("hand", p) or not c.s.in_zone("deck", p)]
+    if len(done) == len(c.s.players):
         c.s.turn = 0
         start_turn(c, "day")

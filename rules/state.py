@@ -247,6 +247,7 @@ class GameState:
     hill: tuple[str, int] | None = None  # King of the hill: (holder, diel cycle from which it held the hill)
     tunnels: tuple[tuple[str, str], ...] = ()  # dug during the game by underground dwellers (#habitat_effects)
     rescue: tuple[str, str] | None = None  # Off to the rescue: (player, the soul escorting the survivor)
+    done: frozenset[str] = frozenset()  # more than two seats: who ended the turn after another took initiative
 
     def __post_init__(self) -> None:
         if not isinstance(self.cards, CardTable):
@@ -262,7 +263,8 @@ class GameState:
         return GameState(self.cards.clone(), dict(self.players), dict(self.bottom), dict(self.claims), self.phase,
                          self.turn, self.first, self.active, self.initiative, self.passed, self.acted,
                          self.contention_due, self.pending, self.bout, dict(self.fixed_means), self.result,
-                         self.origin, self.notices, dict(self.overrides), self.hill, self.tunnels, self.rescue)
+                         self.origin, self.notices, dict(self.overrides), self.hill, self.tunnels, self.rescue,
+                         self.done)
 
     def put(self, cs: CardState) -> None:
         self.cards[cs.id] = cs
@@ -310,6 +312,8 @@ class GameState:
             lines.append(f"hill {self.hill[0]} since {self.hill[1]}")
         if self.rescue:
             lines.append(f"survivor with {self.rescue[0]} {self.rescue[1]}")
+        if self.done:
+            lines.append("ended " + ",".join(sorted(self.done)))
         if self.contention_due:
             lines.append("contention " + " ".join(f"{p}:{t}" for p, t in sorted(self.contention_due)))
         for pend in self.pending:

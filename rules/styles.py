@@ -35,13 +35,20 @@ class Style:
     hold: int = 3                   # King of the hill: diel cycles the hill must be held
     marked: str | None = None       # specials: the territory a ref marked (Find the treasure, ...)
     hunted: str | None = None       # The hunt: the huntable type (card code, title, gene, habitat or type)
+    allies: frozenset[str] = frozenset()  # seats on one team: they never fight each other (Band together)
+    third: str | None = None        # the third party's seat (Band together)
+    captives: tuple[str, ...] = ()  # Captive: the soul card each seat gives the other, in seat order
+    needs: tuple[str, ...] = ()     # parameters a game of this style cannot start without
 
     def with_params(self, **params: object) -> Style:
-        known = {"camps", "cycles", "limit", "hill", "hold", "marked", "hunted"}
+        known = {"camps", "cycles", "limit", "hill", "hold", "marked", "hunted", "third", "captives"}
         bad = sorted(set(params) - known)
         if bad:
             raise StyleError(f"style {self.name!r} takes no parameter {', '.join(bad)} "
                              f"(known: {', '.join(sorted(known))})")
+        captives = params.get("captives")
+        if isinstance(captives, str):
+            params = {**params, "captives": tuple(c for c in captives.split(",") if c)}
         return replace(self, **params)  # type: ignore[arg-type]
 
 
@@ -49,10 +56,10 @@ CONVENTION = "convention"  # the score of a domination game ended by a cycle lim
 
 STYLES: dict[str, Style] = {s.name: s for s in (
     Style("domination", "Domination", score=CONVENTION),
-    Style("mass-conflict", "Mass conflict", seats=(2, 4), implemented=False),
-    Style("band-together", "Band together", referee=True, score="territories", implemented=False),
+    Style("mass-conflict", "Mass conflict", seats=(2, 4), score=CONVENTION),
+    Style("band-together", "Band together", referee=True, cycles=20, score="band", seats=(3, 3)),
     Style("king-of-the-hill", "King of the hill", camps=0, adjacent_capitals=True, score="hill"),
-    Style("captive", "Captive", implemented=False),
+    Style("captive", "Captive", score="captive", needs=("captives",)),
     Style("highest-body-count", "Highest body count", score="body-count", claims_matter=False),
     Style("ends-justify-means", "The ends must justify the means", cycles=20, score="ends-means"),
     Style("cost-too-great", "The cost is too great", limit=5),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from rules.captive import captive_end
 from rules.context import Ctx, Illegal, other
 from rules.lifecycle import waste
 from rules.notation import End, Initiative, Peace, Roll
@@ -14,6 +15,7 @@ from rules.style_ends import special_end
 from rules.territory_effects import between_turns
 
 PREDETERMINED = {1: "day", 2: "night", 3: "day"}
+_NOBODY: frozenset[str] = frozenset()
 MAX_PRISONERS = 3
 
 
@@ -25,6 +27,7 @@ def start_turn(c: Ctx, kind: str) -> None:
     s.turn += 1
     s.phase = kind
     s.passed = None
+    s.done = frozenset()
     s.acted = frozenset()
     s.origin = None
     for name, p in s.players.items():
@@ -41,8 +44,8 @@ def start_turn(c: Ctx, kind: str) -> None:
         for cs in c.souls_in_play():
             if cs.at:
                 sides.setdefault(where[cs.at], set()).add(cs.owner)
-        s.contention_due = frozenset((p, t) for t, owners in sides.items() if {"red", "blue"} <= owners
-                                     for p in ("red", "blue"))
+        s.contention_due = frozenset((p, t) for t, owners in sides.items()
+                                     for p in owners if any(q in c.foes(p) for q in owners))
         for cs in c.souls_in_play():
             if cs.rogue:
                 c.notice(f"{cs.owner}: roll a D6 per step for rogue {c.name(cs)} before the turn (#rouge)")
@@ -114,14 +117,20 @@ def initiative(c: Ctx, a: Initiative) -> None:
         raise Illegal("#diel_cycle", f"{c.s.passed} already took initiative; {a.player} says 'end' to end the turn")
     c.s.initiative = a.player
     c.s.passed = a.player
-    c.s.active = other(a.player)
+    c.s.active = c.next_seat(a.player)
 
 
 def end(c: Ctx, a: End) -> None:
     require_turn(c, a.player)
-    if c.s.passed != other(a.player):
+    if c.s.passed is None or c.s.passed == a.player:
         raise Illegal("#diel_cycle", "the turn ends once the other player has called initiative; "
                                      "to stop acting, take initiative")
+    if len(c.s.players) > 2:  # more seats: the others act on until every seat has ended (docs/rules-engine.md)
+        c.s.done = c.s.done | {a.player}
+        if len(c.s.done) + 1 < len(c.s.players):
+            c.s.active = c.next_seat(a.player)
+            return
+        c.s.done = frozenset()
     end_turn(c)
 
 
@@ -159,7 +168,7 @@ def _imprison_loiterers(c: Ctx) -> None:
         if kind != "capital":
             continue
         stand = c.territory_stand(territory)
-        for cs in c.souls_at(stand, other(holder)):
+        for cs in c.enemies_at(stand, holder):
             prisoners = [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]
             if cs.arrived_turn < c.s.turn and len(prisoners) < MAX_PRISONERS:
                 for item in [x for x in c.s.play.values() if x.equipped_to == cs.id]:
@@ -182,8 +191,10 @@ def finish(c: Ctx) -> None:
         mover = c.s.origin
         c.s.origin = None
         c.s.acted = c.s.acted | {mover}
-        if c.s.passed is None:
+        if c.s.passed is None and len(c.s.players) == 2:
             c.s.active = other(mover)
+        elif c.s.passed is None or len(c.s.players) > 2:
+            c.s.active = c.next_seat(mover)
     if c.s.phase == "storm" and not c.s.pending:
         c.s.phase = "diel"
     if c.s.phase == "diel" and c.style.cycles is not None and c.s.turn >= c.style.cycles:
@@ -233,7 +244,7 @@ def settle_claims(c: Ctx) -> None:
         if here:
             _claim(c, territory, here, present)
         holder = c.s.claims.get(territory)
-        if holder is not None and other(holder[0]) not in present.get(territory, ()):
+        if holder is not None and present.get(territory, _NOBODY).isdisjoint(c.foes(holder[0])):
             for cs in loose.get(territory, ()):
                 if cs.hidden and not cs.revealed:
                     continue  # "hidden items ... played under the mat remain hidden from the new owner" (#crafting)
@@ -251,15 +262,22 @@ def settle_claims(c: Ctx) -> None:
 
 def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set[str]]) -> bool:
     """A player with a soul on the territory stand and no enemy soul on it claims the territory."""
+    owners = {s.owner for s in here}
+    held = c.s.claims.get(territory)
+    if held is not None and len(owners) == 1 and held[0] in owners:
+        return False  # only the holder's souls stand there: nothing changes (the common case)
     stand = c.territory_stand(territory)
     claimed = False
-    for player in ("red", "blue"):
+    for player in c.s.players:
+        if player not in owners:
+            continue
+        foes = c.foes(player)
         mine = [s for s in here if s.owner == player and c.info(s).habitat != "DigitalCloud" and not s.rogue]
-        if not mine or any(s.owner == other(player) for s in here):
+        if not mine or any(s.owner in foes for s in here):
             continue
         claim = c.s.claims.get(territory)
-        if claim is not None and claim[0] == player:
-            continue
+        if claim is not None and (claim[0] == player or claim[0] not in foes):
+            continue  # already theirs, or an ally's (Band together: allies never take each other's territory)
         if claim is not None and claim[1] == "capital" and not c.style.claims_matter:
             continue  # Highest body count: capitals cannot be taken
         if claim is not None and claim[1] == "capital":
@@ -290,8 +308,10 @@ def _check_end(c: Ctx) -> bool:
     claims = c.s.claims
     whole = style.claims_matter and len(claims) >= len(holdable)  # #win needs every territory claimed
     holders = {claims[t][0] if t in claims else None for t in holdable} if whole else set()
-    for player in ("red", "blue"):
+    for player in c.s.players:
         if whole and holders == {player}:
+            if player == style.third:
+                return _over(c, f"{player}, the third party, dominates the kipuka: every player loses ({style.title})")
             return _over(c, f"{player} wins: holds every base camp and capital (#win)")
         if style.limit is not None and c.s.players[player].lost >= style.limit:
             return _over(c, f"{other(player)} wins: {player} lost {c.s.players[player].lost} souls, the limit of "
@@ -300,7 +320,7 @@ def _check_end(c: Ctx) -> bool:
         winner = c.s.claims[style.marked][0]
         if c.s.claims[style.marked][1] == "camp":
             return _over(c, f"{winner} wins: claimed the marked territory {style.marked} first ({style.title})")
-    special = special_end(c) if style.marked is not None else None
+    special = special_end(c) if style.marked is not None else captive_end(c) if style.captives else None
     if special is not None:
         return _over(c, special)
     if style.score == "body-count" and c.s.turn:
@@ -317,7 +337,7 @@ def _check_end(c: Ctx) -> bool:
     if c.s.turn and not table.any_in("deck") and not table.any_in("hand") and not c.souls_in_play():
         c.s.phase = "peace"
         c.s.active = None
-        c.s.pending = tuple(Pending("peace", p) for p in ("red", "blue"))
+        c.s.pending = tuple(Pending("peace", p) for p in c.s.players)
         return True
     return False
 
@@ -334,13 +354,14 @@ def peace(c: Ctx, a: Peace) -> None:
         return
     choices = {p.peace for p in c.s.players.values()}
     if choices == {"keep"}:
-        held = {p: sum(1 for o, _ in c.s.claims.values() if o == p) for p in ("red", "blue")}
-        if held["red"] == held["blue"]:
-            c.s.result = f"tie: forced peace kept with {held['red']} territories each (#discarding_runout)"
+        held = {p: sum(1 for o, _ in c.s.claims.values() if o == p) for p in c.s.players}
+        top = max(held.values())
+        best = [p for p in held if held[p] == top]
+        if len(best) > 1:
+            c.s.result = f"tie: forced peace kept with {top} territories each (#discarding_runout)"
         else:
-            winner = max(held, key=lambda p: held[p])
-            c.s.result = f"{winner} wins: forced peace kept, {held[winner]} territories to " \
-                         f"{held[other(winner)]} (#discarding_runout)"
+            rest = ", ".join(str(held[p]) for p in held if p != best[0])
+            c.s.result = f"{best[0]} wins: forced peace kept, {top} territories to {rest} (#discarding_runout)"
     else:
         c.s.result = "reserves called: a new game with the same or new decks (#discarding_runout)"
     c.s.phase = "over"

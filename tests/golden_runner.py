@@ -50,8 +50,9 @@ def render(path: Path) -> str:
             out.append(line)
         elif line.startswith("> "):
             if game is None:
-                if set(decks) != {"red", "blue"}:
-                    raise ValueError(f"{path}: 'deck red ...' and 'deck blue ...' lines must come first")
+                if not {"red", "blue"} <= set(decks):
+                    raise ValueError(f"{path}: 'deck red ...' and 'deck blue ...' lines (and green, yellow for "
+                                     "more seats) must come first")
                 for player, cards in decks.items():
                     if len(cards) == 30:
                         report = check_deck(cards)

@@ -20,15 +20,19 @@ def position(name: str, n: int) -> Game:
     """The game after the first `n` action lines of golden file `name` (decks from its `deck` lines)."""
     decks: dict[str, list[str]] = {}
     actions: list[str] = []
+    style: dict[str, str] = {}
     for line in (GOLDEN / f"{name}.game").read_text(encoding="utf-8").splitlines():
-        if line.startswith("deck "):
+        if line.startswith("style "):
+            style_name, *params = line.split()[1:]
+            style = {"style": style_name, **dict(p.partition("=")[::2] for p in params)}
+        elif line.startswith("deck "):
             _, player, cards = line.split(maxsplit=2)
             decks[player] = cards.split(",")
         elif line.startswith("> "):
             actions.append(line[2:])
     if n > len(actions):
         raise ValueError(f"golden game {name} has {len(actions)} actions, not {n}")
-    game = Game.new(decks)
+    game = Game.new(decks, **style)  # type: ignore[arg-type]
     for text in actions[:n]:
         game.apply(text)
     return game
@@ -56,6 +60,7 @@ GOLDEN_PERFT: dict[tuple[str, int], tuple[int, int, int]] = {
     ("flyer_conquers_the_kipuka", 18): (22, 376, 4844),     # day
     ("flyer_conquers_the_kipuka", 33): (9, 30, 295),        # day after a storm
     ("flyer_conquers_the_kipuka", 45): (21, 219, 1486),     # day, flyer in enemy land
+    ("style_mass_conflict", 27): (25, 619, 5837),          # three seats: day, red to act (oracle-checked)
     ("hilbert_vs_wolf_and_raven", 18): (6, 114, 2166),      # draw
     ("hilbert_vs_wolf_and_raven", 21): (19, 164, 2343),     # day
     ("hilbert_vs_wolf_and_raven", 24): (20, 292, 2710),     # day, taming

@@ -28,8 +28,9 @@ def test_the_game_is_chosen_per_table_and_errors_name_the_key() -> None:
     cfg = parse_config('[table]\nplayers = ["red", "blue", "green"]\n[game]\nname = "tilemap"\nmap = "arena"\n')
     assert cfg.game == "tilemap" and dict(cfg.game_params) == {"map": "arena"}
     assert parse_config("").game == "kipukas"
-    with pytest.raises(ConfigError, match=r"\[table\] players: a Domination game has two players"):
-        parse_config('[table]\nplayers = ["red", "blue", "green"]\n')
+    assert parse_config('[table]\nplayers = ["red", "blue", "green"]\n').players == ("red", "blue", "green")
+    with pytest.raises(ConfigError, match=r"\[table\] players: Kipukas seats two players \(red, blue\), or 3-4"):
+        parse_config('[table]\nplayers = ["red", "green"]\n')
     with pytest.raises(ConfigError, match=r"\[game\] name: 'Kaiju!' is not a game name"):
         parse_config('[game]\nname = "Kaiju!"\n')
     with pytest.raises(ConfigError, match=r"\[game\] map: unknown key"):

@@ -36,7 +36,7 @@ def test_every_verb_has_an_example() -> None:
 
 @pytest.mark.parametrize(("text", "words"), [
     ("red", "expected '<player> <verb> ...'"),
-    ("green move HMPU#0001 T7-M7b", "unknown player 'green'"),
+    ("purple move HMPU#0001 T7-M7b", "unknown player 'purple'"),
     ("red fly HMPU#0001", "unknown verb 'fly'"),
     ("red move HMPU#0001", "move takes 2 argument(s): red move <card> <path>"),
     ("red move HMPU#0001 T7", "path must be FROM-TO"),

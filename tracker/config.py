@@ -148,6 +148,9 @@ def _camera(sec: _Section, default: CameraConfig, base: Path | None) -> CameraCo
     return cam
 
 
+KIPUKAS_SEATINGS = (("red", "blue"), ("red", "blue", "green"), ("red", "blue", "green", "yellow"))  # rules' seats
+
+
 def parse_config(text: str, source: str = "<string>", base: Path | None = None) -> TableConfig:
     try:
         data = tomllib.loads(text)
@@ -168,8 +171,9 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None) 
     if game == "kipukas":
         g.finish()  # Kipukas takes its style from `game new --style`, not from [game]
     players = t.strings("players", d.players)
-    if game == "kipukas" and (len(players) != 2 or len(set(players)) != 2):
-        raise ConfigError(source, "[table] players", "a Domination game has two players with different colours")
+    if game == "kipukas" and players not in KIPUKAS_SEATINGS:
+        raise ConfigError(source, "[table] players", "Kipukas seats two players (red, blue), or 3-4 for Mass conflict "
+                                                     "and Band together (red, blue, green[, yellow]), in that order")
     if not 2 <= len(players) <= 5 or len(set(players)) != len(players):
         raise ConfigError(source, "[table] players", f"{game} is played by 2 to 5 players with different colours")
     state_dir = t.text("state_dir", d.state_dir)

@@ -14,18 +14,18 @@ from typing import Any
 from rules.core.interface import JUDGE, Config, GameResult, Prompt, Verdict, View
 from rules.core.notation import NotationError
 from rules.game import Game
-from rules.notation import PLAYERS, Action, parse
+from rules.notation import Action, parse
 from rules.notation_words import NotationError as KipukasNotationError
 from rules.styles import StyleError
 
 __all__ = ["KipukasGame", "new"]
 
-_WINNER = re.compile(r"^(red|blue) wins")
+_WINNER = re.compile(r"^(red|blue|green|yellow) wins")
 _HIDDEN_ZONES = ("hand", "deck", "aside")
 
 
 class KipukasGame:
-    """`TableGame` for the two-player Kipukas of the rule book (seed 000)."""
+    """`TableGame` for Kipukas of the rule book (seed 000): two seats, or 3-4 in Mass conflict / Band together."""
 
     name = "kipukas"
 
@@ -36,7 +36,7 @@ class KipukasGame:
 
     @property
     def seats(self) -> tuple[str, ...]:
-        return PLAYERS
+        return tuple(self.game.state.players)
 
     def apply(self, line: str) -> Verdict:
         action = self._listed.get(line)
@@ -76,7 +76,7 @@ class KipukasGame:
         down only to their owner and judges (the rule book's hidden information)."""
         s = self.game.state
         players: dict[str, object] = {}
-        for seat in PLAYERS:
+        for seat in self.game.state.players:
             sees = viewer in (seat, JUDGE)
             zones: dict[str, object] = {}
             for zone in (*_HIDDEN_ZONES, "discard", "effect"):

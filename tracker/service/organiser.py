@@ -26,8 +26,10 @@ class Registrar(Protocol):
 
 
 def play_styles() -> list[dict[str, Any]]:
-    """The play styles (#playstyleoptions) the rules referee, domination first."""
-    return [{"name": s.name, "title": s.title, "cycles": s.cycles} for s in STYLES.values() if s.implemented]
+    """The play styles (#playstyleoptions) the organiser page starts, domination first: two-seat styles that
+    need no parameter (3-4 seats and Captive's exchanged cards start with `game new`)."""
+    return [{"name": s.name, "title": s.title, "cycles": s.cycles} for s in STYLES.values()
+            if s.implemented and s.seats == (2, 2) and not s.needs]
 
 
 def style_body(name: str) -> dict[str, Any] | None:
@@ -35,9 +37,10 @@ def style_body(name: str) -> dict[str, Any] | None:
     if not name or name == "domination":
         return None
     found = STYLES.get(name)
-    if found is None or not found.implemented:
+    if found is None or name not in {s["name"] for s in play_styles()}:
         known = ", ".join(s["name"] for s in play_styles())
-        raise InputError(f"play style {name!r} is not one the tracker referees (choose from {known})")
+        raise InputError(f"play style {name!r} is not one the organiser page starts (choose from {known}; "
+                         "more seats and Captive start with kipukas-tracker game new)")
     return {"name": found.name, "cycles": found.cycles, "params": {}}
 
 
