@@ -64,8 +64,10 @@ def test_game_new_refuses_an_unknown_game_and_a_bad_configuration(tmp_path: Path
     assert "no packaged tile map 'moon'" in capsys.readouterr().err
     assert not list((tmp_path / "state" / "records").glob("*.sqlite"))  # no record left behind
     config = table_toml(tmp_path, "kaiju")
-    assert main(["run", "--config", str(config)]) == 2
-    assert "serves Kipukas tables only" in capsys.readouterr().err
+    deck = tmp_path / "red.json"
+    deck.write_text("{}", encoding="utf-8")
+    assert main(["run", "--config", str(config), "--deck", f"red={deck}", "--deck", f"blue={deck}"]) == 2
+    assert "--deck starts Kipukas games" in capsys.readouterr().err
 
 
 def test_a_kaiju_record_is_signed_and_replays_with_undo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

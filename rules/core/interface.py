@@ -70,6 +70,13 @@ class TableGame(Protocol):
         """The state as `viewer` (a seat, ``judge`` or ``spectator``) may see it."""
         ...
 
+    def line_for(self, line: str, viewer: str) -> str:
+        """`line` (an action of this game) as `viewer` may read it in the record: words that name hidden
+        information (a card drawn, a card played face down) replaced by ``?`` for everyone but the acting
+        seat and judges. The record keeps the whole line; this is the per-viewer declaration the log,
+        the pages and the hub's spectators rely on."""
+        ...
+
     def canonical(self, line: str) -> str:
         """`line` parsed and formatted back: the canonical spelling, or `NotationError` naming the problem."""
         ...

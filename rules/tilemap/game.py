@@ -80,6 +80,10 @@ class TileGame(SnapshotEngine[TileState, Act]):
             turns.next_turn(s, m)  # the active seat lost its VIP during its own turn
         return "; ".join((a.to_text(), *s.notices))
 
+    def hidden_words(self, action: Act) -> tuple[int, ...]:
+        """A card drawn goes to its owner's hidden hand (#deck); everything else is played on the table."""
+        return (0,) if action.verb == "draw" else ()
+
     # --- what may be tried now ------------------------------------------------------------------------
     def known_legal(self, state: TileState, action: Act) -> bool:
         """Every kind is listed (`_of`, `_fast`) only when the checks `apply` makes hold (seat, phase, stack,
@@ -201,7 +205,10 @@ class TileGame(SnapshotEngine[TileState, Act]):
                   "marks": {k: v for k, v in zip(MARK_NAMES, x.marks, strict=True) if v}, "tapped": x.tapped}
                  for x in sorted(s.permanents.values(), key=lambda x: x.tile)]
         r = self.result_of(s)
-        return {"game": self.name, "map": s.map_name, "turn": s.turn, "active": s.active, "phase": s.phase,
+        grid = {"width": self.board.width, "height": self.board.height,
+                "tiles": {name(t): kind for t, kind in sorted(self.board.types.items())}}
+        return {"game": self.name, "map": s.map_name, "grid": grid, "turn": s.turn, "active": s.active,
+                "phase": s.phase,
                 "stack": [d.act.to_text() for d in s.stack], "priority": list(s.priority), "players": players,
                 "board": board, "result": r.to_text() if r else None}
 
