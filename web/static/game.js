@@ -31,8 +31,11 @@
   // --- the game's view, drawn without knowing the game -----------------------------------------------------
   function value(v) {
     if (v === null || v === undefined) return "–";
-    if (Array.isArray(v)) return v.length ? v.map((x) => (typeof x === "object" ? JSON.stringify(x) : String(x))).join(", ") : "none";
-    if (typeof v === "object") return Object.entries(v).map(([k, x]) => `${k}: ${typeof x === "object" ? JSON.stringify(x) : x}`).join("; ") || "none";
+    if (Array.isArray(v)) return v.length ? v.map(value).join(", ") : "none";
+    if (typeof v === "object") {
+      const parts = Object.entries(v).map(([k, x]) => (x !== null && typeof x === "object" ? `${k} (${value(x)})` : `${k.replaceAll("_", " ")} ${value(x)}`));
+      return parts.join("; ") || "none";
+    }
     return String(v);
   }
   function table(obj, attrs) {
