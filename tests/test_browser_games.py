@@ -1,7 +1,7 @@
 """The generic game page in headless Chromium at phone size (390x844): a few turns of Colossal Kaiju
 Combat (after its set-up draws, which the demo plays itself) and of the tile-map game played by tapping
-the buttons the rules listed, on each seat's own phone; every tap lands in the signed record, each phone shows its own hand and only the size of the
-other's, and every touch target is at least 44 px."""
+the buttons the rules listed, on each seat's own phone; every tap lands in the signed record, each phone
+shows its own hand and only the size of the other's, and every touch target is at least 44 px."""
 
 from __future__ import annotations
 

@@ -7,12 +7,13 @@ It knows no game: it speaks notation lines, verdicts, prompts and views.
 
 Row kinds it writes (the body keys of `tracker.table.replay`'s table, where they exist):
 - ``start``: ``game`` (registry name), ``config`` (the game's configuration), ``players`` (seats);
-- ``action``: ``text``, ``accepted``, ``rule``, ``message`` (rejected inputs too);
+- ``action``: ``text``, ``accepted``, ``rule``, ``message`` (rejected inputs too), and ``public`` when the
+  game's `line_for` masks words of ``text`` for spectators (a card drawn): what the hub shows them;
 - ``undo``: ``reason``, ``undid``: a judge took back the last accepted action;
 - ``correct``: ``target`` (seq of an action row), ``text`` (its replacement, empty to strike it),
-  ``reason``: a judge's correction, as for Kipukas. Replay applies corrections retroactively: the rows
-  after the corrected one are re-decided on the corrected state (their stored verdicts are then history,
-  not a check), exactly as `tracker.table.replay` does for Kipukas.
+  ``reason`` (and ``public`` as for actions): a judge's correction, as for Kipukas. Replay applies
+  corrections retroactively: the rows after the corrected one are re-decided on the corrected state
+  (their stored verdicts are then history, not a check), exactly as `tracker.table.replay` does.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.core.interface import TableGame, Verdict, View
+from rules.core.interface import SPECTATOR, TableGame, Verdict, View
 from rules.core.notation import NotationError
 from rules.core.registry import new_game
 from tracker.errors import InputError, RecordError
@@ -151,8 +152,12 @@ class GameTable:
         """`act`, returning the row written too (the service shows it to the viewer who acted)."""
         with self.lock:
             verdict = self.game.apply(text)
-            row = self.record.append("action", source, {"text": text, "accepted": verdict.accepted,
-                                                        "rule": verdict.rule, "message": verdict.message})
+            body: dict[str, Any] = {"text": text, "accepted": verdict.accepted, "rule": verdict.rule,
+                                    "message": verdict.message}
+            public = self.game.line_for(text, SPECTATOR)
+            if public != text:  # what the hub may show spectators: the game's hidden words masked
+                body["public"] = public
+            row = self.record.append("action", source, body)
         self._bump()
         return verdict, row
 
@@ -183,7 +188,11 @@ class GameTable:
             if found is None or found.kind != "action":
                 raise InputError(f"row {target} is not an action row of this record")
             game = replay(self.record, fixes={target: text})
-            row = self.record.append("correct", "judge", {"target": target, "text": text, "reason": reason})
+            body: dict[str, Any] = {"target": target, "text": text, "reason": reason}
+            public = game.line_for(text, SPECTATOR) if text else text
+            if public != text:
+                body["public"] = public
+            row = self.record.append("correct", "judge", body)
             self.game = game
         self._bump()
         return row
