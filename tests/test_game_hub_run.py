@@ -90,6 +90,12 @@ def test_run_serves_a_tilemap_table_and_resumes_it(tmp_path: Path, capsys: pytes
     finally:
         stop(proc, client)
     assert main(["log", "verify", str(record)]) == 0
+    capsys.readouterr()
+    assert main(["log", "state", str(record)]) == 0
+    assert capsys.readouterr().out == f"# tilemap state after row 9 of 9\n{before}\n"
+    sheet = tmp_path / "sheet.html"
+    assert main(["log", "export", str(record), "--format", "sheet", "--out", str(sheet)]) == 0
+    assert "<h1>tilemap score sheet</h1>" in sheet.read_text(encoding="utf-8")
 
 
 def test_a_kaiju_table_pushes_to_the_hub_without_the_drawn_cards(tmp_path: Path,
