@@ -41,52 +41,58 @@ def seat_to_act(demo: DemoGame) -> str:
         return demo.table.game.legal_actions()[0].split()[0]
 
 
-@pytest.mark.parametrize("name", ["kaiju", "tilemap"])
-def test_a_few_turns_by_tapping_on_two_phones(tmp_path: Path, name: str, artifacts_dir: Path) -> None:
-    demo = DemoGame(name, folder=tmp_path, seed=3)
+def test_a_few_turns_of_each_game_by_tapping_on_two_phones(tmp_path: Path, artifacts_dir: Path) -> None:
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for name in ("kaiju", "tilemap"):
+            play_by_taps(browser, tmp_path / name, name, artifacts_dir)
+        browser.close()
+
+
+def play_by_taps(browser: Any, folder: Path, name: str, artifacts_dir: Path) -> None:
+    folder.mkdir()
+    demo = DemoGame(name, folder=folder, seed=3)
     server = WebServer(demo.service, "127.0.0.1", 0, limits=FAST)
     server.start()
     rng = random.Random(11)
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            phones: dict[str, Any] = {}
-            for seat in ("red", "blue"):
-                page = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True).new_page()
-                page.goto(f"http://127.0.0.1:{server.port}/play?t={demo.service.seats.tokens[seat]}")
-                page.wait_for_selector("#actions", state="attached")
-                phones[seat] = page
-            while demo.table.game.view("judge").get("phase") == "setup":
-                assert demo.step()  # kaiju's 20 set-up draws are the demo's own random play; turns are tapped
-            for step in range(10):
-                seat = seat_to_act(demo)
-                page = phones[seat]
-                version = demo.service.version()
-                page.wait_for_function(SEEN, arg=version, timeout=10_000)
-                lines = [str(x) for x in page.eval_on_selector_all("#actions button[data-line]",
-                                                                  "els => els.map((e) => e.dataset.line)")]
-                assert lines and all(line.startswith(f"{seat} ") for line in lines), (seat, lines)
-                line = choose(lines, rng, {"keep": 3.0, "pass": 0.2, "end": 0.3})
-                rows = demo.table.record.last_seq
-                page.tap(f"#actions button[data-line='{line}']")
-                wait_rows(demo, rows + 1)
-                last = next(demo.table.record.rows(after=rows))
-                assert last.body["text"] == line and last.body["accepted"] and last.source == f"phone:{seat}", step
-            for seat, page in phones.items():
-                other = "blue" if seat == "red" else "red"
-                page.wait_for_function(SEEN, arg=demo.service.version(), timeout=10_000)
-                hand = HAND[name]
-                own = page.text_content(f"dl[data-seat='{seat}'] dd[data-key='{hand}']") or ""
-                theirs = page.text_content(f"dl[data-seat='{other}'] dd[data-key='{hand}']") or ""
-                assert theirs.strip().isdigit(), (seat, theirs)  # the other's hand: only how many cards
-                mine = demo.service.snapshot(demo.service.seats.authenticate(
-                    demo.service.seats.tokens[seat], None, False))["view"]["players"][seat][hand]
-                assert isinstance(mine, list) and all(card in own for card in mine), (own, mine)
-                assert small_targets(page) == [], small_targets(page)
-            phones["red"].screenshot(path=str(artifacts_dir / f"game-{name}-phone.png"))
+        phones: dict[str, Any] = {}
+        for seat in ("red", "blue"):
+            page = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True).new_page()
+            page.goto(f"http://127.0.0.1:{server.port}/play?t={demo.service.seats.tokens[seat]}")
+            page.wait_for_selector("#actions", state="attached")
+            phones[seat] = page
+        while demo.table.game.view("judge").get("phase") == "setup":
+            assert demo.step()  # kaiju's 20 set-up draws are the demo's own random play; turns are tapped
+        for step in range(8):
+            seat = seat_to_act(demo)
+            page = phones[seat]
+            page.wait_for_function(SEEN, arg=demo.service.version(), timeout=10_000)
+            lines = [str(x) for x in page.eval_on_selector_all("#actions button[data-line]",
+                                                              "els => els.map((e) => e.dataset.line)")]
+            assert lines and all(line.startswith(f"{seat} ") for line in lines), (seat, lines)
+            line = choose(lines, rng, {"keep": 3.0, "pass": 0.2, "end": 0.3})
+            rows = demo.table.record.last_seq
+            page.tap(f"#actions button[data-line='{line}']")
+            wait_rows(demo, rows + 1)
+            last = next(demo.table.record.rows(after=rows))
+            assert last.body["text"] == line and last.body["accepted"] and last.source == f"phone:{seat}", step
+        for seat, page in phones.items():
+            other = "blue" if seat == "red" else "red"
+            page.wait_for_function(SEEN, arg=demo.service.version(), timeout=10_000)
+            hand = HAND[name]
+            own = page.text_content(f"dl[data-seat='{seat}'] dd[data-key='{hand}']") or ""
+            theirs = page.text_content(f"dl[data-seat='{other}'] dd[data-key='{hand}']") or ""
+            assert theirs.strip().isdigit(), (seat, theirs)  # the other's hand: only how many cards
+            mine = demo.table.game.view(seat)["players"]
+            assert isinstance(mine, dict)
+            cards = mine[seat][hand]
+            assert isinstance(cards, list) and all(card in own for card in cards), (own, cards)
+            assert small_targets(page) == [], small_targets(page)
             if name == "tilemap":
-                assert phones["red"].locator("#grid .tile").count() == 49  # the 7x7 skirmish map
-            browser.close()
+                assert page.locator("#grid .tile").count() == 49  # the 7x7 skirmish map, drawn from the view
+            page.screenshot(path=str(artifacts_dir / f"game-{name}-{seat}.png"))
+            page.context.close()
     finally:
         server.shutdown()
         demo.table.record.close()

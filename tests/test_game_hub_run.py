@@ -72,7 +72,7 @@ def test_run_serves_a_tilemap_table_and_resumes_it(tmp_path: Path, capsys: pytes
     proc, client, states = serve(config)
     rng = random.Random(9)
     try:
-        for _ in range(8):
+        for _ in range(5):
             lines = [o["text"] for g in states[-1]["actions"] for o in g["options"]]
             ack = client.call("act", {"text": choose(lines, rng, {"end": 0.5})}, namespace="/table", timeout=10)
             assert ack["ok"] and ack["entry"]["accepted"], ack
@@ -86,13 +86,13 @@ def test_run_serves_a_tilemap_table_and_resumes_it(tmp_path: Path, capsys: pytes
     assert "tilemap table" in out and str(record) in out
     proc, client, states = serve(config)  # a restart replays the record to the same state
     try:
-        assert states[-1]["state_text"] == before and states[-1]["seq"] == 9
+        assert states[-1]["state_text"] == before and states[-1]["seq"] == 6
     finally:
         stop(proc, client)
     assert main(["log", "verify", str(record)]) == 0
     capsys.readouterr()
     assert main(["log", "state", str(record)]) == 0
-    assert capsys.readouterr().out == f"# tilemap state after row 9 of 9\n{before}\n"
+    assert capsys.readouterr().out == f"# tilemap state after row 6 of 6\n{before}\n"
     sheet = tmp_path / "sheet.html"
     assert main(["log", "export", str(record), "--format", "sheet", "--out", str(sheet)]) == 0
     assert "<h1>tilemap score sheet</h1>" in sheet.read_text(encoding="utf-8")

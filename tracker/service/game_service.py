@@ -26,7 +26,7 @@ from tracker.table.games import GameTable, replay
 
 LOG_TAIL = 200   # record entries a state carries (older ones come in `log` pages)
 LOG_PAGE = 200
-SHOWN_KINDS = ("action", "undo", "correct")
+SHOWN_KINDS = ("action", "undo", "correct", "board")
 NO_MAP = (b'<svg xmlns="http://www.w3.org/2000/svg" width="320" height="40"><text x="8" y="24">'
           b'this game has no map picture</text></svg>')
 
@@ -58,6 +58,10 @@ def entry_for(row: Row, game: TableGame, viewer: Viewer) -> dict[str, Any] | Non
     body = row.body
     if row.kind == "action" and not body.get("accepted") and not judge and row.source != f"phone:{who}":
         return None
+    if row.kind == "board":  # pieces on the table are public
+        seen = ", ".join(f"{k} {v}" for k, v in body.get("observed", {}).items() if v) or "no pieces"
+        return {"seq": row.seq, "time": row.ts, "source": row.source, "kind": "board", "action": f"camera: {seen}",
+                "label": f"camera: {seen}", "accepted": True, "rule": "", "message": ""}
     text = str(body.get("text", body.get("undid", "")))
     shown = text if judge or not text else game.line_for(text, who)
     message = str(body.get("message", body.get("reason", "")))
@@ -179,6 +183,9 @@ class GameService:
                         for p in game.prompts()],
             "actions": buttons(lines), "log": self._entries(viewer, game, max(0, upto - LOG_TAIL), upto),
             "warnings": list(self.table.warnings), "history": len(game.history),
+            "questions": [{"player": p, "text": t, "options": list(o)} for p, t, o in self.table.questions
+                          if viewer.role == "judge" or (p is not None and p == viewer.seat)],
+            "differences": list(self.table.differences),
         }
         if viewer.role == "judge":
             state["state_text"] = game.to_text()

@@ -10,6 +10,8 @@ Row kinds it writes (the body keys of `tracker.table.replay`'s table, where they
 - ``action``: ``text``, ``accepted``, ``rule``, ``message`` (rejected inputs too), and ``public`` when the
   game's `line_for` masks words of ``text`` for spectators (a card drawn): what the hub shows them;
 - ``undo``: ``reason``, ``undid``: a judge took back the last accepted action;
+- ``board``: ``observed`` (region -> seat or null): a new overhead reading of a game that reads its board
+  (`observe`); the actions it implied follow as ``action`` rows from source ``overhead``;
 - ``correct``: ``target`` (seq of an action row), ``text`` (its replacement, empty to strike it),
   ``reason`` (and ``public`` as for actions): a judge's correction, as for Kipukas. Replay applies
   corrections retroactively: the rows after the corrected one are re-decided on the corrected state
@@ -25,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.core.interface import SPECTATOR, TableGame, Verdict, View
+from rules.core.interface import SPECTATOR, ReadsBoard, TableGame, Verdict, View
 from rules.core.notation import NotationError
 from rules.core.registry import new_game
 from tracker.errors import InputError, RecordError
@@ -98,6 +100,9 @@ class GameTable:
         self._changed = threading.Condition(self.lock)
         self._version = 0
         self.warnings: list[str] = []
+        self.observed: dict[str, str | None] = {}  # the last board reading recorded
+        self.questions: list[tuple[str | None, str, tuple[str, ...]]] = []  # what the camera cannot settle
+        self.differences: list[str] = []
 
     @classmethod
     def start(cls, record: GameRecord, name: str, config: Mapping[str, Any]) -> GameTable:
@@ -196,6 +201,30 @@ class GameTable:
             self.game = game
         self._bump()
         return row
+
+    def observe(self, seen: Mapping[str, str | None], source: str = "overhead") -> list[Row]:
+        """An overhead reading of the pieces (region -> seat, None for empty; unread regions absent), for a
+        game that reads its board (`rules.core.interface.ReadsBoard`). A reading that differs from the
+        last one recorded is written as a ``board`` row; the actions the game says it implies are asked
+        and recorded like any input (source ``overhead``); its questions replace the open ones."""
+        if not isinstance(self.game, ReadsBoard):
+            raise InputError(f"a {self.name} game does not read its board from a camera")
+        rows: list[Row] = []
+        with self.lock:
+            observed = {k: v for k, v in sorted(seen.items())}
+            if observed != self.observed:
+                self.observed = observed
+                rows.append(self.record.append("board", source, {"observed": observed}))
+            reading = self.game.read_board(seen)
+            for line in reading.lines:
+                verdict = self.game.apply(line)
+                rows.append(self.record.append("action", source, {
+                    "text": line, "accepted": verdict.accepted, "rule": verdict.rule, "message": verdict.message}))
+            self.questions = list(reading.questions)
+            self.differences = list(reading.differences)
+        if rows or reading.questions:
+            self._bump()
+        return rows
 
     def view(self, viewer: str) -> View:
         return self.game.view(viewer)

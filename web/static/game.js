@@ -90,6 +90,11 @@
       }
       box.append(row);
     }
+    for (const q of state.questions || []) {  // what the overhead camera cannot settle alone
+      const row = K.html("div", { class: "controls question", "data-question": q.text }, K.html("b", {}, `${q.text} `));
+      for (const line of q.options) row.append(K.html("button", { type: "button", class: "answer", "data-line": line, onclick: () => act(line) }, line.split(" ").slice(1).join(" ")));
+      box.prepend(row);
+    }
     const mine = $("my-prompts");
     mine.replaceChildren();
     for (const p of state.prompts.filter((p) => p.player && (p.player === state.seat || role === "judge"))) {
@@ -119,7 +124,8 @@
     for (const p of state.prompts) prompts.append(K.html("li", { "data-player": p.player || "" }, `${p.player || "anyone"}: ${p.text} (${p.rule})`));
     if (!state.prompts.length) prompts.append(K.html("li", { class: "idle" }, state.result || "nothing asked"));
     const warnings = $("warnings");
-    warnings.replaceChildren(...(state.warnings || []).map((w) => K.html("li", { class: "sev-warning" }, w)));
+    warnings.replaceChildren(...(state.warnings || []).concat((state.differences || []).map((d) => `camera: ${d}`))
+      .map((w) => K.html("li", { class: "sev-warning" }, w)));
     drawView(state);
     if (role === "player" || role === "judge") drawActions(state);
     if (role === "judge") {
