@@ -37,14 +37,33 @@ def _tilemap(config: Config) -> TableGame:
     return new(config)
 
 
+def _kaiju_example() -> dict[str, object]:
+    from rules.kaiju.decks import preconstructed
+    return preconstructed(2)
+
+
+def _tilemap_example() -> dict[str, object]:
+    return {"map": "skirmish", "seats": ["red", "blue"]}
+
+
 _FACTORIES: dict[str, Factory] = {"kipukas": _kipukas, "kaiju": _kaiju, "tilemap": _tilemap}
+_EXAMPLES: dict[str, Callable[[], dict[str, object]]] = {
+    "kaiju": _kaiju_example, "tilemap": _tilemap_example}  # Kipukas needs decks: its demo has its own table
 
 
-def register(name: str, factory: Factory) -> None:
-    """Make `name` available to `new_game` (a later registration of the same name replaces it)."""
+def register(name: str, factory: Factory, example: Callable[[], dict[str, object]] | None = None) -> None:
+    """Make `name` available to `new_game` (a later registration of the same name replaces it); `example`
+    gives a configuration that starts a two-seat game with packaged data (the demo table's)."""
     if not name or not name.isidentifier():
         raise ValueError(f"a game name is one lowercase word, got {name!r}")
     _FACTORIES[name] = factory
+    _EXAMPLES[name] = example or dict
+
+
+def example(name: str) -> dict[str, object]:
+    """A configuration that starts a two-seat game of `name` from packaged data (`demo --game`)."""
+    factory(name)  # an unknown name raises UnknownGame naming the known ones
+    return _EXAMPLES.get(name, dict)()
 
 
 def names() -> list[str]:

@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from rules.core.registry import new_game as game_of
+from rules.core.registry import example
 from rules.core.selfplay import choose
 from tracker.config import TableConfig
 from tracker.errors import RecordError
@@ -159,12 +159,5 @@ class DemoGame:
 
 
 def demo_config(name: str) -> dict[str, Any]:
-    """The demo's configuration of a game: two seats, the packaged decks or map."""
-    if name == "kaiju":
-        from rules.kaiju.decks import preconstructed
-
-        return {**preconstructed(2), "initiative_order": ["red", "blue"]}
-    if name == "tilemap":
-        return {"map": "skirmish", "seats": ["red", "blue"]}
-    game_of(name, {})  # an unknown name raises UnknownGame naming the known ones
-    return {}
+    """The demo's configuration of a game: the registry's example (two seats, packaged decks or map)."""
+    return dict(example(name))
