@@ -92,13 +92,17 @@ class GameService:
         self._lock = threading.Lock()
         self._views: dict[tuple[Viewer, int, int], dict[str, Any]] = {}
         self._delayed: dict[int, TableGame] = {}
+        self._tail: list[Row] = []
+        self._tail_of: object = None
+        self._projected: dict[tuple[int, str, str], dict[str, Any] | None] = {}
+        self._fingerprints: dict[str, str] = {}
 
     def replace(self, table: GameTable) -> None:
         """Serve another game's table (a new record started by an organiser); versions keep growing."""
         with self._lock:
             self._base += self.table.version() + 1
             self.table, self.game = table, table.name
-            self._views, self._delayed = {}, {}
+            self._views, self._delayed, self._projected = {}, {}, {}
 
     # --- change notification --------------------------------------------------------------------------
     def version(self) -> int:
@@ -189,13 +193,36 @@ class GameService:
         }
         if viewer.role == "judge":
             state["state_text"] = game.to_text()
-            state["key_fingerprint"] = key_fingerprint(self.table.record.path)
+            path = self.table.record.path
+            if path not in self._fingerprints:
+                self._fingerprints = {path: key_fingerprint(path)}
+            state["key_fingerprint"] = self._fingerprints[path]
         return state
 
+    def _rows(self, after: int, upto: int) -> list[Row]:
+        """Record rows after `after` up to `upto` (hold the table's lock): the latest `LOG_TAIL` come from
+        memory (rows are append-only; read once), older ones from the record."""
+        record = self.table.record
+        if self._tail_of is not record:
+            self._tail, self._tail_of = [], record
+        last = self._tail[-1].seq if self._tail else max(0, record.last_seq - LOG_TAIL)
+        if record.last_seq > last:
+            self._tail = (self._tail + list(record.rows(after=last)))[-LOG_TAIL:]
+        if self._tail and after >= self._tail[0].seq - 1:
+            return [r for r in self._tail if after < r.seq <= upto]
+        return list(record.rows(after=after, upto=upto))
+
     def _entries(self, viewer: Viewer, game: TableGame, after: int, upto: int) -> list[dict[str, Any]]:
+        """The rows as `viewer` reads them. A row's projection is kept per role and seat: a recorded row
+        never changes, and a masked word stays masked (a card revealed later is shown by the view)."""
         out = []
-        for row in self.table.record.rows(after=after, upto=upto):
-            entry = entry_for(row, game, viewer)
+        for row in self._rows(after, upto):
+            key = (row.seq, viewer.role, viewer.seat or "")
+            if key not in self._projected:
+                if len(self._projected) > 20_000:
+                    self._projected = {}
+                self._projected[key] = entry_for(row, game, viewer)
+            entry = self._projected[key]
             if entry is not None:
                 out.append(entry)
         return out
