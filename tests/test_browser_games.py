@@ -68,7 +68,7 @@ def play_by_taps(browser: Any, folder: Path, name: str, artifacts_dir: Path) -> 
             phones[seat] = page
         while demo.table.game.view("judge").get("phase") == "setup":
             assert demo.step()  # kaiju's 20 set-up draws are the demo's own random play; turns are tapped
-        for step in range(8):
+        for step in range(5):
             seat = seat_to_act(demo)
             page = phones[seat]
             page.wait_for_function(SEEN, arg=demo.service.version(), timeout=10_000)

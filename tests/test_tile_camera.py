@@ -70,23 +70,26 @@ def test_the_camera_reads_units_on_tiles_and_the_game_takes_the_one_legal_move(t
     seen = units_seen(reader.read(renderer.render(TableScene(here), seed=2)))
     assert seen == {t: here[t].owner if t in here else None for t in load("skirmish").tiles()}
     assert table.observe(seen)[0].kind == "board" and table.differences == [] and table.questions == []
-    # The MILITIA moved c1 -> c2 on the table: its one legal move is declared for red.
-    moved = {**{k: v for k, v in here.items() if k != "c1"}, "c2": Token("capital", "red")}
-    after = units_seen(reader.read(renderer.render(TableScene(moved), seed=3)))
+    # The MILITIA moved c1 -> c2 on the table: its one legal move is declared for red. (The reader is
+    # shown reading rendered frames above and in the runtime test; these readings are written directly.)
+    after = {**seen, "c1": None, "c2": "red"}
     rows = table.observe(after)
     assert [(r.kind, r.source, r.body.get("text")) for r in rows][1:] == [("action", "overhead", "red move c1-c2")]
     assert rows[1].body["accepted"] and table.game.view("judge")["stack"] == ["red move c1-c2"]
     assert table.act("red pass", "phone:red").accepted and table.act("blue pass", "phone:blue").accepted
     assert table.observe(after) == []  # the same reading once the move resolved: nothing new
     assert table.differences == []
+    # A new red token on a spawn tile: the camera cannot tell which card, so red is asked, with the lines.
+    rows = table.observe({**after, "a1": "red"})
+    assert [r.kind for r in rows] == ["board"] and table.questions == [
+        ("red", "the camera sees a new red unit on a1: which card?", ("red play MILITIA a1",))]
     # A blue token where blue has no unit and cannot play: a difference and a question for a judge, no action.
-    odd = {**moved, "e4": Token("capital", "blue")}
-    rows = table.observe(units_seen(reader.read(renderer.render(TableScene(odd), seed=5))))
+    rows = table.observe({**after, "e4": "blue"})
     assert [r.kind for r in rows] == ["board"] and table.differences == [
         "e4: the camera sees a blue token, the record has nothing"]
     assert table.questions and table.questions[0][0] is None
     # A hand over the board: tiles under it are unknown, never read as empty.
-    frame, truth = renderer.render_with_truth(TableScene(moved, hands=1), seed=21)
+    frame, truth = renderer.render_with_truth(TableScene(here, hands=1), seed=21)
     covered = units_seen(reader.read(frame))
     hidden = {t for t, share in truth.occluded.items() if share > 0.05}
     assert hidden and not hidden & set(covered)
@@ -95,3 +98,52 @@ def test_the_camera_reads_units_on_tiles_and_the_game_takes_the_one_legal_move(t
     again = GameRecord(path, readonly=True)
     assert replay(again).to_text() == table.game.to_text()  # the camera's actions replay like any row
     again.close()
+
+
+def test_a_tile_table_runtime_reads_its_camera_recording_into_the_record(tmp_path: Path) -> None:
+    """`run`'s runtime for a tile-map table with `[overhead]` set: a recorded folder of frames, the pose from
+    the calibration file, the stabiliser, and the reading's one legal move recorded from the camera."""
+    import threading
+    import time
+
+    import cv2
+
+    from calibration.calfile import Calibration
+    from tracker.config import parse_config
+    from tracker.runtime.game_runtime import GameRuntime
+
+    _, pose, renderer, _ = setup()
+    frames = tmp_path / "overhead"
+    frames.mkdir()
+    start = {"d1": Token("capital", "red"), "d7": Token("capital", "blue")}
+    moved = {"d2": Token("capital", "red"), "d7": Token("capital", "blue")}
+    for n, scene in enumerate((start, moved)):
+        cv2.imwrite(str(frames / f"{n:03d}.png"), renderer.render(TableScene(scene), seed=40 + n))
+    Calibration(pose, "manual", 0.0, 0).save(tmp_path / "calibration.json")
+    cv2.imwrite(str(tmp_path / "calibration.empty.png"), setup()[3])  # the empty board, same pose
+    cfg = parse_config(f'[table]\nplayers = ["red", "blue"]\n[overhead]\nsource = "folder"\npath = "{frames}"\n'
+                       f'fps = 20\n[tracking]\ncalibration = "{tmp_path / "calibration.json"}"\nframes_to_agree = 1\n'
+                       '[game]\nname = "tilemap"\nmap = "skirmish"\n')
+    state = tmp_path / "state"
+    record = GameRecord(str(tmp_path / "t.sqlite"), load_or_create_key(state))
+    table = GameTable.start(record, "tilemap", {"map": "skirmish", "seats": ["red", "blue"]})
+    for line in ("red draw MILITIA", "red draw MILITIA", "red draw SPARK", "red draw ARCHER"):
+        assert table.act(line, "phone:red").accepted
+    record.close()
+    stop = threading.Event()
+    runtime = GameRuntime(cfg, tmp_path / "t.sqlite", state, stop=stop)
+    threads = runtime.start()
+    try:
+        end = time.monotonic() + 30
+        while time.monotonic() < end and runtime.table.game.view("judge")["stack"] != ["red move d1-d2"]:
+            time.sleep(0.1)
+        rows = list(runtime.table.record.rows(after=5))
+        assert [(r.kind, r.source) for r in rows] == [("board", "overhead"), ("board", "overhead"),
+                                                      ("action", "overhead")], rows
+        assert rows[-1].body["text"] == "red move d1-d2" and rows[-1].body["accepted"]
+    finally:
+        stop.set()
+        for thread in threads:  # never close the record (or exit) under the camera thread inside a read
+            if thread.name == "overhead camera":
+                thread.join(timeout=15)
+        runtime.close()

@@ -3,8 +3,9 @@
 `GameRuntime` opens the game in progress (`records/current`) with `tracker.table.games.GameTable`, serves
 it through `tracker.service.game_service.GameService`, follows a new record an organiser starts (`game
 new`), pushes every record to the tournament hub when one is configured (the pusher carries rows, so it
-is the same for every game), and proves with the watchdog that the table lock is not stuck. No camera
-loop runs: these games are played phone-first (docs/games.md says what a camera would add).
+is the same for every game), and proves with the watchdog that the table lock is not stuck. For a game
+that reads its board (the tile-map game) with `[overhead]` set, it runs the overhead camera loop of
+`tracker.runtime.tile_camera`; Colossal Kaiju Combat is played phone-first.
 
 `DemoGame` is `demo --game NAME`: the same service on a fresh record in a temporary folder, with no
 cameras; it can play random legal actions for the seats on its own (`autoplay_s`), so a visitor sees a
@@ -27,6 +28,7 @@ from tracker.errors import RecordError
 from tracker.record.hub_push import HubPusher
 from tracker.record.keys import load_or_create_key
 from tracker.record.store import GameRecord
+from tracker.runtime.tile_camera import TileCamera
 from tracker.runtime.watchdog import Watchdog
 from tracker.service.game_service import GameService
 from tracker.service.seats import JUDGE, Seats
@@ -107,6 +109,11 @@ class GameRuntime:
         self.dog.watch("table")
         threads = [threading.Thread(target=self.heartbeat, name="table", daemon=True)]
         threads[0].start()
+        camera = TileCamera.build(self.cfg, self.table, self.state_dir, lambda: self.table, self.dog, self.stop)
+        if camera is not None:  # a game that reads its board, with a tile layout and a calibrated camera
+            self.dog.watch("overhead camera")
+            threads.append(threading.Thread(target=camera.run, name="overhead camera", daemon=True))
+            threads[-1].start()
         if self.cfg.hub_url:  # not watched: a hub away must never stop the table
             self.hub = HubPusher(self.cfg.hub_url, self.cfg.hub_token, self.state_dir / "records", self.hub_status)
             hub = self.hub
