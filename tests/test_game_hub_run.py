@@ -20,9 +20,12 @@ import socketio
 from hub.namespaces import public_row
 from hub.streams import HubStore
 from rules.core.selfplay import choose
+from rules.kaiju.decks import preconstructed
 from tests.hub_servers import free_port, running_hub
 from tracker.cli import main
 from tracker.config import parse_config
+from tracker.record.keys import load_or_create_key
+from tracker.record.store import GameRecord
 from tracker.runtime.game_runtime import GameRuntime
 from tracker.service.seats import JUDGE
 
@@ -130,3 +133,26 @@ def test_a_kaiju_table_pushes_to_the_hub_without_the_drawn_cards(tmp_path: Path,
         finally:
             halt.set()
             runtime.close()
+
+
+def test_the_runtime_follows_game_new_to_another_game_and_its_seats(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from tracker.runtime.appliance import fresh_record, make_current
+    from tracker.service.seats import player
+    from tracker.table.games import GameTable
+
+    config, record = start_game(tmp_path, "tilemap", capsys, 'map = "skirmish"\n')
+    state = tmp_path / "state"
+    runtime = GameRuntime(parse_config(config.read_text(encoding="utf-8")), record, state)
+    try:
+        key, version = runtime.service.judge_key(), runtime.service.version()
+        path = fresh_record(state)
+        GameTable.start(GameRecord(str(path), load_or_create_key(state)), "kaiju",
+                        {**preconstructed(3)}).record.close()
+        make_current(path)
+        assert runtime.switch_game() and runtime.service.game == "kaiju"
+        assert sorted(runtime.service.seats.players) == ["blue", "green", "red"] and runtime.service.judge_key() == key
+        assert runtime.service.version() > version
+        assert runtime.service.snapshot(player("green"))["actions"]  # the new seat acts from its phone
+    finally:
+        runtime.close()

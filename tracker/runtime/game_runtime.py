@@ -78,6 +78,10 @@ class GameRuntime:
         table = open_interface_table(path, self.state_dir)
         self._retired.append(self.table)
         self.table = table
+        if tuple(table.game.seats) != self.service.seats.players:  # other seats: their own tokens (kept ones stay)
+            seats = Seats(tuple(table.game.seats), judge_pin=self.cfg.judge_pin, path=self.state_dir / "seats.json")
+            seats.judge_key = self.service.seats.judge_key  # the judge page's key lasts the run
+            self.service.seats = seats
         self.service.replace(table)
         if self.hub is not None:
             self.hub.nudge()
