@@ -65,7 +65,7 @@ def describe(row: Row) -> str:
     if row.kind == "probes":
         return f"{b.get('count')} more rejected actions counted (last: {b.get('last')})"
     if row.kind == "board":
-        return "board: " + ", ".join(f"{s} {t}" for s, t in b.get("observed", {}).items() if t != "empty")
+        return "board: " + ", ".join(f"{s} {t}" for s, t in b.get("observed", {}).items() if t and t != "empty")
     if row.kind == "mat":
         return "mat: " + ", ".join(f"{s} {v.get('face')}" for s, v in b.get("slots", {}).items()
                                    if v.get("face") != "empty")
