@@ -170,5 +170,5 @@ class DemoGame:
 
 
 def demo_config(name: str) -> dict[str, Any]:
-    """The demo's configuration of a game: the registry's example (two seats, packaged decks or map)."""
-    return dict(example(name))
+    """The demo's configuration of a game: the registry's example for red and blue (packaged decks or map)."""
+    return dict(example(name, ["red", "blue"]))
