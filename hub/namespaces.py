@@ -33,6 +33,8 @@ STATUS_KEYS = ("players", "phase", "turn", "active", "result", "in_sync", "warni
 def public_row(table: str, game: str, row: dict[str, Any]) -> dict[str, Any]:
     """What a spectator may see of a row: never a hidden card or a question to one player."""
     body = row.get("body", {})
+    if "public" in body:  # the table's own masking of hidden words (a card drawn in another game)
+        body = {**body, "text": body["public"]}
     keep = PUBLIC_BODY.get(str(row.get("kind")), ())
     return {"table": table, "game": game, "seq": row["seq"], "ts": row["ts"], "kind": row["kind"],
             "body": {k: body[k] for k in keep if k in body}}

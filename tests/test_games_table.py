@@ -65,8 +65,10 @@ def test_game_new_refuses_an_unknown_game_and_a_bad_configuration(tmp_path: Path
     assert "no packaged tile map 'moon'" in capsys.readouterr().err
     assert not list((tmp_path / "state" / "records").glob("*.sqlite"))  # no record left behind
     config = table_toml(tmp_path, "kaiju")
-    assert main(["run", "--config", str(config)]) == 2
-    assert "serves Kipukas tables only" in capsys.readouterr().err
+    deck = tmp_path / "red.json"
+    deck.write_text("{}", encoding="utf-8")
+    assert main(["run", "--config", str(config), "--deck", f"red={deck}", "--deck", f"blue={deck}"]) == 2
+    assert "--deck starts Kipukas games" in capsys.readouterr().err
 
 
 def test_a_kaiju_record_is_signed_and_replays_with_undo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -90,3 +92,23 @@ def test_a_kaiju_record_is_signed_and_replays_with_undo(tmp_path: Path, capsys: 
     again = GameTable.open(reopened)
     assert again.game.to_text() == before and again.game.history == table.game.history and undone
     assert main(["log", "verify", path]) == 0
+
+
+def test_game_new_seats_deck_files_into_the_games_configuration(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from rules.core.registry import example
+
+    made = example("kaiju", ["red", "blue"])["seats"]
+    assert isinstance(made, dict)
+    files = []
+    for seat, other in (("red", "blue"), ("blue", "red")):  # each seat plays the other's packaged team
+        path = tmp_path / f"{seat}.json"
+        path.write_text(json.dumps(made[other]), encoding="utf-8")
+        files += ["--deck", f"{seat}={path}"]
+    assert main(["game", "new", "--config", str(table_toml(tmp_path, "kaiju")), *files]) == 0
+    record = GameRecord(json.loads(capsys.readouterr().out)["record"], readonly=True)
+    seats = next(record.rows()).body["config"]["seats"]
+    assert seats["red"]["team"] == made["blue"]["team"] and seats["blue"]["team"] == made["red"]["team"]
+    record.close()
+    assert main(["game", "new", "--config", str(table_toml(tmp_path, "tilemap")), *files]) == 2
+    assert "a tilemap game takes no deck files" in capsys.readouterr().err

@@ -2,7 +2,9 @@
 
 A `TableService` authenticates connections (seat tokens, judge PIN), hands out JSON-ready snapshots of
 the table projected for each viewer, lets a publisher wait for the next change without polling, and
-takes the inputs phones and judges may send. `tracker.service.service.TableService` implements it.
+takes the inputs phones and judges may send. `tracker.service.service.TableService` implements it for
+Kipukas, `tracker.service.game_service.GameService` for every other game of `rules.core.registry`
+(`game` names which: the pages choose the Kipukas pages or the generic game pages by it).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ __all__ = ["JUDGE", "SPECTATOR", "AccessDenied", "InputError", "TableService", "
 
 
 class TableService(Protocol):
+    game: str
     public_url: str
 
     spectator_delay_min: float

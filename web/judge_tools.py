@@ -16,7 +16,9 @@ tools = Blueprint("judge_tools", __name__)
 
 @tools.get("/replay")
 def replay_page() -> str:
-    return render_template("replay.html")
+    game = service().game
+    return render_template("replay.html") if game == "kipukas" else \
+        render_template("game.html", role="replay", game=game)
 
 
 @tools.get("/replay/state/<int:seq>.json")

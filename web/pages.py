@@ -61,10 +61,19 @@ def join_url(who: str, token: str) -> str:
     return f"{base}{path}?{urlencode({'t': token})}"
 
 
+def table_page(role: str) -> str:
+    """Kipukas' own pages, or the generic game page (tap-to-act from the game's legal actions) for any
+    other game the service serves."""
+    game = service().game
+    if game == "kipukas":
+        return render_template("table.html", role=role) if role != "judge" else render_template("judge.html")
+    return render_template("game.html", role=role, game=game)
+
+
 @pages.get("/")
 @pages.get("/watch")
 def watch() -> str:
-    return render_template("table.html", role="spectator")
+    return table_page("spectator")
 
 
 @pages.get("/sw.js")
@@ -82,12 +91,12 @@ def overlay() -> str:
 
 @pages.get("/play")
 def play() -> str:
-    return render_template("table.html", role="player")
+    return table_page("player")
 
 
 @pages.get("/judge")
 def judge() -> str:
-    return render_template("judge.html")
+    return table_page("judge")
 
 
 @pages.get("/map.jpg")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Generic, Protocol, TypeVar
 
-from rules.core.interface import GameResult, Prompt, Verdict, View
+from rules.core.interface import JUDGE, GameResult, Prompt, Verdict, View
 from rules.core.notation import NotationError
 from rules.errors import RulesError
 
@@ -140,6 +140,28 @@ class SnapshotEngine(ABC, Generic[S, A]):
 
     def view(self, viewer: str) -> View:
         return self.view_of(self.state, viewer)
+
+    def hidden_words(self, action: A) -> tuple[int, ...]:
+        """Which argument positions of `action` only its seat and judges may read (none by default)."""
+        return ()
+
+    def line_for(self, line: str, viewer: str) -> str:
+        """`line` with the words of `hidden_words` replaced by ``?`` unless `viewer` is judge or the acting
+        seat (text that is not notation is shown only to judges: it may name anything)."""
+        if viewer == JUDGE:
+            return line
+        try:
+            action = self.parse(line)
+        except NotationError:
+            return "?"
+        words = self.fmt(action).split()
+        if not words or words[0] == viewer:
+            return line
+        hidden = self.hidden_words(action)
+        if not hidden:
+            return line
+        verb_at = 2  # seat, verb, then the arguments
+        return " ".join("?" if i - verb_at in hidden else w for i, w in enumerate(words))
 
     def canonical(self, line: str) -> str:
         return self.fmt(self.parse(line))

@@ -16,7 +16,7 @@ from rules.verdict import Prompt, Verdict
 JUDGE = "judge"
 SPECTATOR = "spectator"
 
-__all__ = ["JUDGE", "SPECTATOR", "GameResult", "Prompt", "TableGame", "Verdict", "View"]
+__all__ = ["JUDGE", "SPECTATOR", "BoardReading", "GameResult", "Prompt", "ReadsBoard", "TableGame", "Verdict", "View"]
 
 View = dict[str, object]
 """What one viewer may see of the state: JSON-able, hidden information already removed."""
@@ -70,6 +70,13 @@ class TableGame(Protocol):
         """The state as `viewer` (a seat, ``judge`` or ``spectator``) may see it."""
         ...
 
+    def line_for(self, line: str, viewer: str) -> str:
+        """`line` (an action of this game) as `viewer` may read it in the record: words that name hidden
+        information (a card drawn, a card played face down) replaced by ``?`` for everyone but the acting
+        seat and judges. The record keeps the whole line; this is the per-viewer declaration the log,
+        the pages and the hub's spectators rely on."""
+        ...
+
     def canonical(self, line: str) -> str:
         """`line` parsed and formatted back: the canonical spelling, or `NotationError` naming the problem."""
         ...
@@ -86,6 +93,28 @@ class TableGame(Protocol):
     @property
     def history(self) -> tuple[str, ...]:
         """The accepted lines, oldest first (what `undo` would take back, newest last)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class BoardReading:
+    """What an overhead reading of the pieces means to a game: `lines` the rules take as the players'
+    actions (each legal now, and the only one the reading allows), `questions` (player, text, options)
+    where a player or judge must settle what the camera cannot (which card, which of several moves),
+    and `differences`: every place the camera and the record disagree, in words."""
+
+    lines: tuple[str, ...] = ()
+    questions: tuple[tuple[str | None, str, tuple[str, ...]], ...] = ()
+    differences: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class ReadsBoard(Protocol):
+    """A game whose pieces the overhead camera can read (region name -> the seat whose piece is there, or
+    None for an empty region; regions the camera could not read are absent: unknown)."""
+
+    def read_board(self, seen: Mapping[str, str | None]) -> BoardReading:
+        """The actions and questions a reading implies; never a guess where two readings are possible."""
         ...
 
 

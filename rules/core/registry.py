@@ -37,14 +37,39 @@ def _tilemap(config: Config) -> TableGame:
     return new(config)
 
 
+def _kaiju_example(seats: list[str]) -> dict[str, object]:
+    from rules.kaiju.decks import preconstructed
+    made = preconstructed(len(seats))["seats"]
+    assert isinstance(made, dict)
+    return {"seats": dict(zip(seats, made.values(), strict=True)), "initiative_order": list(seats)}
+
+
+def _tilemap_example(seats: list[str]) -> dict[str, object]:
+    return {"map": "skirmish", "seats": list(seats)}
+
+
 _FACTORIES: dict[str, Factory] = {"kipukas": _kipukas, "kaiju": _kaiju, "tilemap": _tilemap}
+Example = Callable[[list[str]], dict[str, object]]
+_EXAMPLES: dict[str, Example] = {
+    "kaiju": _kaiju_example, "tilemap": _tilemap_example}  # Kipukas needs decks: its demo has its own table
 
 
-def register(name: str, factory: Factory) -> None:
-    """Make `name` available to `new_game` (a later registration of the same name replaces it)."""
+def register(name: str, factory: Factory, example: Example | None = None) -> None:
+    """Make `name` available to `new_game` (a later registration of the same name replaces it); `example`
+    gives the configuration that starts a game for the given seats with packaged data (`game new` without
+    deck files, the demo table)."""
     if not name or not name.isidentifier():
         raise ValueError(f"a game name is one lowercase word, got {name!r}")
     _FACTORIES[name] = factory
+    _EXAMPLES[name] = example or (lambda seats: {})
+
+
+def example(name: str, seats: list[str] | None = None) -> dict[str, object]:
+    """The configuration that starts a game of `name` for `seats` (default red and blue) from packaged
+    data: preconstructed decks, the first map. An unknown name raises `UnknownGame`."""
+    factory(name)
+    made = _EXAMPLES.get(name)
+    return made(list(seats or ("red", "blue"))) if made is not None else {}
 
 
 def names() -> list[str]:

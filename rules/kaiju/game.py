@@ -84,6 +84,11 @@ class KaijuGame(SnapshotEngine[KaijuState, Act]):
         flow.settle(state, self.catalog)
         return "; ".join((action.to_text(), *state.notices))
 
+    def hidden_words(self, action: Act) -> tuple[int, ...]:
+        """A card drawn (its name, #setup) and a combat card played face down (#combat_flow) are the
+        player's own until the view reveals the exchange."""
+        return {"draw": (1,), "card": (0,)}.get(action.verb, ())
+
     # --- what may be tried now ------------------------------------------------------------------------
     def known_legal(self, state: KaijuState, action: Act) -> bool:
         """Kinds `_of` lists only when `apply`'s checks hold need no trial (draws and discards owed, the

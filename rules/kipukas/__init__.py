@@ -22,6 +22,8 @@ __all__ = ["KipukasGame", "new"]
 
 _WINNER = re.compile(r"^(red|blue|green|yellow) wins")
 _HIDDEN_ZONES = ("hand", "deck", "aside")
+_PUBLIC_ZONES = ("discard", "prison")  # as tracker.service.views
+_WORD = re.compile(r"[A-Za-z0-9_#-]+")
 
 
 class KipukasGame:
@@ -64,6 +66,22 @@ class KipukasGame:
 
     def prompts(self) -> list[Prompt]:
         return self.game.prompts()
+
+    def line_for(self, line: str, viewer: str) -> str:
+        """Card ids a viewer may not know (another seat's hidden or face-down cards, as `view` hides them)
+        become ``?``; judges read the whole line. The Kipukas pages keep their own, richer projection
+        (`tracker.service.views`); this one is for code that speaks only the interface."""
+        if viewer == JUDGE:
+            return line
+        cards = self.game.state.cards
+
+        def word(m: re.Match[str]) -> str:
+            c = cards.get(m[0])
+            if c is None or c.owner == viewer or c.zone in _PUBLIC_ZONES or (c.zone == "play" and c.revealed):
+                return m[0]
+            return "?"
+
+        return _WORD.sub(word, line)
 
     def canonical(self, line: str) -> str:
         try:

@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations_with_replacement
 
 from rules.core.engine import Illegal, SnapshotEngine
-from rules.core.interface import JUDGE, Config, GameResult, Prompt, View
+from rules.core.interface import JUDGE, BoardReading, Config, GameResult, Prompt, View
 from rules.core.notation import Act, Grammar
 from rules.errors import RulesError
-from rules.tilemap import stack, turns
+from rules.tilemap import camera, stack, turns
 from rules.tilemap.board import Tile, TileMap, adjacent, name, packaged, path_cost
 from rules.tilemap.cards import card
 from rules.tilemap.cards import packaged as all_cards
@@ -79,6 +79,14 @@ class TileGame(SnapshotEngine[TileState, Act]):
         if s.result is None and s.players[s.active].out and not s.stack:
             turns.next_turn(s, m)  # the active seat lost its VIP during its own turn
         return "; ".join((a.to_text(), *s.notices))
+
+    def read_board(self, seen: Mapping[str, str | None]) -> BoardReading:
+        """What the overhead camera's unit tokens on tiles mean now (`rules.tilemap.camera`)."""
+        return camera.read_board(self.state, self.legal_actions() if not self.state.stack else [], seen)
+
+    def hidden_words(self, action: Act) -> tuple[int, ...]:
+        """A card drawn goes to its owner's hidden hand (#deck); everything else is played on the table."""
+        return (0,) if action.verb == "draw" else ()
 
     # --- what may be tried now ------------------------------------------------------------------------
     def known_legal(self, state: TileState, action: Act) -> bool:
@@ -201,7 +209,10 @@ class TileGame(SnapshotEngine[TileState, Act]):
                   "marks": {k: v for k, v in zip(MARK_NAMES, x.marks, strict=True) if v}, "tapped": x.tapped}
                  for x in sorted(s.permanents.values(), key=lambda x: x.tile)]
         r = self.result_of(s)
-        return {"game": self.name, "map": s.map_name, "turn": s.turn, "active": s.active, "phase": s.phase,
+        grid = {"width": self.board.width, "height": self.board.height,
+                "tiles": {name(t): kind for t, kind in sorted(self.board.types.items())}}
+        return {"game": self.name, "map": s.map_name, "grid": grid, "turn": s.turn, "active": s.active,
+                "phase": s.phase,
                 "stack": [d.act.to_text() for d in s.stack], "priority": list(s.priority), "players": players,
                 "board": board, "result": r.to_text() if r else None}
 

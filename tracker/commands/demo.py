@@ -16,6 +16,12 @@ def register(sub: Any) -> None:
     p.add_argument("--judge-pin", default="", help="PIN of the judge page (default: none, judge only on this machine)")
     p.add_argument("--spectator-delay", type=float, default=0.0, metavar="MIN",
                    help="show spectators the table as it was MIN minutes ago (default 0)")
+    p.add_argument("--game", default="kipukas",
+                   help="the game: kipukas (default: the synthetic camera table), or another game of the registry "
+                        "(kaiju, tilemap) served to phones with no cameras")
+    p.add_argument("--autoplay", type=float, default=2.0, metavar="S",
+                   help="other games: seconds between random legal actions the demo plays itself (0: phones only)")
+    p.add_argument("--seed", type=int, default=1, help="other games: the seed of the demo's random play")
     p.set_defaults(func=run)
 
 
@@ -29,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port} is not a TCP port")
     if not 0 <= args.spectator_delay <= 120:
         raise UsageError(f"--spectator-delay {args.spectator_delay:g} is outside 0..120 minutes")
+    if args.game != "kipukas":
+        return run_game(args)
     demo = DemoTable(fps=args.fps if args.fps > 0 else None, script="both")  # the game, then the dice round
     demo.service.seats = Seats(demo.service.seats.players, judge_pin=args.judge_pin)
     demo.service.spectator_delay_min = args.spectator_delay
@@ -45,4 +53,37 @@ def run(args: argparse.Namespace) -> int:
         demo.stop.set()
         server.shutdown()
         join_all([worker])  # never exit while the table's thread is inside a decode
+    return 0
+
+
+def run_game(args: argparse.Namespace) -> int:
+    """`demo --game kaiju|tilemap`: a fresh game of the registry served to phones, no cameras."""
+    from rules.core.registry import UnknownGame
+    from tracker.runtime.game_runtime import DemoGame
+    from tracker.runtime.native_logs import join_all
+    from tracker.runtime.server import WebServer
+    from tracker.service.seats import Seats
+
+    if args.autoplay < 0:
+        raise UsageError(f"--autoplay {args.autoplay:g}: give 0 (phones only) or a number of seconds")
+    try:
+        demo = DemoGame(args.game, autoplay_s=args.autoplay, seed=args.seed)
+    except UnknownGame as exc:
+        raise UsageError(f"--game: {exc}") from exc
+    demo.service.seats = Seats(demo.service.seats.players, judge_pin=args.judge_pin)
+    demo.service.spectator_delay_min = args.spectator_delay
+    try:
+        server = WebServer(demo.service, args.host, args.port)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
+    worker = demo.start()
+    print(f"kipukas-tracker demo: {args.game} on http://{args.host}:{server.port}/ (judge page, with the seats' join "
+          f"codes: http://{args.host}:{server.port}/judge); record {demo.table.record.path}", flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        demo.stop.set()
+        server.shutdown()
+        join_all([worker])
+        demo.table.record.close()
     return 0

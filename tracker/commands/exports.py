@@ -65,7 +65,7 @@ def describe(row: Row) -> str:
     if row.kind == "probes":
         return f"{b.get('count')} more rejected actions counted (last: {b.get('last')})"
     if row.kind == "board":
-        return "board: " + ", ".join(f"{s} {t}" for s, t in b.get("observed", {}).items() if t != "empty")
+        return "board: " + ", ".join(f"{s} {t}" for s, t in b.get("observed", {}).items() if t and t != "empty")
     if row.kind == "mat":
         return "mat: " + ", ".join(f"{s} {v.get('face')}" for s, v in b.get("slots", {}).items()
                                    if v.get("face") != "empty")
@@ -125,11 +125,25 @@ def _sheet(record: GameRecord, out: BinaryIO) -> int:
 
     rows = [r for r in record.rows() if r.kind in ("action", "undo", "correct")]
     first = next(record.rows(upto=1), None)
-    board = BoardMap.packaged(str(first.body.get("map", "starter"))) if first is not None else BoardMap.packaged()
-    state = replay_record(record, board).game.state
     e = html.escape
-    claims = "".join(f"<li>Territory {e(t)}: {e(owner)} {e(kind)}</li>"
-                     for t, (owner, kind) in sorted(state.claims.items()))
+    if first is not None and "game" in first.body:  # a game of rules.core.registry other than Kipukas
+        from tracker.table.games import replay
+
+        game = replay(record)
+        result = game.result
+        title, players = str(first.body["game"]), " and ".join(game.seats)
+        summary = (f"phase {e(str(game.view('judge').get('phase', '')))} · result: "
+                   f"{e(result.to_text() if result else 'game under way')}")
+        claims = ""
+    else:
+        board = BoardMap.packaged(str(first.body.get("map", "starter"))) if first is not None else BoardMap.packaged()
+        state = replay_record(record, board).game.state
+        title, players = "Kipukas", " and ".join(sorted(state.players))
+        summary = (f"phase {e(state.phase)}, diel cycle {state.turn} · result: "
+                   f"{e(state.result or 'game under way')}")
+        claims = "<h2>Claims</h2><ul>" + ("".join(f"<li>Territory {e(t)}: {e(owner)} {e(kind)}</li>"
+                                                  for t, (owner, kind) in sorted(state.claims.items()))
+                                          or "<li>none</li>") + "</ul>"
     lines = []
     for r in rows:
         b = r.body
@@ -137,16 +151,14 @@ def _sheet(record: GameRecord, out: BinaryIO) -> int:
                    "accepted" if b.get("accepted") else f"rejected {b.get('rule', '')}")
         what = describe(r) + (f" ({b['reason']})" if r.kind in ("undo", "correct") and b.get("reason") else "")
         lines.append(f"<tr><td class=n>{r.seq}</td><td>{e(r.source)}</td><td>{e(what)}</td><td>{e(verdict)}</td></tr>")
-    players = " and ".join(sorted(state.players))
     fingerprint = record.fingerprint or "unsigned"
     page = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Kipukas score sheet</title><style>{SHEET_STYLE}</style></head>
+<html lang="en"><head><meta charset="utf-8"><title>{e(title)} score sheet</title><style>{SHEET_STYLE}</style></head>
 <body><main>
-<h1>Kipukas score sheet</h1>
-<p>Printed {e(time.strftime("%Y-%m-%d %H:%M"))} · players {e(players)} · phase {e(state.phase)}, diel cycle {state.turn}
- · result: {e(state.result or "game under way")}</p>
+<h1>{e(title)} score sheet</h1>
+<p>Printed {e(time.strftime("%Y-%m-%d %H:%M"))} · players {e(players)} · {summary}</p>
 <p>Record of {record.last_seq} rows · table key fingerprint {e(fingerprint)}</p>
-<h2>Claims</h2><ul>{claims or "<li>none</li>"}</ul>
+{claims}
 <h2>Actions ({len(rows)})</h2>
 <table><thead><tr><th scope="col">Row</th><th scope="col">Source</th><th scope="col">Action</th>
 <th scope="col">Verdict</th></tr></thead><tbody>

@@ -69,7 +69,7 @@ def start_interface_game(args: argparse.Namespace, cfg: Any, state_dir: Path, fi
                          name: str) -> int:
     """A game of the registry other than Kipukas: its configuration from [game] and --param, the seats
     from [table] players; recorded (signed, hash-chained) by `tracker.table.games.GameTable`."""
-    from rules.core.registry import UnknownGame, factory
+    from rules.core.registry import UnknownGame, example, factory
     from tracker.record.keys import load_or_create_key
     from tracker.record.store import GameRecord
     from tracker.runtime.appliance import fresh_record, make_current
@@ -79,12 +79,13 @@ def start_interface_game(args: argparse.Namespace, cfg: Any, state_dir: Path, fi
         factory(name)
     except UnknownGame as exc:
         raise UsageError(f"--game / [game] name: {exc}") from exc
-    config: dict[str, Any] = dict(cfg.game_params)
+    try:  # the game's own configuration for these seats (packaged decks or map), then table.toml and --param
+        config: dict[str, Any] = json.loads(json.dumps(example(name, list(cfg.players))))
+    except (RulesError, ValueError) as exc:
+        raise UsageError(f"{name}: cannot seat {', '.join(cfg.players)}: {exc}") from exc
+    config.update(cfg.game_params)
     config.update(style_params(args.param))
-    if name == "kaiju":
-        config.update(kaiju_seats(list(cfg.players), files))
-    elif "seats" not in config:
-        config["seats"] = list(cfg.players)
+    seat_decks(name, config, files)
     path = fresh_record(state_dir)
     record = GameRecord(str(path), load_or_create_key(state_dir))
     try:
@@ -99,23 +100,19 @@ def start_interface_game(args: argparse.Namespace, cfg: Any, state_dir: Path, fi
     return 0
 
 
-def kaiju_seats(players: list[str], files: dict[str, Path]) -> dict[str, Any]:
-    """Each seat's team and decks: a JSON file per seat (``team``, ``characters``, ``planning``,
-    ``combat``), or else the preconstructed teams and decks the book recommends to new players."""
-    from rules.kaiju.decks import preconstructed
-
-    base: dict[str, Any] = preconstructed(len(players))
-    made = list(base["seats"].values())
-    seats: dict[str, Any] = {}
-    for i, seat in enumerate(players):
-        if seat in files:
-            try:
-                seats[seat] = json.loads(files[seat].read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise UsageError(f"--deck {seat}={files[seat]}: not a readable JSON deck ({exc})") from exc
-        else:
-            seats[seat] = made[i]
-    return {"seats": seats, "initiative_order": players}
+def seat_decks(name: str, config: dict[str, Any], files: dict[str, Path]) -> None:
+    """Each ``--deck SEAT=FILE.json`` replaces that seat's entry of the configuration's ``seats`` (a
+    game whose seats carry decks, e.g. kaiju: ``team``, ``characters``, ``planning``, ``combat``)."""
+    if not files:
+        return
+    seats = config.get("seats")
+    if not isinstance(seats, dict):
+        raise UsageError(f"--deck: a {name} game takes no deck files")
+    for seat, path in files.items():
+        try:
+            seats[seat] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--deck {seat}={path}: not a readable JSON deck ({exc})") from exc
 
 
 def style_params(pairs: list[str]) -> dict[str, object]:

@@ -153,6 +153,16 @@ def state(args: argparse.Namespace) -> int:
     upto = rows[-1].seq if args.at is None else args.at
     if not 1 <= upto <= rows[-1].seq:
         raise UsageError(f"--at {upto}: the record has rows 1..{rows[-1].seq}")
+    if "game" in rows[0].body:  # a game of rules.core.registry other than Kipukas
+        from tracker.table.games import replay as replay_game
+
+        try:
+            game = replay_game(record, upto)
+        except RecordError as exc:
+            raise UsageError(f"{args.file}: {exc}") from exc
+        print(f"# {rows[0].body['game']} state after row {upto} of {rows[-1].seq}")
+        print(game.to_text())
+        return 0
     board = BoardMap.packaged(str(rows[0].body.get("map", "starter")))
     try:
         done = replay(rows, board, upto=upto)

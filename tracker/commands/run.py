@@ -77,8 +77,10 @@ def run(args: argparse.Namespace) -> int:
 
     cfg, state_dir, files = table_setup(args)
     if cfg.game != "kipukas":
-        raise UsageError(f"{args.config}: [game] name = {cfg.game!r}: `run` serves Kipukas tables only so far; "
-                         "start and record other games with `kipukas-tracker game new` (docs/games.md)")
+        if files:
+            raise UsageError(f"{args.config}: [game] name = {cfg.game!r}: --deck starts Kipukas games; start a "
+                             f"{cfg.game} game with `kipukas-tracker game new --config {args.config}`")
+        return serve_interface_game(cfg, state_dir, None)
     if "synthetic" in (cfg.overhead.source, cfg.front.source):
         raise UsageError(f"{args.config}: synthetic cameras are for `kipukas-tracker demo`")
     board = load_board(cfg)
@@ -94,9 +96,8 @@ def run(args: argparse.Namespace) -> int:
         if path is None:
             dog.stopping()
             return 0
-        if interface_game(path) is not None:
-            dog.stopping()
-            raise UsageError(f"{path}: holds a {interface_game(path)} game; `run` serves Kipukas tables only so far")
+        if interface_game(path) is not None:  # the organiser started another game: the record decides
+            return serve_interface_game(cfg, state_dir, (path, dog, stop))
         table = open_game(path, state_dir, board)
     runtime = TableRuntime(cfg, table, state_dir, dog, stop)
     try:
@@ -119,4 +120,52 @@ def run(args: argparse.Namespace) -> int:
         print(f"kipukas-tracker run: stopped without waiting for {', '.join(late)}", file=sys.stderr)
     runtime.close()
     runtime.table.close()
+    return 0
+
+
+def serve_interface_game(cfg: Any, state_dir: Path, started: tuple[Path, Any, threading.Event] | None) -> int:
+    """Serve a game of `rules.core.registry` other than Kipukas to phones (`tracker.runtime.game_runtime`):
+    the game in progress, or the first one `game new` starts. `started`: the game, watchdog and stop
+    event when the Kipukas path already found them."""
+    from tracker.runtime.appliance import current_game, interface_game
+    from tracker.runtime.game_runtime import GameRuntime
+    from tracker.runtime.native_logs import join_all
+    from tracker.runtime.server import WebServer
+    from tracker.runtime.watchdog import Watchdog
+
+    if started is None:
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        dog = Watchdog(stall_s=20.0)
+        dog.start(stop)
+        found = current_game(state_dir) or wait_for_game(state_dir, dog, stop)
+        if found is None:
+            dog.stopping()
+            return 0
+        path = found
+    else:
+        path, dog, stop = started
+    if interface_game(path) is None:
+        dog.stopping()
+        raise UsageError(f"{path}: holds a Kipukas game but [game] name is {cfg.game!r}: start a {cfg.game} game "
+                         "with `kipukas-tracker game new`, or set [game] name = \"kipukas\"")
+    runtime = GameRuntime(cfg, path, state_dir, dog, stop)
+    try:
+        server = WebServer(runtime.service, cfg.host, cfg.port)
+    except OSError as exc:
+        runtime.close()
+        raise UsageError(f"cannot listen on {cfg.host}:{cfg.port}: {exc.strerror}") from exc
+    workers = runtime.start()
+    server.start()
+    print(f"kipukas-tracker run: {runtime.table.name} table {cfg.name!r} on http://{cfg.host}:{server.port}/, "
+          f"record {runtime.table.record.path}", flush=True)
+    dog.ready(f"serving the {runtime.table.name} table {cfg.name}")
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        stop.set()
+    dog.stopping()
+    server.shutdown()
+    join_all(workers)
+    runtime.close()
     return 0

@@ -7,8 +7,6 @@ The record's entries are cached too (rows are append-only; a new table resets th
 
 from __future__ import annotations
 
-import hashlib
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -19,8 +17,8 @@ from typing import Any, Protocol
 from rules.catalog import Catalog
 from tracker.errors import InputError, UsageError
 from tracker.overhead.calibration_service import CalibrationService
-from tracker.record.store import GameRecord
 from tracker.service.choices import resolve
+from tracker.service.exports import key_fingerprint, record_rows, sqlite_copy
 from tracker.service.organiser import Registrar, decks_for, play_styles, style_body
 from tracker.service.seats import SPECTATOR, AccessDenied, Seats, Viewer
 from tracker.service.views import Scene, entries_for, view_for
@@ -41,6 +39,8 @@ class KeyframeSource(Protocol):
 
 class TableService:
     """Versions keep growing when the table is replaced (the demo starts a new game each round)."""
+
+    game = "kipukas"  # the registry name of the game served (the pages choose their page by it)
 
     def __init__(self, table: Table, seats: Seats | None = None, *, keyframes: KeyframeSource | None = None,
                  spectator_delay_min: float = 0.0, allowed_origins: tuple[str, ...] = (), public_url: str = "",
@@ -311,36 +311,16 @@ class TableService:
         return self.registrar.status()
 
     def key_fingerprint(self) -> str:
-        """SHA-256 of the table's public signing key as the record holds it, in groups of four (what a
-        judge compares with the key pinned elsewhere), or "" for an unsigned record."""
-        db = sqlite3.connect(f"file:{self.table.record.path}?mode=ro", uri=True)
-        try:
-            row = db.execute("SELECT value FROM meta WHERE key = 'public_key'").fetchone()
-        finally:
-            db.close()
-        if row is None:
-            return ""
-        digest = hashlib.sha256(bytes.fromhex(str(row[0]))).hexdigest()[:32]
-        return " ".join(digest[i:i + 4] for i in range(0, len(digest), 4))
+        """SHA-256 of the table's public signing key as the record holds it (`exports.key_fingerprint`)."""
+        return key_fingerprint(self.table.record.path)
 
     def export_sqlite(self) -> bytes:
         """The signed record as one SQLite file (a consistent copy, taken without stopping the table)."""
-        source = sqlite3.connect(f"file:{self.table.record.path}?mode=ro", uri=True)
-        copy = sqlite3.connect(":memory:")
-        try:
-            source.backup(copy)
-            return copy.serialize()
-        finally:
-            source.close()
-            copy.close()
+        return sqlite_copy(self.table.record.path)
 
     def export_rows(self) -> list[dict[str, Any]]:
         """Every row of the record with its hashes, as `kipukas-tracker log export` writes them."""
-        record = GameRecord(self.table.record.path, readonly=True)
-        try:
-            return [row.to_json() for row in record.rows()]
-        finally:
-            record.close()
+        return record_rows(self.table.record.path)
 
     # --- inputs ---------------------------------------------------------------------------------------------
     def call_judge(self, viewer: Viewer) -> dict[str, Any]:

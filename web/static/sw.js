@@ -3,7 +3,7 @@
 "use strict";
 const CACHE = "kipukas-v1";
 const SHELL = ["/watch", "/play", "/judge", "/overlay", "/static/table.css", "/static/common.js", "/static/table.js",
-               "/static/choices.js", "/static/judge.js", "/static/overlay.js", "/static/socket.io.min.js",
+               "/static/choices.js", "/static/judge.js", "/static/game.js", "/static/overlay.js", "/static/socket.io.min.js",
                "/static/favicon.svg", "/map.jpg"];
 
 self.addEventListener("install", (ev) => {
