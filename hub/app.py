@@ -140,7 +140,8 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
-        return {"ok": store.ping(), "tables_connected": len(push.tables)}
+        return {"ok": store.ping(), "tables_connected": len(push.tables),
+                "deliveries": dict(getattr(manager, "deliveries", {}))}
 
     return app, socketio, broadcaster
 
