@@ -17,7 +17,7 @@ import socketio
 from socketio import packet as sio_packet
 
 from broadcast.coalesce import Coalescer
-from broadcast.frames import FramedPacket
+from broadcast.frames import FramedPacket, ws_text_frame
 from broadcast.wire import COOPERATIVE, Wire, WiredSocket
 
 log = logging.getLogger(__name__)
@@ -51,14 +51,15 @@ def install_framed_websocket(eio_server: Any) -> None:
             super().__init__(serve, server, *args, **kwargs)
 
         def send(self, message: Any) -> Any:
-            frame = getattr(message, "frame", None)
+            """A text message as one unmasked, uncompressed frame (valid whether or not the client offered
+            compression), its ready frame when it has one; binary the library's way."""
             ws: Any = getattr(self, "ws", None)
             sock = getattr(ws, "sock", None)
-            if frame is None or sock is None:
+            if sock is None or not isinstance(message, str):
                 return super().send(message)
             if not ws.connected:
                 raise OSError("websocket closed")
-            sock.sendall(frame)
+            sock.sendall(getattr(message, "frame", None) or ws_text_frame(message))
             return None
 
     eio_server._async = dict(eio_server._async, websocket=FramedWebSocket)

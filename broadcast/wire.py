@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -29,9 +30,10 @@ class Wire:
     """One websocket's outgoing bytes: `write` never waits; bytes the kernel did not take are sent in
     order by one flushing task."""
 
-    __slots__ = ("busy", "closed", "deferred", "direct", "pending", "raw", "sock", "start_task")
+    __slots__ = ("busy", "closed", "deferred", "direct", "lock", "pending", "raw", "sock", "start_task")
 
     def __init__(self, sock: Any, start_task: Callable[..., Any]) -> None:
+        self.lock = threading.Lock()  # uncontended on a cooperative server; orders a thread's writes
         self.sock = sock  # the server library's socket (cooperative: waiting yields to other tasks)
         self.raw = getattr(sock, "_sock", sock)  # the OS socket under it, non-blocking: send never waits
         self.pending = bytearray()
@@ -43,44 +45,52 @@ class Wire:
 
     def write(self, data: bytes) -> bool:
         """Send `data` after everything written before it; False once the socket is gone or cut off."""
-        if self.closed:
-            return False
-        if self.busy:
-            if len(self.pending) + len(data) > MAX_PENDING:
-                self.abort(f"{MAX_PENDING} bytes waiting: the reader is too slow")
+        with self.lock:
+            if self.closed:
                 return False
-            self.pending += data
-            self.deferred += 1
-            return True
-        try:
-            sent = self.raw.send(data)
-        except BlockingIOError:
-            sent = 0
-        except OSError as exc:
-            self.abort(f"send failed: {exc}")
-            return False
-        if sent < len(data):
+            if self.busy:
+                if len(self.pending) + len(data) > MAX_PENDING:
+                    self._abort(f"{MAX_PENDING} bytes waiting: the reader is too slow")
+                    return False
+                self.pending += data
+                self.deferred += 1
+                return True
+            try:
+                sent = self.raw.send(data)
+            except BlockingIOError:
+                sent = 0
+            except OSError as exc:
+                self._abort(f"send failed: {exc}")
+                return False
+            if sent >= len(data):
+                self.direct += 1
+                return True
             self.pending += memoryview(data)[sent:]
             self.busy = True
             self.deferred += 1
-            self.start_task(self._flush)
-        else:
-            self.direct += 1
+        self.start_task(self._flush)
         return True
 
     def _flush(self) -> None:
-        try:
-            while self.pending and not self.closed:
+        """Send what waits, in order, waiting for the reader (yielding, on a cooperative server)."""
+        while True:
+            with self.lock:
+                if self.closed or not self.pending:
+                    self.busy = False
+                    return
                 chunk = bytes(self.pending)
                 self.pending.clear()
-                self.sock.sendall(chunk)  # waits (yields) until the reader takes it; writes meanwhile queue
-        except OSError as exc:
-            self.abort(f"send failed: {exc}")
-        finally:
-            self.busy = False
+            try:
+                self.sock.sendall(chunk)
+            except OSError as exc:
+                self.abort(f"send failed: {exc}")
 
     def abort(self, why: str) -> None:
         """Stop writing and shut the socket: its reader sees the end and engine.io closes the session."""
+        with self.lock:
+            self._abort(why)
+
+    def _abort(self, why: str) -> None:
         if self.closed:
             return
         self.closed = True
