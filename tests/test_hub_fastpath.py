@@ -30,7 +30,7 @@ from broadcast.wire import MAX_PENDING, Wire
 from hub.app import LISTEN_BACKLOG, open_files_limit
 from hub.namespaces import public_row
 from hub.streams import HubStore
-from tests.hub_servers import Hub, running_hub
+from tests.hub_servers import Hub, Redis, running_hub
 from tests.hub_tables import SimTable
 from tracker.record.hub_push import HubPusher
 
@@ -140,6 +140,29 @@ def test_a_crowd_of_spectators_connects_at_once_and_stays_connected(tmp_path: Pa
             crowd.join(20)
             if crowd.is_alive():
                 crowd.kill()
+
+
+def test_more_callers_than_redis_connections_wait_their_turn_instead_of_failing(tmp_path: Path) -> None:
+    """redis-py's default pool refused a call past 100 connections (MaxConnectionsError): a crowd of
+    spectators joining at once got no answer to their connect and hung (the bench's missing sockets)."""
+    server = Redis(tmp_path)
+    server.start()
+    try:
+        store = HubStore(server.url, connections=8)
+        pool = store.r.connection_pool
+        held = [pool.get_connection() for _ in range(8)]  # every connection busy
+        got: list[Any] = []
+        caller = threading.Thread(target=lambda: got.append(store.games("1")))
+        caller.start()
+        time.sleep(0.3)
+        assert caller.is_alive() and not got  # waiting for a connection, not failed
+        pool.release(held.pop())
+        caller.join(10)
+        assert got == [[]]
+        for conn in held:
+            pool.release(conn)
+    finally:
+        server.stop()
 
 
 def test_a_wire_keeps_order_through_a_full_socket_and_cuts_off_a_reader_that_stops() -> None:
