@@ -49,6 +49,12 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def sys_s(pid: int) -> float:
+    """System (kernel) CPU seconds of a process so far: for the hub, mostly sending on its sockets."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[12]) / os.sysconf("SC_CLK_TCK")
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -150,11 +156,13 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
                     "nginx": [p for p in _children(hub.nginx.proc.pid)] if hub.nginx.proc else [],
                     "redis": [hub.redis.proc.pid] if hub.redis.proc else []}
             before = {k: sum(cpu_s(p) for p in v) for k, v in pids.items()}
+            kernel0 = sum(sys_s(p) for p in pids["hub processes"])
             own = time.process_time()
             sent0 = deliveries(hub)
             got = load.play(rate, seconds + delay_min * 60)
             sent = {k: v - sent0.get(k, 0) for k, v in deliveries(hub).items()}
             cpu = {k: sum(cpu_s(p) for p in v) - before[k] for k, v in pids.items()}
+            kernel = sum(sys_s(p) for p in pids["hub processes"]) - kernel0
             cpu["tables and pushers (bench)"] = time.process_time() - own
             acked = sum(sum(p.stats.acked.values()) for p in load.pushers.values())
             written = sum(sum(t.last().values()) for t in load.tables.values())
@@ -163,6 +171,7 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
                     "dropped": got["dropped"],
                     "elapsed": got["elapsed"], "acked": acked, "written": written, "cpu": cpu,
                     "messages": got["messages"], "client_cpu_s": got["cpu_s"], "sent": sent,
+                    "hub_kernel_s": kernel,
                     "rss_per_socket_kb": (sum(loaded.values()) - sum(idle.values())) / max(1, state["connected"]),
                     "nginx_kb": (rss_kb(hub.nginx.proc.pid) if hub.nginx.proc else 0) - nginx_idle}
         finally:
@@ -283,7 +292,10 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
           + f", spectator clients (bench) {r['client_cpu_s'] / window:.2f}"
           + f"; load average now {Path('/proc/loadavg').read_text().split()[0]}")
     print(f"  hub CPU per row ingested and sent to its ~{r['spectators'] / tables:.0f} spectators: "
-          f"{per_row(r) * 1e6:.0f} us, per row delivery {per_row(r) / max(1.0, r['spectators'] / tables) * 1e6:.1f} us")
+          f"{per_row(r) * 1e6:.0f} us, "
+          f"per row delivery {per_row(r) / max(1.0, r['spectators'] / tables) * 1e6:.1f} us, "
+          f"per message delivered {r['cpu']['hub processes'] / max(1, r['messages']) * 1e6:.1f} us "
+          f"({r['hub_kernel_s'] / max(1e-9, r['cpu']['hub processes']):.0%} of the hub's CPU in the kernel)")
     print(f"  memory per spectator socket: {r['rss_per_socket_kb']:.1f} KB in the hub processes "
           f"(+{r['nginx_kb'] / max(1, r['spectators']):.1f} KB in nginx)", flush=True)
     return p99
