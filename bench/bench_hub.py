@@ -15,12 +15,14 @@ one table and one spectator.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing as mp
 import os
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,12 @@ def cpu_s(pid: int) -> float:
     """User + system CPU seconds of a process so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def sys_s(pid: int) -> float:
+    """System (kernel) CPU seconds of a process so far: for the hub, mostly sending on its sockets."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[12]) / os.sysconf("SC_CLK_TCK")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -113,6 +121,16 @@ class Load:
             t.close()
 
 
+def deliveries(hub: Hub) -> dict[str, int]:
+    """How the hub processes sent spectators' messages so far: straight to a socket's wire, or queued."""
+    total = {"direct": 0, "queued": 0}
+    for w in hub.workers:
+        with urllib.request.urlopen(f"http://127.0.0.1:{w.port}/healthz", timeout=10) as resp:
+            for k, v in json.loads(resp.read()).get("deliveries", {}).items():
+                total[k] = total.get(k, 0) + int(v)
+    return total
+
+
 def _children(pid: int) -> list[int]:
     """nginx's master and its worker."""
     out = [pid]
@@ -138,9 +156,13 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
                     "nginx": [p for p in _children(hub.nginx.proc.pid)] if hub.nginx.proc else [],
                     "redis": [hub.redis.proc.pid] if hub.redis.proc else []}
             before = {k: sum(cpu_s(p) for p in v) for k, v in pids.items()}
+            kernel0 = sum(sys_s(p) for p in pids["hub processes"])
             own = time.process_time()
+            sent0 = deliveries(hub)
             got = load.play(rate, seconds + delay_min * 60)
+            sent = {k: v - sent0.get(k, 0) for k, v in deliveries(hub).items()}
             cpu = {k: sum(cpu_s(p) for p in v) - before[k] for k, v in pids.items()}
+            kernel = sum(sys_s(p) for p in pids["hub processes"]) - kernel0
             cpu["tables and pushers (bench)"] = time.process_time() - own
             acked = sum(sum(p.stats.acked.values()) for p in load.pushers.values())
             written = sum(sum(t.last().values()) for t in load.tables.values())
@@ -148,7 +170,8 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
                     "latencies": [x - delay_min * 60 for x in got["latencies"]], "rows_seen": got["rows"],
                     "dropped": got["dropped"],
                     "elapsed": got["elapsed"], "acked": acked, "written": written, "cpu": cpu,
-                    "messages": got["messages"], "client_cpu_s": got["cpu_s"],
+                    "messages": got["messages"], "client_cpu_s": got["cpu_s"], "sent": sent,
+                    "hub_kernel_s": kernel,
                     "rss_per_socket_kb": (sum(loaded.values()) - sum(idle.values())) / max(1, state["connected"]),
                     "nginx_kb": (rss_kb(hub.nginx.proc.pid) if hub.nginx.proc else 0) - nginx_idle}
         finally:
@@ -262,13 +285,17 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
     wanted = r["acked"] / r["elapsed"] * r["spectators"] / tables
     print(f"  rows ingested: {r['acked']} of {r['written']} written, {r['acked'] / r['elapsed']:.0f} rows/s; "
           f"messages delivered to spectators: {r['messages'] / r['elapsed']:.0f}/s carrying "
-          f"{wanted:.0f} row deliveries/s")
+          f"{wanted:.0f} row deliveries/s ({r['sent']['direct']} written straight to a socket, "
+          f"{r['sent']['queued']} through engine.io's queue)")
     window = r["elapsed"] + 1.5
     print("  CPU while playing (cores busy): " + ", ".join(f"{k} {v / window:.2f}" for k, v in r["cpu"].items())
           + f", spectator clients (bench) {r['client_cpu_s'] / window:.2f}"
           + f"; load average now {Path('/proc/loadavg').read_text().split()[0]}")
     print(f"  hub CPU per row ingested and sent to its ~{r['spectators'] / tables:.0f} spectators: "
-          f"{per_row(r) * 1e6:.0f} us, per row delivery {per_row(r) / max(1.0, r['spectators'] / tables) * 1e6:.1f} us")
+          f"{per_row(r) * 1e6:.0f} us, "
+          f"per row delivery {per_row(r) / max(1.0, r['spectators'] / tables) * 1e6:.1f} us, "
+          f"per message delivered {r['cpu']['hub processes'] / max(1, r['messages']) * 1e6:.1f} us "
+          f"({r['hub_kernel_s'] / max(1e-9, r['cpu']['hub processes']):.0%} of the hub's CPU in the kernel)")
     print(f"  memory per spectator socket: {r['rss_per_socket_kb']:.1f} KB in the hub processes "
           f"(+{r['nginx_kb'] / max(1, r['spectators']):.1f} KB in nginx)", flush=True)
     return p99

@@ -17,30 +17,49 @@ import socketio
 from socketio import packet as sio_packet
 
 from broadcast.coalesce import Coalescer
-from broadcast.frames import FramedPacket
+from broadcast.frames import FramedPacket, ws_text_frame
+from broadcast.wire import COOPERATIVE, Wire, WiredSocket
 
 log = logging.getLogger(__name__)
 
 
 def install_framed_websocket(eio_server: Any) -> None:
     """Replace the engine's websocket class by one that writes a `FramedText`'s frame as it is; every
-    other message goes through the websocket library as before. Idempotent."""
+    other message goes through the websocket library as before. On a cooperative server each websocket
+    also gets a `Wire` (as the engine.io socket's `wire`): every byte to it goes through the wire, and
+    `send_to_room` writes a room's frame straight to it. Idempotent."""
     base = eio_server._async["websocket"]
     if base is None or getattr(base, "writes_frames", False):
         return
+    wired = eio_server.async_mode in COOPERATIVE
 
     class FramedWebSocket(base):  # type: ignore[misc,valid-type]
         writes_frames = True
 
+        def __init__(self, handler: Any, server: Any, *args: Any, **kwargs: Any) -> None:
+            session = getattr(handler, "__self__", None)  # the engine.io socket being served
+
+            def serve(ws: Any) -> Any:
+                inner: Any = getattr(ws, "ws", None)
+                sock = getattr(inner, "sock", None)
+                if wired and session is not None and inner is not None and sock is not None:
+                    wire = Wire(sock, server.start_background_task)
+                    inner.sock = WiredSocket(sock, wire)
+                    session.wire = wire
+                return handler(ws)
+
+            super().__init__(serve, server, *args, **kwargs)
+
         def send(self, message: Any) -> Any:
-            frame = getattr(message, "frame", None)
+            """A text message as one unmasked, uncompressed frame (valid whether or not the client offered
+            compression), its ready frame when it has one; binary the library's way."""
             ws: Any = getattr(self, "ws", None)
             sock = getattr(ws, "sock", None)
-            if frame is None or sock is None:
+            if sock is None or not isinstance(message, str):
                 return super().send(message)
             if not ws.connected:
                 raise OSError("websocket closed")
-            sock.sendall(frame)
+            sock.sendall(getattr(message, "frame", None) or ws_text_frame(message))
             return None
 
     eio_server._async = dict(eio_server._async, websocket=FramedWebSocket)
@@ -56,18 +75,34 @@ def encode_event(server: Any, namespace: str, event: str, data: Any) -> FramedPa
 def send_to_room(manager: Any, namespace: str, room: str | None, event: str, data: Any,
                  skip_sid: Any = None) -> int:
     """Send one event to every socket of `room` in this process, encoded and framed once; the number of
-    sockets it went to. Binary data goes the library's ordinary way."""
+    sockets it went to. A websocket with a `Wire` and nothing waiting in its engine.io queue gets the frame
+    written at once (this loop never yields, so nothing can come between); any other socket (long-polling,
+    upgrading, or with packets still queued ahead) gets it through its queue, behind them. Binary data goes
+    the library's ordinary way."""
     framed = encode_event(manager.server, namespace, event, data)
     if framed is None:
         socketio.Manager.emit(manager, event, data, namespace, room=room, skip_sid=skip_sid)
         return -1
     skip = set(skip_sid) if isinstance(skip_sid, list) else {skip_sid}
-    sent = 0
+    frame = framed.encode_cache.frame
+    sessions = manager.server.eio.sockets
+    direct = queued = 0
     for sid, eio_sid in list(manager.get_participants(namespace, room)):
-        if sid not in skip:
+        if sid in skip:
+            continue
+        session = sessions.get(eio_sid)
+        wire = getattr(session, "wire", None)
+        if wire is not None and session.upgraded and not session.closed and session.queue.qsize() == 0:
+            wire.write(frame)
+            direct += 1
+        else:
             manager.server._send_eio_packet(eio_sid, framed)
-            sent += 1
-    return sent
+            queued += 1
+    counts = getattr(manager, "deliveries", None)
+    if isinstance(counts, dict):
+        counts["direct"] += direct
+        counts["queued"] += queued
+    return direct + queued
 
 
 def _as_payload(data: Any) -> Any:
@@ -105,6 +140,7 @@ class FramedRedisManager(socketio.RedisManager):  # type: ignore[misc]
     def __init__(self, url: str, channel: str,
                  coalesce: Callable[[str, Any, str], str | None] | None = None, **kwargs: Any) -> None:
         super().__init__(url, channel=channel, **kwargs)
+        self.deliveries = {"direct": 0, "queued": 0}  # written straight to a wire / through engine.io's queue
         self._coalesce_rule = coalesce
         self._coalescer: Coalescer | None = None
 

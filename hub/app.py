@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import resource
 import threading
 from typing import Any
 
@@ -21,6 +22,10 @@ from hub.streams import HubStore
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 MAX_HTTP_BUFFER = 1024 * 1024  # a push of 500 rows fits
+# Connections the kernel queues before the process accepts them. gevent's default (128) overflows when a
+# crowd of spectators arrives at once (a round starts): the kernel then drops or resets connections, nginx
+# marks the process failed and the spectators hang in SYN retries. The kernel caps it at net.core.somaxconn.
+LISTEN_BACKLOG = 4096
 
 
 def origin_check(allowed: tuple[str, ...]) -> Any:
@@ -135,9 +140,22 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
-        return {"ok": store.ping(), "tables_connected": len(push.tables)}
+        return {"ok": store.ping(), "tables_connected": len(push.tables),
+                "deliveries": dict(getattr(manager, "deliveries", {}))}
 
     return app, socketio, broadcaster
+
+
+def open_files_limit(wanted: int = 65536) -> int:
+    """Raise this process's limit of open files towards `wanted` (never past the hard limit) and return it:
+    every websocket holds two descriptors (the server's and the websocket library's duplicate), so a shell's
+    usual soft limit of 1,024 would refuse spectators past about 500 a process."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    return soft
 
 
 def serve(cfg: HubConfig, port: int | None = None) -> None:
@@ -146,8 +164,10 @@ def serve(cfg: HubConfig, port: int | None = None) -> None:
     `kipukas-tracker hub` does before anything else)."""
     from gevent.pywsgi import WSGIServer
 
+    open_files_limit()
     app, socketio, broadcaster = create_hub_app(cfg, async_mode="gevent")
-    server = WSGIServer((cfg.host, port or cfg.port), app, log=None, error_log=logging.getLogger("kipukas-hub"))
+    server = WSGIServer((cfg.host, port or cfg.port), app, log=None, error_log=logging.getLogger("kipukas-hub"),
+                        backlog=LISTEN_BACKLOG)
     stop = threading.Event()
     socketio.start_background_task(broadcaster.run, stop)
     print(f"kipukas-tracker hub: listening on http://{cfg.host}:{port or cfg.port}/", flush=True)

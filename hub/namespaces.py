@@ -256,10 +256,14 @@ class WatchNamespace(Namespace):  # type: ignore[misc]
         if not isinstance(table, str) or table not in self.cfg.tables.values():
             raise ConnectionRefusedError("no such table")
         join_room(f"watch:{table}")
-        games = self.store.games(table)
-        if games:
+        try:
+            games = self.store.games(table)
             cutoff = time.time() - self.cfg.spectator_delay_min * 60.0
-            rows = [r for r in self.store.recent(table, games[-1], 50) if r["at"] <= cutoff]
+            rows = [r for r in self.store.recent(table, games[-1], 50) if r["at"] <= cutoff] if games else []
+        except redis.RedisError as exc:  # the live rows still come; only the recent ones are missing
+            log.warning("spectator of table %s joined without the recent rows: %s", table, exc)
+            return
+        if games:
             self.emit("rows", [public_row(table, games[-1], r) for r in rows], room=_sid())
 
 

@@ -89,6 +89,10 @@ return items
 """
 
 
+REDIS_CONNECTIONS = 64  # per hub process: more callers at once wait their turn (a round trip is ~0.1 ms)
+POOL_WAIT_S = 10.0  # longer than that without a free connection is an error (Redis is away or stuck)
+
+
 @dataclass(frozen=True, slots=True)
 class AppendResult:
     outcome: str  # "ok", "gap" (a row is missing before this batch) or "chain" (prev does not match)
@@ -133,9 +137,14 @@ def status_key(table: str) -> str:
 class HubStore:
     """The hub's Redis: rows, signed heads, pinned keys, table status, judge calls and pairings."""
 
-    def __init__(self, url: str) -> None:
-        self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5.0,
-                                      health_check_interval=10)
+    def __init__(self, url: str, connections: int = REDIS_CONNECTIONS) -> None:
+        # A bounded pool that makes a caller wait for a free connection: redis-py's default pool refuses
+        # a call past 100 connections (MaxConnectionsError), which a crowd of spectators joining at once
+        # reached: their connects failed and they hung (issue 20, item 1).
+        pool = redis.BlockingConnectionPool.from_url(url, max_connections=connections, timeout=POOL_WAIT_S,
+                                                     decode_responses=True, socket_timeout=5.0,
+                                                     health_check_interval=10)
+        self.r = redis.Redis(connection_pool=pool)
         self._append = self.r.register_script(APPEND)
         self._take_due = self.r.register_script(TAKE_DUE)
 

@@ -51,8 +51,7 @@ def check_row(raw: Any) -> PushedRow:
     if not (isinstance(ts, int | float) and isinstance(kind, str) and isinstance(source, str)
             and isinstance(body, dict) and isinstance(prev, str) and isinstance(digest, str)):
         raise RowError(f"row {seq}: a field has the wrong type")
-    body_text = chain.canonical(body)
-    if chain.row_hash(prev, seq, float(ts), kind, source, body_text) != digest:
+    if chain.row_hash_of(prev, seq, float(ts), kind, source, body) != digest:
         raise RowError(f"row {seq}: its hash does not match its content")
     text = chain.canonical({"seq": seq, "ts": ts, "kind": kind, "source": source, "body": body,
                             "prev": prev, "hash": digest})

@@ -5,6 +5,7 @@ failure (scripts/setup.sh --with-browser installs them), never a skip."""
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -130,8 +131,11 @@ class Nginx:
         for sub in ("logs", "tmp"):
             (folder / sub).mkdir(exist_ok=True)
         user = "user root;\n" if os.geteuid() == 0 else ""
+        # as many descriptors as this machine lets a process have (asking for more fails with an alert)
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        nofile = 65536 if hard == resource.RLIM_INFINITY else min(65536, hard)
         (folder / "nginx.conf").write_text(
-            f"{user}worker_processes 1;\nworker_rlimit_nofile 65536;\npid {folder}/nginx.pid;\n"
+            f"{user}worker_processes 1;\nworker_rlimit_nofile {nofile};\npid {folder}/nginx.pid;\n"
             f"error_log {folder}/logs/error.log warn;\n"
             f"events {{ worker_connections {worker_connections}; }}\n"
             f"http {{\n  access_log off;\n  client_body_temp_path {folder}/tmp/body;\n"

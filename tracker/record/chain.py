@@ -29,7 +29,13 @@ def canonical(obj: Any) -> str:
 
 
 def row_hash(prev: str, seq: int, ts: float, kind: str, source: str, body_text: str) -> str:
-    payload = canonical({"seq": seq, "ts": ts, "kind": kind, "source": source, "body": json.loads(body_text)})
+    return row_hash_of(prev, seq, ts, kind, source, json.loads(body_text))
+
+
+def row_hash_of(prev: str, seq: int, ts: float, kind: str, source: str, body: Any) -> str:
+    """`row_hash` of a body already parsed from JSON (what a JSON round trip leaves unchanged hashes the
+    same): the hub's ingest checks every pushed row without writing and re-reading its body."""
+    payload = canonical({"seq": seq, "ts": ts, "kind": kind, "source": source, "body": body})
     return hashlib.sha256((prev + payload).encode("utf-8")).hexdigest()
 
 
