@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-PACKAGES = ("rules", "vision", "calibration", "tracker", "web", "hub")
+PACKAGES = ("rules", "vision", "calibration", "tracker", "web", "hub", "training")
 
 # (importer prefix, allowed prefixes of our own modules); the first matching importer prefix decides.
 # An importer always may import modules of its own room.
@@ -19,6 +19,8 @@ ALLOWED: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vision.synth", ("vision", "calibration")),
     ("vision", ("vision", "calibration")),
     ("calibration", ("calibration",)),
+    # the patch classifier's training: renders scenes (vision.synth) on the packaged map; nothing imports it
+    ("training", ("training", "vision", "calibration", "rules.board_map", "tracker.overhead.layout")),
     ("web", ("web", "tracker.api")),
     # the tournament hub verifies records (tracker.record) and reads its config like a table's; only the
     # composition root (tracker.commands, tracker.runtime) imports it

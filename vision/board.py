@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,9 +38,10 @@ from vision.light import SMALL, bgr_of, brightness, channel_gains, normalise, sa
 from vision.motion import MotionGuard
 from vision.obstruction import ObstructionFinder
 from vision.palette import map_mask, map_share
+from vision.patch_classifier import PatchClassifier, patch_input, verdict
 from vision.regions import SLOT_Z_MM, Region, slot_regions, stand_regions
 from vision.slots import mat_reference, read_slot
-from vision.stands import StandClassifier
+from vision.stands import StandClassifier, StandReading
 from vision.warp import extract
 
 UNREADABLE_FRACTION = 0.5
@@ -83,9 +85,11 @@ class BoardReader:
 
     def __init__(self, layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
                  reference: np.ndarray | None = None, strict: bool = True,
-                 adaptation: Adaptation | None = None) -> None:
+                 adaptation: Adaptation | None = None, patches: PatchClassifier | Path | None = None) -> None:
         """``adaptation`` (``vision.adapt``, learned from labelled frames of this table) brings the players'
-        colours, the empty look of the regions it saw empty and the sizes of the pieces."""
+        colours, the empty look of the regions it saw empty, the sizes of the pieces and the patch
+        classifier's last layers re-fitted to this table. ``patches`` (or the folder holding one) replaces the
+        shipped classifier."""
         if adaptation is not None:
             palette = {**palette, **adaptation.palette}
         self.layout = layout
@@ -117,6 +121,8 @@ class BoardReader:
         self._prev_stands: dict[str, StandObs] = {}
         self._prev_slots: dict[str, SlotObs] = {}
         self.ambiguous: set[str] = set()
+        self.patches, self.patch_error = self._second_opinion(patches, adaptation) if strict else (None, None)
+        self._probs: dict[str, NDArray[np.float32]] = {}
         if reference is not None:
             ref = self._check(reference, "reference")
             for rid, reg in self.stand_regions.items():
@@ -178,6 +184,8 @@ class BoardReader:
                 _settled(o) for o in self._prev.slots.values()):
             return self._prev  # nothing moved anywhere: the last observation stands (a few ms)
         mask, boxes = self.finder.find_small(lit, margin=False)
+        self._classify([r for r in [*self.stand_regions, *self.slot_regions] if self._to_read(r, wanted, changed)],
+                       img, gains)
         stands: dict[str, StandObs] = {}
         for sid, reg in self.stand_regions.items():
             if wanted is not None and sid not in wanted and sid in self.last_stands:
@@ -205,6 +213,7 @@ class BoardReader:
         why = None
         if unread > UNREADABLE_FRACTION * (len(stands) + len(slots)):
             why = "glare" if saturated_fraction(aligned) > 0.01 else "covered"
+            why = self.patch_error or why
         any_obstructed = bool(boxes) or unread > 0
         obs = BoardObservation(stands, slots, any_obstructed, boxes, why)
         self._prev = obs if wanted is None else None
@@ -270,6 +279,9 @@ class BoardReader:
         patch = normalise(extract(img, reg.H, reg.size), gains, None if model is None else bgr_of(*model))
         look = self.models.look(sid) if model is None else None
         r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, strict=True)
+        veto = None if r.obstructed else self._vet(sid, r.state)
+        if veto is not None:
+            r = StandReading("unknown", None, 0, 0.0, True, False, veto)
         # without a model or a look, an empty reading is capped as unverified: its uncapped verdict starts both
         unverified = model is None and look is None
         confident_empty = r.state == "empty" and not r.obstructed and (
@@ -288,6 +300,47 @@ class BoardReader:
             if hidden is not None:
                 return self._not_read(self.last_stands.get(sid), f"a {hidden} piece would not show on this stand")
         return StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)
+
+    # -- the patch classifier's second opinion (vision.patch_classifier) ------------------------------------
+    @staticmethod
+    def _second_opinion(given: PatchClassifier | Path | None,
+                        adaptation: Adaptation | None) -> tuple[PatchClassifier | None, str | None]:
+        """The classifier to ask, or None and why: without it no region is accepted (never a guess)."""
+        try:
+            base = given if isinstance(given, PatchClassifier) else PatchClassifier.load(given)
+        except VisionError as exc:
+            return None, f"no patch classifier ({exc})"
+        if adaptation is not None and (adaptation.stand_head is not None or adaptation.slot_head is not None):
+            return base.adapted(adaptation.stand_head, adaptation.slot_head), None
+        return base, None
+
+    def _to_read(self, rid: str, wanted: set[str] | None, changed: set[str]) -> bool:
+        """Whether ``read`` will read ``rid`` this frame (the loops below repeat the others' last reading)."""
+        stand = rid in self.stand_regions
+        last = rid in (self.last_stands if stand else self.last_slots)
+        prev = self._prev_stands.get(rid) if stand else self._prev_slots.get(rid)
+        return not (wanted is not None and rid not in wanted and last) and not (rid not in changed and _settled(prev))
+
+    def _classify(self, ids: list[str], img: NDArray[np.uint8], gains: F32) -> None:
+        """One batch per network over the regions about to be read (those whose look changed)."""
+        self._probs = {}
+        if self.patches is None:
+            return
+        for net, regions in ((self.patches.stands, self.stand_regions), (self.patches.slots, self.slot_regions)):
+            todo = [rid for rid in ids if rid in regions]
+            if todo:
+                probs = net.probs([patch_input(img, regions[rid], gains) for rid in todo])
+                self._probs.update(zip(todo, probs, strict=True))
+
+    def _vet(self, rid: str, rule: str) -> str | None:
+        """Why the rule's reading ``rule`` of ``rid`` may not be accepted, or None when the classifier agrees."""
+        if self.patches is None:
+            return self.patch_error or "no patch classifier"
+        p = self._probs.get(rid)
+        if p is None:
+            return "not classified"
+        classes = self.patches.slots.classes if rid in self.slot_regions else self.patches.stands.classes
+        return verdict(p, classes, rule)
 
     def _hides(self, model: tuple[F32, F32] | None, n: int) -> str | None:
         """An ambiguous player's colour that the empty stand's own top shows (so a piece of it would not be
@@ -310,6 +363,10 @@ class BoardReader:
         patch = normalise(extract(img, reg.H, reg.size), gains, bgr_of(*model))
         state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm, model,
                                                      self.layout.card_size_mm, skin_check=False, patch=patch)
+        veto = None if obstructed else self._vet(sid, state)
+        if veto is not None:
+            self.models.reset(sid)
+            return self._not_read_slot(self.last_slots.get(sid), veto)
         confident_empty = state == "empty" and not obstructed and conf >= CONFIDENT_EMPTY
         c, s = chroma(patch)
         self.models.seen_empty(sid, "slot", c, s, confident_empty)
