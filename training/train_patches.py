@@ -215,7 +215,8 @@ def main() -> int:
                          "calibration": evaluate(PatchNet(w), vx, vy)}
     manifest["training"] = {"command": "python -m training.train_patches " + " ".join(sys.argv[1:]),
                             "seed": args.seed, "val_seed": args.val_seed, "scenes": args.scenes,
-                            "val_scenes": args.val_scenes, "shots": SHOTS, "views": VIEWS, "epochs": {"stands": args.stand_epochs, "slots": args.slot_epochs},
+                            "val_scenes": args.val_scenes, "shots": SHOTS, "views": VIEWS,
+                            "epochs": {"stands": args.stand_epochs, "slots": args.slot_epochs},
                             "torch": torch.__version__, "figures": figures,
                             "seconds": round(time.perf_counter() - t0), "cpus": os.cpu_count()}
     (args.out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
