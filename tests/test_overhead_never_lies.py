@@ -50,7 +50,8 @@ def test_stress_condition_accepts_no_wrong_reading(name: str) -> None:
         accepted = [m for m in t.misses if "ACCEPTED" in m]
         assert t.wrong_accepted == 0, f"{name}, {mode}: {accepted}"
         assert t.covered_flagged == t.covered_n, f"{name}, {mode}: a covered region was read"
-        assert t.stand_ok >= 0.8 * t.stand_n, f"{name}, {mode}: {t.stand_ok}/{t.stand_n} stands read"
+        # the patch classifier's vetoes cost availability (unknown, never wrong): see docs/overhead.md
+        assert t.stand_ok >= 0.6 * t.stand_n, f"{name}, {mode}: {t.stand_ok}/{t.stand_n} stands read"
 
 
 def test_a_phone_on_the_map_is_unknown_not_empty() -> None:
