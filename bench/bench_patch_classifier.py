@@ -65,7 +65,8 @@ def main() -> int:
 
     pose = default_pose(layout)
     r = Renderer(layout, pose, {"red": (40, 40, 210), "blue": (200, 90, 30)})
-    frame = r.render(TableScene({"T1": Token("capital", "red"), "M2": Token("soul", "blue")}), seed=args.seed)
+    pieces = {"T1": Token("capital", "red"), layout.stands[-1].id: Token("soul", "blue")}
+    frame = r.render(TableScene(pieces), seed=args.seed)
     ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
     assert ok
     gains = channel_gains(shrink(frame), shrink(frame))
