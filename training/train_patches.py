@@ -46,17 +46,21 @@ from vision.patch_classifier import (
 FEATURES = 64
 
 
-class Body(nn.Module):
-    """Three 3x3 conv blocks (8, 16, 32 channels, each halving the size) and a 64-unit hidden layer: small
-    enough to train in minutes on two shared cores and to run a frame's 32 patches in about a millisecond."""
+WIDTHS = {"stands": (12, 24, 48), "slots": (8, 16, 32)}  # the stand network needed more room (docs/overhead.md)
 
-    def __init__(self) -> None:
+
+class Body(nn.Module):
+    """Three 3x3 conv blocks (``widths`` channels, batch-normalised, each halving the size) and a 64-unit
+    hidden layer: small enough to train on two shared cores and to run a frame's regions in a few ms."""
+
+    def __init__(self, widths: tuple[int, int, int]) -> None:
         super().__init__()
+        a, b, c = widths
         self.net = nn.Sequential(
-            nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Flatten(), nn.Dropout(0.2), nn.Linear(32 * (INPUT // 8) ** 2, FEATURES), nn.ReLU(),
+            nn.Conv2d(3, a, 3, padding=1), nn.BatchNorm2d(a), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(b, c, 3, padding=1), nn.BatchNorm2d(c), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Dropout(0.2), nn.Linear(c * (INPUT // 8) ** 2, FEATURES), nn.ReLU(),
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -101,10 +105,11 @@ def _augment(x: torch.Tensor, g: torch.Generator, rotate: bool) -> torch.Tensor:
 
 
 def train(x: NDArray[np.uint8], y: NDArray[np.int64], classes: int, epochs: int, seed: int,
-          rotate: bool, what: str) -> tuple[Body, nn.Linear]:
+          rotate: bool, what: str) -> tuple[Body, nn.Linear, list[float]]:
+    """The body and last layer after ``epochs`` (cosine learning rate), and the loss of every epoch."""
     torch.manual_seed(seed)
     g = torch.Generator().manual_seed(seed)
-    body, head = Body(), nn.Linear(FEATURES, classes)
+    body, head = Body(WIDTHS[what]), nn.Linear(FEATURES, classes)
     xt, yt = torch.from_numpy(to_blob(x)), torch.from_numpy(y)
     counts = np.bincount(y, minlength=classes).astype(np.float64)
     weight = torch.tensor(counts.sum() / np.maximum(counts, 1.0) / classes, dtype=torch.float32).clamp(max=5.0)
@@ -113,6 +118,7 @@ def train(x: NDArray[np.uint8], y: NDArray[np.int64], classes: int, epochs: int,
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
     loss_fn = nn.CrossEntropyLoss(weight=weight)
     t0 = time.perf_counter()
+    losses: list[float] = []
     for epoch in range(epochs):
         body.train()
         order = torch.randperm(len(yt), generator=g)
@@ -125,13 +131,14 @@ def train(x: NDArray[np.uint8], y: NDArray[np.int64], classes: int, epochs: int,
             opt.step()
             total += float(loss.detach()) * len(idx)
         sched.step()
+        losses.append(round(total / len(yt), 4))
         done = (epoch + 1) / epochs
         eta = (time.perf_counter() - t0) / done * (1 - done)
         print(f"\rtraining {what}: [{'#' * int(30 * done):<30}] epoch {epoch + 1}/{epochs}, "
               f"loss {total / len(yt):.4f}, {eta:4.0f} s left", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     body.eval()
-    return body, head
+    return body, head, losses
 
 
 def fit_temperature(logits: NDArray[np.float32], y: NDArray[np.int64]) -> float:
@@ -170,17 +177,20 @@ def evaluate(net: PatchNet, x: NDArray[np.uint8], y: NDArray[np.int64]) -> dict[
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seed", type=int, default=1, help="training scenes and torch seed")
+    ap.add_argument("--seed", type=int, default=1, help="torch seed and the first training scenes")
+    ap.add_argument("--more-seeds", type=int, nargs="*", default=[3],
+                    help="further training scene seeds (each --scenes scenes)")
     ap.add_argument("--val-seed", type=int, default=2, help="calibration scenes (never trained on)")
     ap.add_argument("--scenes", type=int, default=130)
     ap.add_argument("--val-scenes", type=int, default=30)
-    ap.add_argument("--stand-epochs", type=int, default=24)
-    ap.add_argument("--slot-epochs", type=int, default=8, help="slots learn faster: 8 epochs reach loss 0.07")
+    ap.add_argument("--stand-epochs", type=int, default=10)
+    ap.add_argument("--slot-epochs", type=int, default=4, help="slots learn faster (loss ~0.07)")
+    ap.add_argument("--threads", type=int, default=2, help="torch threads (1 is faster on a loaded machine)")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--cache", type=Path, help="keep rendered patch sets here (same seeds: reused)")
     ap.add_argument("--out", type=Path, default=Path("vision/assets"))
     args = ap.parse_args()
-    torch.set_num_threads(max(1, args.workers))
+    torch.set_num_threads(max(1, args.threads))
     t0 = time.perf_counter()
 
     def patches(seed: int, n: int, what: str) -> PatchSet:
@@ -194,14 +204,16 @@ def main() -> int:
             np.savez(path, stands=ps.stands, stand_labels=ps.stand_labels, slots=ps.slots, slot_labels=ps.slot_labels)
         return ps
 
-    tr = patches(args.seed, args.scenes, "rendering training scenes")
+    parts = [patches(s, args.scenes, f"rendering training scenes {s}") for s in [args.seed, *args.more_seeds]]
+    tr = PatchSet(*(np.concatenate([getattr(p, f) for p in parts])
+                    for f in ("stands", "stand_labels", "slots", "slot_labels")))
     va = patches(args.val_seed, args.val_scenes, "rendering calibration scenes")
     manifest: dict[str, Any] = {"format": FORMAT, "input": INPUT}
     figures: dict[str, Any] = {}
     for kind, classes, x, y, vx, vy, rot, epochs in (
             ("stands", STAND_CLASSES, tr.stands, tr.stand_labels, va.stands, va.stand_labels, True, args.stand_epochs),
             ("slots", SLOT_CLASSES, tr.slots, tr.slot_labels, va.slots, va.slot_labels, False, args.slot_epochs)):
-        body, head = train(x, y, len(classes), epochs, args.seed, rot, kind)
+        body, head, losses = train(x, y, len(classes), epochs, args.seed, rot, kind)
         with torch.no_grad():
             logits = head(body(torch.from_numpy(to_blob(vx)))).numpy()
         t = fit_temperature(logits, vy)
@@ -211,11 +223,12 @@ def main() -> int:
         w = Weights((args.out / entry["body"]["file"]).read_bytes(),
                     Head(head.weight.detach().numpy(), head.bias.detach().numpy(), t), classes)
         figures[kind] = {"temperature": round(t, 3), "train_patches": len(y), "calibration_patches": len(vy),
-                         "train_counts": np.bincount(y, minlength=len(classes)).tolist(),
+                         "train_counts": np.bincount(y, minlength=len(classes)).tolist(), "losses": losses,
+                         "widths": list(WIDTHS[kind]),
                          "calibration": evaluate(PatchNet(w), vx, vy)}
     manifest["training"] = {"command": "python -m training.train_patches " + " ".join(sys.argv[1:]),
-                            "seed": args.seed, "val_seed": args.val_seed, "scenes": args.scenes,
-                            "val_scenes": args.val_scenes, "shots": SHOTS, "views": VIEWS,
+                            "seed": args.seed, "more_seeds": args.more_seeds, "val_seed": args.val_seed,
+                            "scenes": args.scenes, "val_scenes": args.val_scenes, "shots": SHOTS, "views": VIEWS,
                             "epochs": {"stands": args.stand_epochs, "slots": args.slot_epochs},
                             "torch": torch.__version__, "figures": figures,
                             "seconds": round(time.perf_counter() - t0), "cpus": os.cpu_count()}
