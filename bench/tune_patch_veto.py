@@ -3,7 +3,8 @@
 Runs ``bench_overhead_stress.py``'s conditions (both set-ups) with the veto switched off, and keeps, for
 every region the rule read (not flagged by the rule itself) in a condition frame, the network's input patch,
 the rule's reading and the renderer's truth. The rule's reading does not depend on the network, so any
-network (``--weights``) and any pair of thresholds can then be scored offline in seconds:
+network (``--weights``) and any pair of thresholds can then be scored offline in seconds. While collecting
+it prints the stress bench's rows for the rule alone (the reader without the veto, as on main):
 
 - *wrong kept*: readings the rule got wrong (another class, or a region covered >= 25 %) that the veto
   lets through: must be 0;
@@ -89,8 +90,10 @@ def collect(args: argparse.Namespace) -> dict[str, np.ndarray]:
     args.before = False
     for cond in stress.CONDITIONS:
         rec.condition = cond.name
-        stress.run_condition(cond, layout, args, renderers)
-        print(f"  {cond.name}: {len(rec.rows)} readings so far", file=sys.stderr, flush=True)
+        for mode, t in stress.run_condition(cond, layout, args, renderers).items():
+            print(f"{cond.name:<16}{mode:<9}{stress.pct(t.stand_ok, t.stand_n):>16}"
+                  f"{stress.pct(t.covered_flagged, t.covered_n):>17}{t.wrong_accepted:>10}"
+                  f"{stress.pct(t.slot_ok, t.slot_n):>16}{stress.pct(t.qr_ok, t.qr_n):>15}", flush=True)
     return {"condition": np.array([r[0] for r in rec.rows]), "stand": np.array([r[1] for r in rec.rows]),
             "patch": np.stack([r[2] for r in rec.rows]), "rule": np.array([r[3] for r in rec.rows]),
             "truth": np.array([r[4] for r in rec.rows]), "occluded": np.array([r[5] for r in rec.rows])}
