@@ -17,8 +17,10 @@ from tests.overhead_support import PALETTE, layout, pose, random_tokens, rendere
 from training.patch_data import PatchSet, build
 from vision.board import BoardReader
 from vision.errors import VisionError
-from vision.patch_classifier import MANIFEST, SLOT_CLASSES, STAND_CLASSES, PatchClassifier, verdict
-from vision.synth import TableScene
+from vision.patch_classifier import MANIFEST, SLOT_CLASSES, STAND_CLASSES, PatchClassifier, SecondOpinion, verdict
+from vision.regions import stand_regions
+from vision.synth import Renderer, TableScene, Token
+from vision.synth.clutter import Clutter
 
 FRESH_SEEDS = [913_000 + i for i in range(3)]  # training uses 100000.., calibration 200000..
 
@@ -116,3 +118,36 @@ def test_a_reader_without_its_classifier_reads_nothing(tmp_path: Path) -> None:
     assert all(o.obstructed for o in obs.slots.values())
     assert obs.unreadable is not None and "patch_stands.onnx" in obs.unreadable
     assert "patch_stands.onnx" in str(next(iter(obs.stands.values())).reason)
+
+
+CLOSE = {"purple": (150, 40, 140), "teal": (140, 140, 30)}  # near the map's magenta and green (the stress bench's)
+
+
+def test_the_veto_catches_the_two_readings_the_rule_got_wrong() -> None:
+    """The categories of the two wrong readings the rule alone accepted: a teal base camp on map-like colours
+    read as a capital, and a stand under a phone read as empty. Whatever the rule said there, the network
+    vetoes it, and lets the right reading through."""
+    lay = layout()
+    territory = [s.id for s in lay.stands if s.kind == "territory"]
+    camps = {sid: Token("basecamp", "teal" if i % 2 else "purple") for i, sid in enumerate(territory[::2])}
+    r = Renderer(lay, pose(), CLOSE)
+    frame = r.render(TableScene(camps), seed=61)
+    opinion = SecondOpinion.build(None)
+    regions = stand_regions(lay, pose())
+    opinion.classify(frame, np.ones(3, np.float32), regions, {})
+    assert sum(opinion.veto(sid, "capital") is not None for sid in camps) >= 0.8 * len(camps)
+    assert sum(opinion.veto(sid, "basecamp") is None for sid in camps) >= 0.8 * len(camps)
+    empty = [sid for sid in territory if sid not in camps]
+    assert sum(opinion.veto(sid, "capital") is not None for sid in empty) >= 0.8 * len(empty)
+
+    x, y, z = lay.stand_world(empty[0])
+    phone = r.render(TableScene(camps, clutter=[Clutter("phone", (x, y, z + 2.0))]), seed=62)
+    opinion.classify(phone, np.ones(3, np.float32), {empty[0]: regions[empty[0]]}, {})
+    assert "something else" in str(opinion.veto(empty[0], "empty"))
+
+
+def test_a_veto_needs_the_network_to_have_seen_the_region() -> None:
+    opinion = SecondOpinion.build(None)
+    assert opinion.veto("T1", "empty") == "not classified"
+    broken = SecondOpinion.build(Path("/nonexistent/weights"))
+    assert broken.patches is None and "no patch classifier" in str(broken.veto("T1", "empty"))
