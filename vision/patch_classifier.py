@@ -41,7 +41,7 @@ MANIFEST = "patch_classifier.json"
 INPUT = 32  # the network sees every patch at 32x32 (stands: about 1.1 px/mm; slots: 0.2 px/mm)
 STAND_CLASSES = ("empty", "capital", "basecamp", "soul", "soul flipped", "unknown")
 SLOT_CLASSES = ("empty", "down", "up", "landscape", "unknown")
-VETO = 0.75  # calibrated probability of another reading (or of "unknown") that vetoes the rule's
+VETO = 0.9  # calibrated probability of another reading (or of "unknown") that vetoes the rule's
 FLOOR = 0.02  # the rule's reading is vetoed when the network gives it less than this
 F32 = NDArray[np.float32]
 
