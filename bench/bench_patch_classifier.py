@@ -13,6 +13,7 @@ nothing here. Forward pass: the two networks alone on 96 stand and 12 slot patch
 sets for a big map where every region changed), against the same JPEG decode.
 
 Run: PYTHONPATH=. .venv/bin/python bench/bench_patch_classifier.py [--seed 5] [--scenes 8] [--repeat 30]
+     [--weights DIR]
 """
 
 from __future__ import annotations
@@ -63,10 +64,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--scenes", type=int, default=8)
     ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--weights", type=Path, help="a folder of other weights (default: the shipped ones)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     layout = table_layout(BoardMap.packaged())
-    clf = PatchClassifier.load()
+    clf = PatchClassifier.load(args.weights)
     ps = build(layout, [args.seed * 100000 + i for i in range(args.scenes)], shots=2, views=1)
     print(f"patch classifier on fresh renders (seed {args.seed}, {args.scenes} scenes x 2 photos)")
     print("  stands:", scores(clf.stands, ps.stands, ps.stand_labels))
