@@ -11,7 +11,7 @@ demo: setup
 	$(VENV)/kipukas-tracker demo --port $(PORT)
 
 lint:
-	$(VENV)/ruff check tracker vision calibration rules web hub broadcast tests bench
+	$(VENV)/ruff check tracker vision calibration rules web hub broadcast training tests bench
 	$(VENV)/mypy
 
 test:

@@ -8,10 +8,11 @@ labelled (``labels.json``: frame file -> {stand or slot id -> "empty", "<owner> 
 - each player's colour: the median colour at the centre of the stands labelled with that player's pieces;
 - each region's empty model: the median of its patches over the frames where it is labelled empty (a
   photo of the empty table, region by region, without ever clearing the table);
-- the size of each kind of piece: the range of top areas of the labelled pieces, widened by 15 %.
+- the size of each kind of piece: the range of top areas of the labelled pieces, widened by 15 %;
+- the patch classifier's last layers, re-fitted to the labelled regions (``vision.patch_adapt``).
 
 The result is saved as one ``.npz`` file (``kipukas-reader-adaptation/1``) that ``BoardReader`` takes as
-``adaptation``. It runs in seconds on a Pi: no training loop, only medians.
+``adaptation``. It runs in seconds on a Pi: medians, and one small logistic regression per network in numpy.
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ from calibration.camera import CameraPose
 from calibration.layout import TableLayout
 from vision.colour import F32, chroma
 from vision.errors import VisionError
+from vision.light import channel_gains, shrink
 from vision.palette import learn_palette
+from vision.patch_adapt import refit
+from vision.patch_classifier import Head, PatchClassifier, patch_input
 from vision.regions import Region, slot_regions, stand_regions
 from vision.stands import AREA_MM2, StandClassifier
 from vision.warp import extract
@@ -45,6 +49,8 @@ class Adaptation:
     palette: dict[str, tuple[int, int, int]]
     empty: dict[str, tuple[F32, F32]] = field(default_factory=dict)
     areas: dict[str, tuple[float, float]] = field(default_factory=dict)
+    stand_head: Head | None = None  # the patch classifier's last layers re-fitted to this table
+    slot_head: Head | None = None
 
     def save(self, path: Path) -> None:
         arrays: dict[str, NDArray[np.generic]] = {}
@@ -53,6 +59,11 @@ class Adaptation:
             arrays[f"s:{rid}"] = s
         meta = {"format": FORMAT, "palette": {k: list(v) for k, v in self.palette.items()},
                 "areas": {k: list(v) for k, v in self.areas.items()}}
+        for kind, head in (("stands", self.stand_head), ("slots", self.slot_head)):
+            if head is not None:
+                arrays[f"head:{kind}:w"] = head.w
+                arrays[f"head:{kind}:b"] = head.b
+                arrays[f"head:{kind}:t"] = np.array([head.temperature], np.float32)
         arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
         with path.open("wb") as f:
             np.savez_compressed(f, allow_pickle=False, **arrays)
@@ -70,7 +81,9 @@ class Adaptation:
         palette = {k: (int(v[0]), int(v[1]), int(v[2])) for k, v in meta["palette"].items()}
         areas = {k: (float(v[0]), float(v[1])) for k, v in meta["areas"].items()}
         empty = {k[2:]: (arrays[k], arrays["s:" + k[2:]]) for k in arrays if k.startswith("c:")}
-        return cls(palette, empty, areas)
+        heads = {kind: Head(arrays[f"head:{kind}:w"], arrays[f"head:{kind}:b"], float(arrays[f"head:{kind}:t"][0]))
+                 for kind in ("stands", "slots") if f"head:{kind}:w" in arrays}
+        return cls(palette, empty, areas, heads.get("stands"), heads.get("slots"))
 
 
 def parse_label(rid: str, text: str, slots: set[str]) -> tuple[str, str | None]:
@@ -108,8 +121,9 @@ def load_frames(folder: Path) -> list[tuple[str, NDArray[np.uint8], dict[str, st
 
 
 def adapt(frames: list[tuple[str, NDArray[np.uint8], dict[str, str]]], layout: TableLayout,
-          pose: CameraPose) -> Adaptation:
-    """Measure colours, empty regions and piece sizes from labelled frames."""
+          pose: CameraPose, patches: PatchClassifier | None = None) -> Adaptation:
+    """Measure colours, empty regions and piece sizes from labelled frames, and re-fit ``patches``' last
+    layers to them (none given: the adaptation carries no classifier layers)."""
     stands = stand_regions(layout, pose)
     slots = slot_regions(layout, pose)
     regions = {**stands, **slots}
@@ -139,7 +153,30 @@ def adapt(frames: list[tuple[str, NDArray[np.uint8], dict[str, str]]], layout: T
     empty = {rid: (np.median(np.stack([c for c, _ in ps]), axis=0).astype(np.float32),
                    np.median(np.stack([s for _, s in ps]), axis=0).astype(np.float32)) for rid, ps in empties.items()}
     areas = _piece_areas(frames, layout, stands, palette, empty)
-    return Adaptation(palette, empty, areas)
+    if patches is None:
+        return Adaptation(palette, empty, areas)
+    feats = classifier_features(frames, patches, stands, slots)
+    return Adaptation(palette, empty, areas, refit(patches.stands, *feats["stands"]),
+                      refit(patches.slots, *feats["slots"]))
+
+
+def classifier_features(frames: list[tuple[str, NDArray[np.uint8], dict[str, str]]], patches: PatchClassifier,
+                        stands: dict[str, Region], slots: dict[str, Region]) -> dict[str, tuple[F32, list[str]]]:
+    """The classifier's features of every labelled region and the class each label names, per network. The
+    light is measured against the first frame, as the reader measures it against the first it sees."""
+    first = shrink(frames[0][1])
+    out: dict[str, tuple[F32, list[str]]] = {}
+    for kind, regions, net in (("stands", stands, patches.stands), ("slots", slots, patches.slots)):
+        feats: list[F32] = []
+        names: list[str] = []
+        for _, img, labels in frames:
+            gains = channel_gains(shrink(img), first)
+            ids = [rid for rid in labels if rid in regions]
+            if ids:
+                feats.append(net.features([patch_input(img, regions[rid], gains) for rid in ids]))
+                names += [parse_label(rid, labels[rid], set(slots))[0] for rid in ids]
+        out[kind] = (np.concatenate(feats) if feats else np.zeros((0, net.head.w.shape[1]), np.float32), names)
+    return out
 
 
 def _piece_areas(frames: list[tuple[str, NDArray[np.uint8], dict[str, str]]], layout: TableLayout,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,9 +40,10 @@ from vision.memo import IdentityMemo
 from vision.motion import MotionGuard
 from vision.obstruction import ObstructionFinder
 from vision.palette import map_mask, map_share
+from vision.patch_classifier import PatchClassifier, SecondOpinion
 from vision.regions import SLOT_Z_MM, Region, slot_regions, stand_regions, under_regions
 from vision.slots import mat_reference, qr_homography, read_slot
-from vision.stands import StandClassifier, prepare_model
+from vision.stands import StandClassifier, StandReading, prepare_model
 from vision.under_mat import read_under
 from vision.warp import extract, prepare
 
@@ -100,9 +102,11 @@ class BoardReader:
 
     def __init__(self, layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
                  reference: np.ndarray | None = None, strict: bool = True,
-                 adaptation: Adaptation | None = None) -> None:
+                 adaptation: Adaptation | None = None, patches: PatchClassifier | Path | None = None) -> None:
         """``adaptation`` (``vision.adapt``, learned from labelled frames of this table) brings the players'
-        colours, the empty look of the regions it saw empty and the sizes of the pieces."""
+        colours, the empty look of the regions it saw empty, the sizes of the pieces and the patch
+        classifier's last layers re-fitted to this table. ``patches`` (or the folder holding one) replaces the
+        shipped classifier (``vision.patch_classifier``, which may veto a region's reading)."""
         if adaptation is not None:
             palette = {**palette, **adaptation.palette}
         self.layout = layout
@@ -140,6 +144,8 @@ class BoardReader:
         self._prev_slots: dict[str, SlotObs] = {}
         self._prev_under: dict[str, SlotObs] = {}
         self.ambiguous: set[str] = set()
+        self.opinion = SecondOpinion.build(patches, *((adaptation.stand_head, adaptation.slot_head)
+                                                      if adaptation is not None else ())) if strict else None
         if reference is not None:
             ref = self._check(reference, "reference")
             for rid, reg in self.stand_regions.items():
@@ -226,6 +232,7 @@ class BoardReader:
                 _settled(o) for o in self._prev.under.values()):
             return self._prev  # nothing moved anywhere: the last observation stands (a few ms)
         mask, boxes = self.finder.find_small(lit, margin=False)
+        self._ask_opinion(img, gains, wanted, changed)
         stands: dict[str, StandObs] = {}
         for sid, reg in self.stand_regions.items():
             if wanted is not None and sid not in wanted and sid in self.last_stands:
@@ -265,6 +272,7 @@ class BoardReader:
         why = None
         if unread > UNREADABLE_FRACTION * (len(stands) + len(slots)):
             why = "glare" if saturated_fraction(aligned) > 0.01 else "covered"
+            why = (self.opinion.error if self.opinion is not None else None) or why
         any_obstructed = bool(boxes) or unread > 0
         obs = BoardObservation(stands, slots, any_obstructed, boxes, why, under)
         self._prev = obs if wanted is None else None
@@ -325,6 +333,9 @@ class BoardReader:
         c, s = chroma(patch)
         r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, strict=True,
                                      cs=(c, s))
+        veto = None if r.obstructed or self.opinion is None else self.opinion.veto(sid, r.state)
+        if veto is not None:
+            r = StandReading("unknown", None, 0, 0.0, True, False, veto)
         # without a model or a look, an empty reading is capped as unverified: its uncapped verdict starts both
         unverified = model is None and look is None
         confident_empty = r.state == "empty" and not r.obstructed and (
@@ -342,6 +353,21 @@ class BoardReader:
             if hidden is not None:
                 return self._not_read(self.last_stands.get(sid), f"a {hidden} piece would not show on this stand")
         return StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)
+
+    def _ask_opinion(self, img: NDArray[np.uint8], gains: F32, wanted: set[str] | None, changed: set[str]) -> None:
+        """The patch classifier's batch over the stands and slots ``read`` reads this frame (the loops repeat
+        the others' last reading)."""
+        if self.opinion is None:
+            return
+
+        def to_read(rid: str, last: dict[str, StandObs] | dict[str, SlotObs], prev: StandObs | SlotObs | None) -> bool:
+            return not (wanted is not None and rid not in wanted and rid in last) and not (
+                rid not in changed and _settled(prev))
+
+        self.opinion.classify(
+            img, gains,
+            {r: g for r, g in self.stand_regions.items() if to_read(r, self.last_stands, self._prev_stands.get(r))},
+            {r: g for r, g in self.slot_regions.items() if to_read(r, self.last_slots, self._prev_slots.get(r))})
 
     def _hides(self, model: tuple[F32, F32] | None, n: int) -> str | None:
         """An ambiguous player's colour that the empty stand's own top shows (so a piece of it would not be
@@ -366,6 +392,10 @@ class BoardReader:
         state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm, model,
                                                      self.layout.card_size_mm, skin_check=False, patch=patch,
                                                      cs=(c, s))
+        veto = None if obstructed or self.opinion is None else self.opinion.veto(sid, state)
+        if veto is not None:
+            self.models.reset(sid)
+            return self._not_read_slot(self.last_slots.get(sid), veto)
         confident_empty = state == "empty" and not obstructed and conf >= CONFIDENT_EMPTY
         self.models.seen_empty(sid, "slot", c, s, confident_empty)
         if obstructed:

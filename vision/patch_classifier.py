@@ -1,0 +1,258 @@
+"""The learned second opinion on every stand and slot: a small CNN over each region's patch.
+
+The rule of ``vision.stands`` / ``vision.slots`` explains a region's pixels with one piece or card; it can
+be fooled by what it was never told about (a phone lying flat over a stand looks like an empty, unchanged
+top when there is no photo of the empty table; a teal base camp on the map's teal grows into a capital).
+This module runs a small convolutional network, trained on domain-randomised renders
+(``training/train_patches.py``), over the same light-normalised patch, as a **veto**: the rule's reading
+stands unless the network is confident of something else (another class or an unknown object, calibrated
+probability >= ``VETO``) or all but rules the rule's reading out (probability < ``FLOOR``); a vetoed region
+is unknown. A network unsure of everything costs nothing: the rule, which never guesses, decides. Both
+thresholds were tuned on the stress bench's seed 7 only (docs/overhead.md).
+
+Runtime is OpenCV's DNN module (``cv2.dnn.readNetFromONNX``, no new dependency). The ONNX file holds the
+network up to its last hidden layer (the features); the last layer (``W``, ``b``) and the temperature that
+calibrates its probabilities are in a small ``.npz``, so ``vision.adapt`` can re-fit them for one table
+in numpy. ``patch_classifier.json`` names both files with their SHA-256; a missing or altered file is a
+``VisionError`` naming it, and the reader then reads nothing (every region unknown) rather than guess.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.errors import VisionError
+from vision.light import normalise
+from vision.regions import Region
+from vision.warp import extract
+
+FORMAT = "kipukas-patch-classifier/1"
+MANIFEST = "patch_classifier.json"
+INPUT = 32  # the network sees every patch at 32x32 (stands: about 1.1 px/mm; slots: 0.2 px/mm)
+STAND_CLASSES = ("empty", "capital", "basecamp", "soul", "soul flipped", "unknown")
+SLOT_CLASSES = ("empty", "down", "up", "landscape", "unknown")
+VETO = 0.9  # calibrated probability of another reading (or of "unknown") that vetoes the rule's
+FLOOR = 0.02  # the rule's reading is vetoed when the network gives it less than this
+F32 = NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Head:
+    """The network's last layer and its calibration: logits = features @ w.T + b, probabilities =
+    softmax(logits / temperature)."""
+
+    w: F32
+    b: F32
+    temperature: float
+
+    def probs(self, feats: F32) -> F32:
+        z = (feats @ self.w.T + self.b) / max(self.temperature, 1e-3)
+        z -= z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return np.asarray(e / e.sum(axis=1, keepdims=True), np.float32)
+
+
+def patch_input(img: NDArray[np.uint8], reg: Region, gains: F32,
+                H: NDArray[np.float64] | None = None) -> NDArray[np.uint8]:
+    """The network's input for one region: its rectified patch under the table's light (``gains`` from
+    ``vision.light.channel_gains``), shrunk to INPUT x INPUT. ``H`` overrides the region's homography
+    (training jitters it)."""
+    patch = normalise(extract(img, reg.H if H is None else H, reg.size), gains)
+    return np.asarray(cv2.resize(patch, (INPUT, INPUT), interpolation=cv2.INTER_AREA), np.uint8)
+
+
+def to_blob(patches: list[NDArray[np.uint8]] | NDArray[np.uint8]) -> F32:
+    """NCHW float input, BGR scaled to -0.5..0.5 (the training script uses the same function)."""
+    arr = np.asarray(patches, np.float32).reshape(-1, INPUT, INPUT, 3)
+    return np.ascontiguousarray(arr.transpose(0, 3, 1, 2) / 255.0 - 0.5, np.float32)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The verified bytes of one network (body) and its head, and the manifest they came with."""
+
+    body: bytes
+    head: Head
+    classes: tuple[str, ...]
+
+
+class PatchNet:
+    """One network (stands or slots): features from OpenCV's DNN, probabilities from the head."""
+
+    def __init__(self, weights: Weights, head: Head | None = None) -> None:
+        self.classes = weights.classes
+        self.head = head if head is not None else weights.head
+        self.net = cv2.dnn.readNetFromONNX(np.frombuffer(weights.body, np.uint8))
+
+    def features(self, patches: list[NDArray[np.uint8]] | NDArray[np.uint8]) -> F32:
+        if len(patches) == 0:
+            return np.zeros((0, self.head.w.shape[1]), np.float32)
+        self.net.setInput(to_blob(patches))
+        return np.asarray(self.net.forward(), np.float32).reshape(len(patches), -1)
+
+    def probs(self, patches: list[NDArray[np.uint8]] | NDArray[np.uint8]) -> F32:
+        return self.head.probs(self.features(patches))
+
+
+class PatchClassifier:
+    """The stand and slot networks. ``load`` checks every file against the manifest's SHA-256."""
+
+    def __init__(self, stands: Weights, slots: Weights, config: dict[str, Any],
+                 stand_head: Head | None = None, slot_head: Head | None = None) -> None:
+        self.weights = (stands, slots)
+        self.config = config
+        self.stands = PatchNet(stands, stand_head)
+        self.slots = PatchNet(slots, slot_head)
+
+    @classmethod
+    def load(cls, folder: Path | None = None) -> PatchClassifier:
+        """The shipped classifier (``vision/assets``) or the one in ``folder``."""
+        stands, slots, config = _verified(str(folder) if folder is not None else None)
+        return cls(stands, slots, config)
+
+    def adapted(self, stand_head: Head | None, slot_head: Head | None) -> PatchClassifier:
+        """The same networks with last layers re-fitted to one table (``vision.adapt``)."""
+        return PatchClassifier(*self.weights, self.config, stand_head, slot_head)
+
+
+def verdict(probs: F32, classes: tuple[str, ...], rule: str) -> str | None:
+    """Why the rule's reading ``rule`` must be unknown, or None when the network does not object: it is
+    confident of another reading (>= VETO) or gives ``rule`` almost nothing (< FLOOR). An upright and a
+    flipped soul token count as one reading."""
+    p = {c: float(v) for c, v in zip(classes, probs, strict=True)}
+    if "soul flipped" in p:
+        p["soul"] += p.pop("soul flipped")
+    other = max((c for c in p if c != rule), key=lambda c: p[c])
+    if p[other] >= VETO:
+        if other == "unknown":
+            return f"classifier sees something else ({p['unknown']:.2f})"
+        return f"classifier reads {other} ({p[other]:.2f}), the rule {rule}"
+    if p.get(rule, 0.0) < FLOOR:
+        return f"classifier rules out {rule} ({p.get(rule, 0.0):.3f})"
+    return None
+
+
+class SecondOpinion:
+    """The reader's hook: one batch per network over the regions read this frame, then a veto per region.
+    Without a classifier (missing or corrupt weights) every reading is vetoed with the reason: the reader
+    never runs without the check it was tuned with."""
+
+    def __init__(self, patches: PatchClassifier | None, error: str | None) -> None:
+        self.patches = patches
+        self.error = error
+        self._probs: dict[str, tuple[F32, tuple[str, ...]]] = {}
+
+    @classmethod
+    def build(cls, given: PatchClassifier | Path | None, stand_head: Head | None = None,
+              slot_head: Head | None = None) -> SecondOpinion:
+        """The shipped classifier (or ``given``, or the one in the folder ``given``), with the last layers
+        re-fitted to one table when ``stand_head`` / ``slot_head`` are given (``vision.adapt``)."""
+        try:
+            base = given if isinstance(given, PatchClassifier) else PatchClassifier.load(given)
+        except VisionError as exc:
+            return cls(None, f"no patch classifier ({exc})")
+        if stand_head is not None or slot_head is not None:
+            base = base.adapted(stand_head, slot_head)
+        return cls(base, None)
+
+    def classify(self, img: NDArray[np.uint8], gains: F32, stands: dict[str, Region],
+                 slots: dict[str, Region]) -> None:
+        """Probabilities for the regions about to be read (forgetting the last frame's)."""
+        self._probs = {}
+        if self.patches is None:
+            return
+        for net, regions in ((self.patches.stands, stands), (self.patches.slots, slots)):
+            if regions:
+                ids = list(regions)
+                probs = net.probs([patch_input(img, regions[rid], gains) for rid in ids])
+                self._probs.update((rid, (p, net.classes)) for rid, p in zip(ids, probs, strict=True))
+
+    def veto(self, rid: str, rule: str) -> str | None:
+        """Why the rule's reading ``rule`` of ``rid`` may not be accepted this frame, or None."""
+        if self.patches is None:
+            return self.error or "no patch classifier"
+        got = self._probs.get(rid)
+        if got is None:
+            return "not classified"
+        return verdict(got[0], got[1], rule)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@lru_cache(maxsize=4)
+def _verified(folder: str | None) -> tuple[Weights, Weights, dict[str, Any]]:
+    def read(name: str) -> bytes:
+        where = f"{folder}/{name}" if folder is not None else f"vision/assets/{name}"
+        try:
+            if folder is not None:
+                return (Path(folder) / name).read_bytes()
+            return (resources.files("vision") / "assets" / name).read_bytes()
+        except OSError as exc:
+            raise VisionError(f"{where}: patch classifier file missing ({exc.strerror or exc})") from None
+
+    label = f"{folder}/{MANIFEST}" if folder is not None else f"vision/assets/{MANIFEST}"
+    try:
+        manifest = json.loads(read(MANIFEST))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise VisionError(f"{label}: not a patch classifier manifest ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise VisionError(f"{label}: format {manifest.get('format') if isinstance(manifest, dict) else None!r}, "
+                          f"expected {FORMAT!r}")
+    nets = []
+    for kind, classes in (("stands", STAND_CLASSES), ("slots", SLOT_CLASSES)):
+        entry = manifest.get(kind)
+        if not isinstance(entry, dict) or tuple(entry.get("classes", ())) != classes:
+            raise VisionError(f"{label}: {kind!r} must list the classes {list(classes)}")
+        files = {}
+        for part in ("body", "head"):
+            name, want = str(entry[part]["file"]), str(entry[part]["sha256"])
+            data = read(name)
+            if sha256(data) != want:
+                where = f"{folder}/{name}" if folder is not None else f"vision/assets/{name}"
+                raise VisionError(f"{where}: SHA-256 {sha256(data)[:12]}... does not match the manifest's "
+                                  f"{want[:12]}... (corrupt or replaced weights)")
+            files[part] = data
+        head = load_head(files["head"], f"{kind} head")
+        if head.w.shape[0] != len(classes):
+            raise VisionError(f"{label}: the {kind} head has {head.w.shape[0]} outputs for {len(classes)} classes")
+        nets.append(Weights(files["body"], head, classes))
+    try:
+        probe = PatchNet(nets[0])
+        probe.features(np.zeros((1, INPUT, INPUT, 3), np.uint8))
+    except cv2.error as exc:
+        raise VisionError(f"{label}: OpenCV cannot run the stands network ({str(exc).splitlines()[-1]})") from None
+    return nets[0], nets[1], dict(manifest.get("training", {}))
+
+
+def load_head(data: bytes, what: str) -> Head:
+    import io
+
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            return Head(np.asarray(z["w"], np.float32), np.asarray(z["b"], np.float32), float(z["temperature"]))
+    except (OSError, ValueError, KeyError) as exc:
+        raise VisionError(f"{what}: not a classifier head ({exc})") from None
+
+
+def head_bytes(head: Head) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.savez(buf, w=head.w, b=head.b, temperature=np.float32(head.temperature))
+    return buf.getvalue()
+
+
+def with_temperature(head: Head, t: float) -> Head:
+    return replace(head, temperature=float(t))
