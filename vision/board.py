@@ -214,8 +214,7 @@ class BoardReader:
             return self._unreadable("camera moved", wanted)
         aligned = self.motion.align(small)
         self.motion.refresh(aligned)
-        gains = self.light.gains(aligned)
-        level = self.light.level(aligned)
+        gains, level = self.light.measure(aligned)
         if level < 0.25:
             return self._unreadable("too dark", wanted)
         lit = normalise(aligned, gains, self._global_bgr)
