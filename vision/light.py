@@ -15,6 +15,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.colour import median
+
 F32 = NDArray[np.float32]
 Image = NDArray[np.uint8]
 SMALL = 4  # the global model and the change finder work at a quarter of the resolution
@@ -65,23 +67,13 @@ class LightModel:
         b, g, r = sample[:, 0], sample[:, 1], sample[:, 2]
         lo = np.minimum(np.minimum(b, g), r)
         hi = np.maximum(np.maximum(b, g), r)
-        level = _median(b.astype(np.int32) + g + r) / max(self.brightness, 1.0)
+        level = median(b.astype(np.int32) + g + r) / max(self.brightness, 1.0)
         ok = self.m_ok & (lo > 8) & (hi < 250)
         if int(np.count_nonzero(ok)) < 50:
             return np.ones(3, np.float32), level
-        gains = np.array([_median(ch[ok].astype(np.float32) / m[ok]) for ch, m in
+        gains = np.array([median(ch[ok].astype(np.float32) / m[ok]) for ch, m in
                           zip((b, g, r), self.m_channels, strict=True)], np.float32)
         return np.asarray(np.clip(gains, 0.05, 20.0), np.float32), level
-
-
-def _median(values: NDArray[np.generic]) -> float:
-    """``np.median`` of a 1-D array by one partition (the same value, without its general machinery)."""
-    n = int(values.size)
-    k = n // 2
-    if n % 2:
-        return float(np.partition(values, k)[k])
-    p = np.partition(values, (k - 1, k))
-    return float((p[k - 1] + p[k]) / 2) if p.dtype.kind == "f" else (float(p[k - 1]) + float(p[k])) / 2
 
 
 def normalise(patch: Image, gains: F32, model: F32 | None = None) -> Image:
