@@ -191,10 +191,16 @@ def main() -> int:
           f"baseline JPEG decode of the same frame {base * 1e3:.1f} ms: full = {full / base:.2f}x baseline, "
           f"re-read = {reread / base:.2f}x, nothing changed = {still / base:.2f}x "
           f"(targets: full <= 15 ms and unchanged <= 5 ms on one Pi 5 core)")
+    print(f"speed targets (issue 14, one Pi 5 core ~ one core here): full read <= 15 ms (~1.2x a JPEG decode): "
+          f"{'met' if full <= 0.015 else 'NOT met'} at {full * 1e3:.1f} ms, "
+          f"{'met' if full / base <= 1.2 else 'NOT met'} as a ratio ({full / base:.2f}x); "
+          f"unchanged frame <= 5 ms (~0.4x): {'met' if still <= 0.005 else 'NOT met'} at {still * 1e3:.1f} ms, "
+          f"{'met' if still / base <= 0.4 else 'NOT met'} as a ratio ({still / base:.2f}x). On a loaded machine "
+          f"read the ratios")
     ok = (total.stand_ok >= 0.995 * total.stand_n and total.slot_ok >= 0.99 * total.slot_n
           and total.false_change == 0 and (total.qr_n == 0 or total.qr_ok >= 0.9 * total.qr_n))
-    print("targets:", "met" if ok else "NOT met", "(stands >= 99.5%, slots >= 99%, QR >= 90%, no false changes;"
-          " time target: full read median <= 100 ms)")
+    print("accuracy targets:", "met" if ok else "NOT met",
+          "(stands >= 99.5%, slots >= 99%, QR >= 90%, no false changes)")
     return 0 if ok else 1
 
 

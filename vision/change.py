@@ -76,6 +76,7 @@ class StillFrames:
         self.recheck = recheck
         self._kept: NDArray[np.float32] | None = None
         self._skipped = 0
+        self.last_read = False  # whether the last frame asked about is to be read (not still)
 
     def still(self, frame: NDArray[np.uint8]) -> bool:
         """True when ``frame`` need not be read (it looks like the last frame read); False keeps it as the
@@ -89,7 +90,9 @@ class StillFrames:
             scale = np.float32(float(kept.mean()) / max(float(small.mean()), 1.0))
             if float(cv2.absdiff(small * scale, kept).max()) <= STILL_LEVELS:
                 self._skipped += 1
+                self.last_read = False
                 return True
         self._kept = small
         self._skipped = 0
+        self.last_read = True
         return False
