@@ -186,22 +186,30 @@ def main() -> int:
         print("  miss:", e)
 
     full, reread, still, base = timing(layout, setups["default"], timing_frames)
-    print(f"time per 2028x1520 frame, one core (median of {len(timing_frames)}): full read {full * 1e3:.1f} ms, "
+    print(f"CPU time per 2028x1520 frame, one core (median of {len(timing_frames)}): full read {full * 1e3:.1f} ms, "
           f"re-read of 2 changed regions {reread * 1e3:.1f} ms, frame where nothing changed {still * 1e3:.1f} ms; "
           f"baseline JPEG decode of the same frame {base * 1e3:.1f} ms: full = {full / base:.2f}x baseline, "
           f"re-read = {reread / base:.2f}x, nothing changed = {still / base:.2f}x "
           f"(targets: full <= 15 ms and unchanged <= 5 ms on one Pi 5 core)")
+    print(f"speed targets (issue 14, one Pi 5 core ~ one core here): full read <= 15 ms (~1.2x a JPEG decode): "
+          f"{'met' if full <= 0.015 else 'NOT met'} at {full * 1e3:.1f} ms, "
+          f"{'met' if full / base <= 1.2 else 'NOT met'} as a ratio ({full / base:.2f}x); "
+          f"unchanged frame <= 5 ms (~0.4x): {'met' if still <= 0.005 else 'NOT met'} at {still * 1e3:.1f} ms, "
+          f"{'met' if still / base <= 0.4 else 'NOT met'} as a ratio ({still / base:.2f}x). On a loaded machine "
+          f"read the ratios")
     ok = (total.stand_ok >= 0.995 * total.stand_n and total.slot_ok >= 0.99 * total.slot_n
           and total.false_change == 0 and (total.qr_n == 0 or total.qr_ok >= 0.9 * total.qr_n))
-    print("targets:", "met" if ok else "NOT met", "(stands >= 99.5%, slots >= 99%, QR >= 90%, no false changes;"
-          " time target: full read median <= 100 ms)")
+    print("accuracy targets:", "met" if ok else "NOT met",
+          "(stands >= 99.5%, slots >= 99%, QR >= 90%, no false changes)")
     return 0 if ok else 1
 
 
 def timing(layout: TableLayout, setup: tuple[Renderer, BoardReader], frames: list[np.ndarray]) -> tuple[
         float, float, float, float]:
     """Medians of: a full read (a fresh reader, so nothing is reused), a re-read of two regions, a frame
-    where nothing changed (the same table with new sensor noise and JPEG), and the JPEG decode baseline."""
+    where nothing changed (the same table with new sensor noise and JPEG), and the JPEG decode baseline.
+    CPU time of this process (one thread: ``cv2.setNumThreads(1)``), so other jobs on the machine do not
+    count; the ratios to the decode are still the figure to compare across machines."""
     renderer, reader = setup
     fulls: list[float] = []
     rereads: list[float] = []
@@ -211,22 +219,22 @@ def timing(layout: TableLayout, setup: tuple[Renderer, BoardReader], frames: lis
     noise = np.random.default_rng(5)
     for f in frames:
         _, buf = cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        t = time.perf_counter()
+        t = time.process_time()
         cv2.imdecode(buf, cv2.IMREAD_COLOR)
-        bases.append(time.perf_counter() - t)
+        bases.append(time.process_time() - t)
         fresh = BoardReader(reader.layout, reader.pose, reader.palette, renderer.base())
-        t = time.perf_counter()
+        t = time.process_time()
         fresh.read(f)
-        fulls.append(time.perf_counter() - t)
-        t = time.perf_counter()
+        fulls.append(time.process_time() - t)
+        t = time.process_time()
         fresh.read(f, only=changed)
-        rereads.append(time.perf_counter() - t)
+        rereads.append(time.process_time() - t)
         again = np.clip(f + noise.normal(0.0, 2.0, f.shape), 0, 255).astype(np.uint8)
         _, buf2 = cv2.imencode(".jpg", again, [cv2.IMWRITE_JPEG_QUALITY, 90])
         again = cv2.imdecode(buf2, cv2.IMREAD_COLOR)
-        t = time.perf_counter()
+        t = time.process_time()
         fresh.read(again)
-        stills.append(time.perf_counter() - t)
+        stills.append(time.process_time() - t)
     return statistics.median(fulls), statistics.median(rereads), statistics.median(stills), statistics.median(bases)
 
 

@@ -50,6 +50,7 @@ from vision.warp import extract, prepare
 UNREADABLE_FRACTION = 0.5
 CONFIDENT_EMPTY = 0.8
 AMBIGUOUS_SHARE = 0.08  # of the map looking like a player's colour: more than all of one player's pieces
+QR_RETRIES = 8  # unchanged frames in which a face-down card whose QR did not decode is read again
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,7 @@ class BoardReader:
         self._prev_stands: dict[str, StandObs] = {}
         self._prev_slots: dict[str, SlotObs] = {}
         self._prev_under: dict[str, SlotObs] = {}
+        self._qr_tries: dict[str, int] = {}  # slot -> unchanged frames its unread face-down card was read again
         self.ambiguous: set[str] = set()
         self.opinion = SecondOpinion.build(patches, *((adaptation.stand_head, adaptation.slot_head)
                                                       if adaptation is not None else ())) if strict else None
@@ -178,6 +180,10 @@ class BoardReader:
             model = self.models.get(rid)
             if model is not None:
                 prepare_model(model)
+                self._bgr_of(model)
+        for rid in self.under_regions:
+            model = self.models.get(rid)
+            if model is not None:
                 self._bgr_of(model)
 
     def _set_global(self, small: NDArray[np.uint8]) -> None:
@@ -220,13 +226,13 @@ class BoardReader:
             return self._unreadable("camera moved", wanted)
         aligned = self.motion.align(small)
         self.motion.refresh(aligned)
-        gains = self.light.gains(aligned)
-        level = self.light.level(aligned)
+        gains, level = self.light.measure(aligned)
         if level < 0.25:
             return self._unreadable("too dark", wanted)
         lit = normalise(aligned, gains, self._global_bgr)
         changed = self._changed_regions(lit)
-        if not changed and self._prev is not None and all(
+        retry = self._qr_retries(changed)
+        if not changed and not retry and self._prev is not None and all(
                 _settled(o) for o in self._prev.stands.values()) and all(
                 _settled(o) for o in self._prev.slots.values()) and all(
                 _settled(o) for o in self._prev.under.values()):
@@ -248,7 +254,7 @@ class BoardReader:
             if wanted is not None and sid not in wanted and sid in self.last_slots:
                 slots[sid] = self.last_slots[sid]
                 continue
-            if sid not in changed and _settled(self._prev_slots.get(sid)):
+            if sid not in changed and sid not in retry and _settled(self._prev_slots.get(sid)):
                 slots[sid] = self._prev_slots[sid]
                 continue
             slots[sid] = self._read_slot(img, sid, reg, mask, gains)
@@ -277,6 +283,21 @@ class BoardReader:
         obs = BoardObservation(stands, slots, any_obstructed, boxes, why, under)
         self._prev = obs if wanted is None else None
         return obs
+
+    def _qr_retries(self, changed: set[str]) -> set[str]:
+        """Unchanged slots holding a face-down card whose QR did not decode: read again (and their QR tried)
+        for ``QR_RETRIES`` frames, as new sensor noise may let it decode; a slot that changed starts over.
+        No other unchanged slot is read, so no other QR is tried."""
+        out: set[str] = set()
+        for sid, obs in self._prev_slots.items():
+            if sid in changed:
+                self._qr_tries.pop(sid, None)
+            elif obs.state == "down" and obs.payload is None and not obs.obstructed:
+                tries = self._qr_tries.get(sid, 0)
+                if tries < QR_RETRIES:
+                    self._qr_tries[sid] = tries + 1
+                    out.add(sid)
+        return out
 
     def _changed_regions(self, small: NDArray[np.uint8]) -> set[str]:
         """Regions whose quarter-resolution crop differs from the one they were last read from

@@ -56,3 +56,43 @@ class RegionChanges:
             if sum(cv2.sumElems(cv2.absdiff(now, before))[:3]) / n > UNCHANGED_LEVELS:
                 out.add(rid)
         return out
+
+
+STILL_LEVELS = 6.0  # mean |difference| (0..255) of a 16x16 block of grey that is still sensor noise
+STILL_BLOCK = 16
+RECHECK_FRAMES = 15  # a still scene is read again this often anyway (about a second at 15 fps)
+
+
+class StillFrames:
+    """Whether a whole frame shows what the last frame read showed: every 16x16 block of its grey copy
+    within ``STILL_LEVELS`` of the kept one at equal mean brightness (an exposure change is no change).
+
+    For a camera whose reading depends only on what it sees (the front camera's card reader): a still
+    frame's reading is the last one again, so only frames where something moved are decoded. A still
+    scene is nevertheless read again every ``RECHECK_FRAMES`` frames, so a card held very still that did
+    not decode gets new sensor noise to try with."""
+
+    def __init__(self, recheck: int = RECHECK_FRAMES) -> None:
+        self.recheck = recheck
+        self._kept: NDArray[np.float32] | None = None
+        self._skipped = 0
+        self.last_read = False  # whether the last frame asked about is to be read (not still)
+
+    def still(self, frame: NDArray[np.uint8]) -> bool:
+        """True when ``frame`` need not be read (it looks like the last frame read); False keeps it as the
+        new frame read."""
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        h, w = grey.shape[:2]
+        small = np.asarray(cv2.resize(grey, (max(w // STILL_BLOCK, 1), max(h // STILL_BLOCK, 1)),
+                                      interpolation=cv2.INTER_AREA), np.float32)
+        kept = self._kept
+        if kept is not None and kept.shape == small.shape and self._skipped + 1 < self.recheck:
+            scale = np.float32(float(kept.mean()) / max(float(small.mean()), 1.0))
+            if float(cv2.absdiff(small * scale, kept).max()) <= STILL_LEVELS:
+                self._skipped += 1
+                self.last_read = False
+                return True
+        self._kept = small
+        self._skipped = 0
+        self.last_read = True
+        return False

@@ -35,6 +35,19 @@ def chroma_dist(a: F32, b: F32) -> F32:
     return np.sqrt(np.asarray(cv2.transform(d * d, np.ones((1, 3), np.float32)), np.float32).reshape(a.shape[:2]))
 
 
+def median(values: NDArray[np.generic]) -> float:
+    """``np.median`` of a 1-D array by one partition: the same value, without the general machinery that
+    made it a large share of a region's decision."""
+    n = int(values.size)
+    if n == 0:
+        return float("nan")
+    k = n // 2
+    if n % 2:
+        return float(np.partition(values, k)[k])
+    p = np.partition(values, (k - 1, k))
+    return float((p[k - 1] + p[k]) / 2) if p.dtype.kind == "f" else (float(p[k - 1]) + float(p[k])) / 2
+
+
 def colour_chroma(bgr: tuple[int, int, int]) -> NDArray[np.float32]:
     v = np.asarray(bgr, dtype=np.float32)
     return v / max(float(v.sum()), 1.0)

@@ -15,6 +15,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.colour import median
+
 F32 = NDArray[np.float32]
 Image = NDArray[np.uint8]
 SMALL = 4  # the global model and the change finder work at a quarter of the resolution
@@ -39,25 +41,39 @@ def channel_gains(small: Image, model: Image) -> F32:
 
 class LightModel:
     """``channel_gains`` and the brightness ratio against one fixed model, with the model's side (its
-    sample, which of its pixels are usable, its brightness) taken once instead of every frame."""
+    sample, which of its pixels are usable, its brightness) taken once instead of every frame.
+
+    ``measure`` gives both from one sample of the frame with per-channel arithmetic (no reductions across
+    the channel axis, no ``np.median``): the same numbers as ``gains`` and ``level``, in a fraction of the time.
+    """
 
     def __init__(self, model: Image) -> None:
         self.m = model[::4, ::4].reshape(-1, 3).astype(np.float32)
         self.m_ok = (self.m.min(1) > 25) & (self.m.max(1) < 250)
+        self.m_channels = [np.ascontiguousarray(self.m[:, k]) for k in range(3)]
         self.brightness = brightness(model)
 
     def gains(self, small: Image) -> F32:
         """``channel_gains(small, model)``."""
-        f = small[::4, ::4].reshape(-1, 3).astype(np.float32)
-        ok = self.m_ok & (f.min(1) > 8) & (f.max(1) < 250)
-        if int(ok.sum()) < 50:
-            return np.ones(3, np.float32)
-        g = np.median(f[ok] / self.m[ok], axis=0).astype(np.float32)
-        return np.asarray(np.clip(g, 0.05, 20.0), np.float32)
+        return self.measure(small)[0]
 
     def level(self, small: Image) -> float:
         """How bright ``small`` is against the model (1: as bright)."""
-        return brightness(small) / max(self.brightness, 1.0)
+        return self.measure(small)[1]
+
+    def measure(self, small: Image) -> tuple[F32, float]:
+        """(``gains(small)``, ``level(small)``) computed together."""
+        sample = np.ascontiguousarray(small[::4, ::4]).reshape(-1, 3)
+        b, g, r = sample[:, 0], sample[:, 1], sample[:, 2]
+        lo = np.minimum(np.minimum(b, g), r)
+        hi = np.maximum(np.maximum(b, g), r)
+        level = median(b.astype(np.int32) + g + r) / max(self.brightness, 1.0)
+        ok = self.m_ok & (lo > 8) & (hi < 250)
+        if int(np.count_nonzero(ok)) < 50:
+            return np.ones(3, np.float32), level
+        gains = np.array([median(ch[ok].astype(np.float32) / m[ok]) for ch, m in
+                          zip((b, g, r), self.m_channels, strict=True)], np.float32)
+        return np.asarray(np.clip(gains, 0.05, 20.0), np.float32), level
 
 
 def normalise(patch: Image, gains: F32, model: F32 | None = None) -> Image:

@@ -53,10 +53,12 @@ class MotionGuard:
         self.expected = self.check_model
         self.lost = False
         self.moved_px = 0.0
+        self._seen: tuple[Image, NDArray[np.float32]] | None = None  # the last frame checked and its grey copy
 
-    def _set_model(self, small: Image) -> None:
+    def _set_model(self, small: Image, check: NDArray[np.float32] | None = None) -> None:
+        """``check``: ``_grey(small)`` when the caller has it already."""
         self.model = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), np.float32)
-        self.check_model = _grey(small)
+        self.check_model = _grey(small) if check is None else check
 
     @property
     def correction(self) -> Mat3:
@@ -69,6 +71,7 @@ class MotionGuard:
     def update(self, small: Image) -> bool:
         """Check ``small`` (quarter resolution); refit when the view slid. True when the correction changed."""
         cur = _grey(small)
+        self._seen = (small, cur)
         (dx, dy), _ = cv2.phaseCorrelate(self.expected, cur, self.window)
         slide = float(np.hypot(dx, dy)) * SMALL * CHECK
         if slide < MOVED_PX and not self.lost:
@@ -102,7 +105,8 @@ class MotionGuard:
         frames, so the fit compares the table with itself as it is now (its pieces and cards), not with the
         empty photo."""
         if self.quiet >= REFRESH and not self.lost:
-            self._set_model(aligned)
+            seen = self._seen
+            self._set_model(aligned, seen[1] if seen is not None and seen[0] is aligned else None)
             h, w = self.check_model.shape
             half = np.diag([1.0 / CHECK, 1.0 / CHECK, 1.0])
             H = half @ self.small_warp @ np.linalg.inv(half)

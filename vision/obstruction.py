@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import MIN_SUM, chroma, chroma_dist
+from vision.colour import MIN_SUM, chroma, chroma_dist, median
 from vision.regions import Region
 
 SCALE = 4
@@ -71,7 +71,7 @@ class ObstructionFinder:
         dc = chroma_dist(c, self.ref_c)
         ratio = s / np.maximum(self.ref_s, 1.0)
         # shadows only darken; anything brighter than the light's unevenness allows is a new object
-        gain = float(np.median(ratio[::4, ::4]))
+        gain = median(ratio[::4, ::4].ravel())
         ratio /= max(gain, 0.05)
         changed = ((dc > 0.07) & (s > MIN_SUM) & (self.ref_s > MIN_SUM)) | (ratio < 0.3) | (ratio > 1.4)
         # new edges where the reference was flat: the outline of an arm as dark as the table under it

@@ -24,6 +24,7 @@ from vision.colour import (
     chroma_dist,
     chroma_f,
     colour_chroma,
+    median,
     palette_thresholds,
     saturation,
     skin_fraction,
@@ -202,7 +203,7 @@ def changed_pixels(patch: NDArray[np.uint8], ref: tuple[F32, F32], strict: bool 
     dc = chroma_dist(c, rc)
     ratio = s / np.maximum(rs, 1.0)
     calm = (dc < 0.03) & (rs > 100)
-    local = float(np.median(ratio[calm])) if int(calm.sum()) > 30 else float(np.median(ratio))
+    local = median(ratio[calm]) if int(calm.sum()) > 30 else median(ratio.ravel())
     rel = ratio / max(local, 0.05)
     raw = ((dc > 0.06) & (s > MIN_SUM) & (rs > MIN_SUM)) | (rel < 0.3) | (rel > 2.2)
     return np.asarray(cv2.morphologyEx(raw.astype(np.uint8), cv2.MORPH_OPEN, KERNEL3) > 0, np.bool_)

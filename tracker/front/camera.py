@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from tracker.front.scan import ScannedCard, identify, kipukas_reader
 from tracker.sources.capture import BgrImage, Frame
 from vision.card_reader import CardReader
+from vision.change import StillFrames
 from vision.qr_decoders import Corners
 from vision.qr_presentation import PresentationReader
 
@@ -60,10 +61,17 @@ class FrontCamera:
         self.reader = reader or kipukas_reader()
         self.frames = PresentationReader(self.reader)
         self.presentations = Presentations(gap_s)
+        self.still = StillFrames()
+        self._last: dict[str, ScannedCard] = {}
 
     def process(self, frame: Frame) -> list[CardShown]:
-        """Events started by this frame (usually none)."""
-        cards: dict[str, ScannedCard] = {r.raw: identify(r) for r in self.frames.read(frame.image)}
+        """Events started by this frame (usually none). A frame in which nothing moved since the last one
+        read (``vision.change.StillFrames``) sees the cards that one saw, without decoding again."""
+        if self.still.still(frame.image):
+            cards = self._last
+        else:
+            cards = {r.raw: identify(r) for r in self.frames.read(frame.image)}
+            self._last = cards
         return [
             CardShown(raw, cards[raw].physical_id, frame.index, frame.timestamp, frame.image, cards[raw].corners)
             for raw in self.presentations.update(frame.timestamp, cards)

@@ -61,15 +61,20 @@ class DemoFrames:
     def frames(self) -> Iterator[tuple[int, Step, bool, np.ndarray]]:
         """Yield (step index, step, first frame of the step?, frame)."""
         n = 0
+        lamp = float(np.random.default_rng(self.seed).uniform(0.0, 2.0 * np.pi))  # its gradient's direction
         for index, step in enumerate(self.steps):
             tokens = {s: Token(kind, owner, count) for s, (kind, owner, count) in step.tokens.items()}
             slots = {slot: [SlotCard(face, payload) for face, payload in cards] for slot, cards in step.cards.items()}
             renderer = self.bumped[1] if self.bumped and index >= self.bumped[0] else self.renderer
+            # pieces and cards keep the place they were put on for the whole step (one composition per
+            # step and hands or not; a real piece does not jump about between frames) and the lamp stays
+            # where it is; the camera's noise and JPEG differ in every frame
+            placed = {hands: renderer.compose(TableScene(tokens, slots, hands), seed=self.seed * 100_000)[0]
+                      for hands in {int(k < self.hand_frames) for k in range(self.hand_frames + self.settled_frames)}}
             for k in range(self.hand_frames + self.settled_frames):
-                hands = 1 if k < self.hand_frames else 0
                 n += 1
-                yield index, step, k == 0, renderer.render(TableScene(tokens, slots, hands),
-                                                           seed=self.seed * 100_000 + n)
+                yield index, step, k == 0, renderer.finish(placed[int(k < self.hand_frames)],
+                                                           seed=self.seed * 100_000 + n, light_angle=lamp)
 
 
 def begin_step(table: Table, step: Step) -> None:

@@ -168,9 +168,11 @@ class Renderer:
 
     def finish(self, clean: Image, seed: int = 0, lighting: float = 1.0, noise: float = 1.0, blur: float = 0.0,
                jpeg_quality: int | None = 90, kelvin: float | None = None, shadow: float = 0.0,
-               glare: int = 0) -> Image:
+               glare: int = 0, light_angle: float | None = None) -> Image:
         """Uneven light, blur, sensor noise and JPEG over a composed frame; optionally a lamp of colour
-        ``kelvin``, a hard shadow darkening by ``shadow`` (0..1) and ``glare`` specular spots."""
+        ``kelvin``, a hard shadow darkening by ``shadow`` (0..1) and ``glare`` specular spots.
+        ``light_angle`` (radians) fixes the direction of the light's gradient, which otherwise ``seed``
+        draws: frames of one room under one lamp (the demo) keep it while their noise differs."""
         rng = np.random.default_rng([seed, 1])
         room = np.random.default_rng([seed, 2])
         f = clean.astype(np.float32)
@@ -181,7 +183,7 @@ class Renderer:
         if glare > 0:
             glare_spots(f, room, glare, self.px_per_mm)
         # the sensor clips once, after the lens's vignetting: the light stays unclipped until then
-        return self._camera_effects(f, rng, lighting, noise, blur, jpeg_quality)
+        return self._camera_effects(f, rng, lighting, noise, blur, jpeg_quality, light_angle)
 
     def _draw_tokens(self, frame: Image, scene: TableScene, rng: np.random.Generator) -> None:
         for sid in sorted(scene.tokens):
@@ -242,10 +244,13 @@ class Renderer:
         return out
 
     def _camera_effects(self, frame: NDArray[np.float32] | Image, rng: np.random.Generator, lighting: float,
-                        noise: float, blur: float, jpeg_quality: int | None) -> Image:
+                        noise: float, blur: float, jpeg_quality: int | None,
+                        light_angle: float | None = None) -> Image:
         h, w = frame.shape[:2]
         ys, xs = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
-        a = rng.uniform(0, 2 * np.pi)
+        a = rng.uniform(0, 2 * np.pi)  # drawn either way: the noise that follows is the same
+        if light_angle is not None:
+            a = light_angle
         grad = 1.0 + 0.18 * lighting * ((xs / w - 0.5) * np.cos(a) + (ys / h - 0.5) * np.sin(a))
         r2 = ((xs / w - 0.5) ** 2 + (ys / h - 0.5) ** 2) / 0.5
         gain = (lighting * grad * (1.0 - 0.25 * r2)).astype(np.float32)
