@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-PACKAGES = ("rules", "vision", "calibration", "tracker", "web", "hub", "broadcast")
+PACKAGES = ("rules", "vision", "calibration", "tracker", "web", "hub", "broadcast", "training")
 
 # (importer prefix, allowed prefixes of our own modules); the first matching importer prefix decides.
 # An importer always may import modules of its own room.
@@ -27,6 +27,8 @@ ALLOWED: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("calibration", ("calibration",)),
     # room broadcasts encoded and framed once: imports nothing of ours, used by web and hub
     ("broadcast", ("broadcast",)),
+    # the patch classifier's training: renders scenes (vision.synth) on the packaged map; nothing imports it
+    ("training", ("training", "vision", "calibration", "rules.board_map", "tracker.overhead.layout")),
     ("web", ("web", "tracker.api", "broadcast")),
     # the tournament hub verifies records (tracker.record) and reads its config like a table's; only the
     # composition root (tracker.commands, tracker.runtime) imports it
