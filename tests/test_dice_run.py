@@ -31,7 +31,8 @@ def noisy(frame: np.ndarray, seed: int) -> np.ndarray:
 
 
 def test_run_reads_a_roll_off_die_without_a_photo_of_the_empty_area(tmp_path: Path) -> None:
-    table = Table(BoardMap.packaged(), GameRecord(str(tmp_path / "g.sqlite"), KEY), {p: list(c) for p, c in DECKS.items()})
+    decks = {p: list(c) for p, c in DECKS.items()}
+    table = Table(BoardMap.packaged(), GameRecord(str(tmp_path / "g.sqlite"), KEY), decks)
     for line in ("red affinity Avian", "blue affinity Decrepit"):  # the D6 roll-off is due
         assert table.act(f"phone:{line.split()[0]}", line).accepted
     runtime = TableRuntime(parse_config("[recording]\nkeyframes = false\n"), table, tmp_path)

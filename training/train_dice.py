@@ -1,16 +1,17 @@
 """Train the dice face network (`vision/assets/dice_faces.onnx`) on domain-randomised renders.
 
-    nice -n 10 .venv/bin/python -m training.train_dice [--sessions 200] [--epochs 14] [--seed 21]
+    nice -n 10 .venv/bin/python -m training.train_dice [--sessions 200] [--epochs 8] [--seed 21]
 
 Steps: render the training crops (sessions `seed*10000 + i`) and the calibration crops (sessions
-`seed*10000 + 9000 + i`, other poses, other dice) with `training.dice_data` on 2 worker processes (cached
-in `--cache`); train a small CNN with torch on 2 threads (fixed seed, rotations by quarter turns as
-augmentation: a die's face may lie any way up); fit the softmax temperature on the calibration crops
-(so a probability means what it says); export to ONNX, check that OpenCV's `cv2.dnn` gives the same
-answers as torch, and write the weights and the manifest (`dice_faces.json`: SHA-256, classes, input,
-temperature, the training command, seeds and figures). The acceptance per die kind is not set here: it is
-tuned on seed 1 of `bench/bench_dice.py --fit` and written into the manifest by `--accept`.
-Needs the optional `[train]` extra (torch, onnx); nothing at runtime does.
+`seed*10000 + 9000 + i`: other poses, other dice) with `training.dice_data` on 2 worker processes (cached
+in `--cache`); train a small CNN with torch on one thread (fixed seed; each crop also at the turns the
+reader's squaring-up leaves open: quarter turns for cubes, thirds of a turn for the D20); fit the softmax
+temperature on the calibration crops (so a probability means what it says); export to ONNX, check that
+OpenCV's `cv2.dnn` gives the same answers as torch, and write the weights and the manifest
+(`dice_faces.json`: SHA-256, classes, input, temperature, the training command, seeds and figures). The
+acceptance per die kind is not set here: it is tuned on seed 1 of `bench/bench_dice.py --fit` and
+written into the manifest by `--accept`. Needs the optional `[train]` extra (torch, onnx); nothing at
+runtime does.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def main() -> int:
     ap.add_argument("--sessions", type=int, default=200, help="training sessions (camera poses)")
     ap.add_argument("--calibration-sessions", type=int, default=40)
     ap.add_argument("--frames", type=int, default=6, help="frames per session")
-    ap.add_argument("--epochs", type=int, default=14)
+    ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--seed", type=int, default=21)
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "kipukas-dice")
     ap.add_argument("--out", type=Path, default=ASSETS)

@@ -18,6 +18,7 @@ Whether the dice are *at rest* (the same reading over a few frames, no hand) is 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -211,9 +212,9 @@ class DiceReader:
         owner = self._owner(pixels / gains)
         dominant = int(np.argmax(np.median(pixels, axis=0)))
         chan = np.ascontiguousarray(img[:, :, dominant])
-        shape = _shape(chan, blob)
+        shape, turn = _shape(chan, blob)
         top = _top_centre(chan, blob, (cx, cy))
-        return DieCandidate(centre, inside, owner, shape, face_crop(img, top, gains, PX_PER_MM))
+        return DieCandidate(centre, inside, owner, shape, face_crop(img, top, gains, PX_PER_MM, turn))
 
     @staticmethod
     def _unknown(c: DieCandidate, why: str) -> DieReading:
@@ -226,7 +227,10 @@ class DiceReader:
         """The network's guess accepted only at its kind's calibrated acceptance and when the die's shape (4-
         or 3-fold, from the classical reader) does not contradict the kind."""
         guess = f"{g.kind}:{g.face}"
-        if c.shape in KIND_OF_SHAPE and g.kind not in KIND_OF_SHAPE[c.shape]:
+        if c.shape not in KIND_OF_SHAPE:  # its crop could not be squared up: the network's input is not its own
+            return replace(DiceReader._unknown(c, "shape unknown (neither a cube's nor a D20's outline)"),
+                           confidence=g.probability, guess=guess)
+        if g.kind not in KIND_OF_SHAPE[c.shape]:
             return replace(DiceReader._unknown(c, f"shape {c.shape} but the face looks like {guess}"),
                            confidence=g.probability, guess=guess)
         if g.probability < accept[g.kind]:
@@ -293,22 +297,23 @@ def _chroma(bgr: NDArray[np.float32]) -> NDArray[np.float32]:
     return np.asarray(bgr / max(float(bgr.sum()), 1.0), np.float32)
 
 
-def _shape(chan: F32, blob: NDArray[np.uint8]) -> str:
-    """cube, icosahedron or unknown. Read from the die's lit part (its top, and for a D20
-    the three faces around the top), not its outline: a die off the image's centre shows a wall, which turns
-    a square outline into a hexagon. A cube's lit part has 4-fold symmetry, the D20's 3-fold."""
+def _shape(chan: F32, blob: NDArray[np.uint8]) -> tuple[str, float]:
+    """cube, icosahedron or unknown, and the turn (degrees) that squares it up. Read from the die's lit part
+    (its top, and for a D20 the three faces around the top), not its outline: a die off the image's centre
+    shows a wall, which turns a square outline into a hexagon. A cube's lit part has 4-fold symmetry, the
+    D20's 3-fold."""
     values = chan[blob > 0]
     if len(values) < 20:
-        return "unknown"
+        return "unknown", 0.0
     lit = ((chan >= 0.7 * np.percentile(values, 95)) & (blob > 0)).astype(np.uint8)
     lit = np.asarray(cv2.morphologyEx(lit, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8)), np.uint8)
     contours, _ = cv2.findContours(lit, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
-        return "unknown"
+        return "unknown", 0.0
     outline = max(contours, key=cv2.contourArea)
     m = cv2.moments(outline)
     if m["m00"] <= 0:
-        return "unknown"
+        return "unknown", 0.0
     pts = outline.reshape(-1, 2).astype(np.float64)
     d = pts - (m["m10"] / m["m00"], m["m01"] / m["m00"])
     r = np.hypot(d[:, 0], d[:, 1])
@@ -317,11 +322,13 @@ def _shape(chan: F32, blob: NDArray[np.uint8]) -> str:
     w = step / step.sum()
     z3, z4 = np.sum(w * r * np.exp(3j * a)), np.sum(w * r * np.exp(4j * a))
     c3, c4 = abs(z3) / r.mean(), abs(z4) / r.mean()
+    # the turn that sets a cube's edges square to the image (up to quarter turns), or the D20's top triangle
+    # upright (up to thirds of a turn): the crop is turned by it, so the network need not learn every turn
     if c4 > 1.5 * c3 and c4 > 0.02:
-        return "cube"
+        return "cube", math.degrees(float(np.angle(z4))) / 4.0 - 45.0
     if c3 > 1.5 * c4 and c3 > 0.03:
-        return "icosahedron"
-    return "unknown"
+        return "icosahedron", math.degrees(float(np.angle(z3))) / 3.0 + 30.0
+    return "unknown", 0.0
 
 
 def _split(blob: NDArray[np.uint8], min_area: float) -> list[NDArray[np.uint8]]:

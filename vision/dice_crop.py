@@ -19,13 +19,19 @@ CROP_PX = 40
 F32 = NDArray[np.float32]
 
 
-def face_crop(img: F32, top_xy: tuple[float, float], gains: F32, px_per_mm: float) -> F32:
+def face_crop(img: F32, top_xy: tuple[float, float], gains: F32, px_per_mm: float, turn_deg: float = 0.0) -> F32:
     """The classifier's input for the die whose top lies at `top_xy` (pixels of `img`, a BGR float patch at
-    `px_per_mm`), `gains` the light's per-channel gains: `CROP_PX` square, float32, about zero mean, unit
+    `px_per_mm`), `gains` the light's per-channel gains, turned by `turn_deg` (the outline's turn, so a cube's
+    edges lie square and a D20's top triangle upright): `CROP_PX` square, float32, about zero mean, unit
     spread."""
     side = round(CROP_MM * px_per_mm)
-    window = cv2.getRectSubPix(np.ascontiguousarray(img, np.float32), (side, side),
+    big = round(side * 1.5)
+    window = cv2.getRectSubPix(np.ascontiguousarray(img, np.float32), (big, big),
                                (float(top_xy[0]), float(top_xy[1])))
+    c = (big - 1) / 2.0
+    M = cv2.getRotationMatrix2D((c, c), turn_deg, 1.0)
+    M[:, 2] -= (big - side) / 2.0
+    window = cv2.warpAffine(window, M, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     grey = np.asarray((window / np.maximum(gains, 1e-3)).max(axis=2), np.float32)
     small = np.asarray(cv2.resize(grey, (CROP_PX, CROP_PX), interpolation=cv2.INTER_AREA), np.float32)
     return normalise(small)
