@@ -45,6 +45,7 @@ def test_run_reads_a_roll_off_die_without_a_photo_of_the_empty_area(tmp_path: Pa
     draw_die(with_die, renderer, Die("d6", "5", runtime.palette["red"], (420.0, -58.0), 30.0), rng)
     empty, rolled = renderer.finish(base, 4), renderer.finish(with_die, 4)
     frames = [noisy(empty, i) for i in range(5)] + [noisy(rolled, 10 + i) for i in range(5)]
+    runtime.dog.watch("overhead camera")
     runtime._frames = lambda name, cam: iter(Frame(i, i / 15, f) for i, f in enumerate(frames))  # type: ignore[method-assign]
     runtime.overhead_loop()
     assert not [w for w in table.warnings if "stopped" in w]
