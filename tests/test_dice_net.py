@@ -1,7 +1,8 @@
 """The dice face network (issue 21, item 2): its weights are checked before use (a missing or corrupt file is
 an error naming it, and the reader then says "unknown" for every face, never guesses), it runs under
 OpenCV's `cv2.dnn`, and on a fresh seeded set of renders (poses, dice, light and seeds the network was
-neither trained nor tuned on) it accepts no wrong face and reads at least what it read when these weights were shipped."""
+neither trained nor tuned on) it accepts no wrong face and reads at least what it read when these
+weights were shipped."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ def face_crop(img: F32, top_xy: tuple[float, float], gains: F32, px_per_mm: floa
     window = cv2.getRectSubPix(np.ascontiguousarray(img, np.float32), (big, big),
                                (float(top_xy[0]), float(top_xy[1])))
     c = (big - 1) / 2.0
-    M = cv2.getRotationMatrix2D((c, c), turn_deg, 1.0)
+    M = np.asarray(cv2.getRotationMatrix2D((c, c), turn_deg, 1.0), np.float64)
     M[:, 2] -= (big - side) / 2.0
     window = cv2.warpAffine(window, M, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     grey = np.asarray((window / np.maximum(gains, 1e-3)).max(axis=2), np.float32)
