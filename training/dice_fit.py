@@ -23,7 +23,7 @@ Data = tuple[NDArray[np.float16], NDArray[np.int16]]
 
 
 def network() -> nn.Module:
-    """About 85 k weights (~0.35 MB in float32): four stages of 3x3 convolutions, then a linear layer over the
+    """About 82 k weights (0.33 MB in float32): four stages of 3x3 convolutions, then a linear layer over the
     5 x 5 map (where a stroke lies tells numerals apart; global pooling underfitted). Small on purpose: it
     runs on a Pi core in about a millisecond per die, and trains on one CPU thread."""
 
