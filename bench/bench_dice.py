@@ -1,20 +1,26 @@
 """Dice benchmark: how often the camera reads the diel die, D6 and D20 right, how often it accepts a wrong
-reading (the target is never), and how long a read takes, per die kind and condition.
+reading (the target is never), per die kind and condition; the read time; and the latency from the dice
+coming to rest to the roller's phone.
 
-Each frame is a full 2028 x 1520 render of the demo table with two or three dice (random kinds, seats,
-faces, turns and places) in the roll area, under one condition: clean, dim (half the light, more noise),
-warm (a 2700 K lamp), blur (the lens out of focus), glare (specular spots on the dice and the table), tilt
-(dice cocked by 8-15 degrees, leaning), touching (two dice side by side). A die counts as *read* when the
-reader accepts its kind, face and seat and all three are right, *wrong* when it accepts something and any
-of them is wrong, *unknown* otherwise (never found, or found and honestly not read).
+Accuracy: each frame is a full 2028 x 1520 render of the demo table with two or three dice (random kinds,
+seats, faces, turns and places) in the roll area, under one condition: clean, dim (half the light, more
+noise), warm (a 2700 K lamp), cool (7500 K), blur (the lens out of focus), glare (specular spots on the
+dice and the table), tilt (dice cocked by 8-15 degrees, leaning), touching (two dice side by side),
+colours (seats whose dice are green and yellow: colours the network was never told about). A die counts
+as *read* when the reader accepts its kind, face and seat and all three are right, *wrong* when it accepts
+something and any of them is wrong, *unknown* otherwise (never found, or found and honestly not read).
 
-`--fit` (use it on the tuning seed only) fits the confidence's logistic on the match margins and prints the
-constants for `vision/dice.py`; reporting uses another seed, so the numbers are not of the samples the
-constants were fitted on. The read time is the median of `DiceReader.read` on the frames, against the
-median of `BoardReader.read` (the overhead loop's every-frame read) of the same frames in the same process.
-The latency from rest to the roller's phone is measured by `bench/bench_dice_latency.py`.
+`--fit` (on the tuning seed 1 only) prints, per kind, the acceptance just above the most confident wrong
+guess of that seed, as `training.train_dice --accept ...` writes it into the manifest; the figures are
+reported on seed 2 and on seed 3, which nothing was tuned on.
 
-Run: .venv/bin/python bench/bench_dice.py [--frames-per-condition 30] [--seed 2] [--fit --seed 1]
+Latency (`--latency`): the demo's dice round (`tracker.runtime.demo_dice`: D6 roll-off, a re-roll, the D20
+trap roll, two D6 of an attack, the diel die) rendered first, then fed at 15 fps to the real overhead loop
+(dice reader, rest detector, desk, rules, SQLite record) behind the real web server; a Socket.IO client
+joined as each seat. Counted from the feed time of the first frame with the dice at rest (no hand, no
+motion) to the roller's client receiving a state that holds the reading's "read N - confirm".
+
+Run: .venv/bin/python bench/bench_dice.py [--frames-per-condition 8] [--seed 2] [--fit --seed 1] [--latency]
 """
 
 from __future__ import annotations
@@ -23,15 +29,16 @@ import argparse
 import math
 import statistics
 import sys
+import threading
 import time
 from collections import defaultdict
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import vision.dice as vd
 from calibration.camera import default_pose
 from rules.board_map import BoardMap
 from tracker.overhead.layout import table_layout
@@ -42,17 +49,23 @@ from vision.synth import Renderer, TableScene
 from vision.synth.dice import Die, draw_die, random_die
 
 PALETTE = {"red": (40, 40, 210), "blue": (200, 90, 30)}
+UNSEEN = {"green": (70, 160, 40), "yellow": (30, 200, 220)}  # the "colours" condition's seats
 KINDS = ("diel", "d6", "d20")
-CONDITIONS = ("clean", "dim", "warm", "blur", "glare", "tilt", "touching")
+CONDITIONS = ("clean", "dim", "warm", "cool", "blur", "glare", "tilt", "touching", "colours")
 TARGET = {"diel": 0.99, "d6": 0.99, "d20": 0.97}
+# never below this, whatever the tuning seed shows: a few hundred dice cannot prove a lower one safe
+ACCEPT_FLOOR = 0.9
+FPS = 15.0
 
 
-def scene_dice(rng: np.random.Generator, area: tuple[float, float, float, float], condition: str) -> list[Die]:
+def scene_dice(rng: np.random.Generator, area: tuple[float, float, float, float], condition: str,
+               palette: dict[str, tuple[int, int, int]]) -> list[Die]:
     """Two or three dice in distinct cells of the area (or two touching), random in every other respect."""
     x0, y0, x1, y1 = area
     count = int(rng.integers(2, 4))
     kinds = [KINDS[int(rng.integers(3))] for _ in range(count)]
-    seats = [("red", "blue")[int(rng.integers(2))] for _ in range(count)]
+    seats = list(palette)
+    colours = [palette[seats[int(rng.integers(len(seats)))]] for _ in range(count)]
     tilt = (lambda: float(rng.uniform(8, 15))) if condition == "tilt" else (lambda: 0.0)
     if condition == "touching":
         cx, cy = rng.uniform(x0 + 30, x1 - 30), rng.uniform(y0 + 20, y1 - 20)
@@ -60,7 +73,7 @@ def scene_dice(rng: np.random.Generator, area: tuple[float, float, float, float]
         a = rng.uniform(0, math.pi)
         spots = [(cx - gap / 2 * math.cos(a), cy - gap / 2 * math.sin(a)),
                  (cx + gap / 2 * math.cos(a), cy + gap / 2 * math.sin(a))]
-        return [random_die(kinds[i], PALETTE[seats[i]], spots[i], rng) for i in range(2)]
+        return [random_die(kinds[i], colours[i], spots[i], rng) for i in range(2)]
     cells = [(c, r) for c in range(3) for r in range(2)]
     picked = rng.choice(len(cells), count, replace=False)
     out = []
@@ -68,7 +81,7 @@ def scene_dice(rng: np.random.Generator, area: tuple[float, float, float, float]
         c, r = cells[int(k)]
         x = x0 + (c + 0.5) * (x1 - x0) / 3 + rng.uniform(-12, 12)
         y = y0 + (r + 0.5) * (y1 - y0) / 2 + rng.uniform(-8, 8)
-        die = random_die(kinds[i], PALETTE[seats[i]], (x, y), rng, tilt_deg=tilt())
+        die = random_die(kinds[i], colours[i], (x, y), rng, tilt_deg=tilt())
         if condition == "glare":
             die = Die(die.kind, die.face, die.colour, die.at_mm, die.angle_deg, die.tilt_deg, 0.0,
                       float(rng.uniform(0.4, 0.8)))
@@ -81,103 +94,74 @@ def frame_of(renderer: Renderer, dice: list[Die], seed: int, condition: str) -> 
     clean, _ = renderer.compose(TableScene({}), seed)
     for die in dice:
         draw_die(clean, renderer, die, rng)
-    kw: dict[str, float | int | None] = {}
-    if condition == "dim":
-        kw = {"lighting": 0.55, "noise": 1.6}
-    elif condition == "warm":
-        kw = {"kelvin": 2700.0}
-    elif condition == "blur":
-        kw = {"blur": 1.0}
-    elif condition == "glare":
-        kw = {"glare": 2}
+    kw: dict[str, float | int | None] = {
+        "dim": {"lighting": 0.55, "noise": 1.6}, "warm": {"kelvin": 2700.0}, "cool": {"kelvin": 7500.0},
+        "blur": {"blur": 1.0}, "glare": {"glare": 2}}.get(condition, {})
     return renderer.finish(clean, seed, **kw)  # type: ignore[arg-type]
 
 
 def score(dice: list[Die], reading: RollReading, seat_of: dict[tuple[int, int, int], str]
-          ) -> list[tuple[str, str, float, float]]:
-    """Per true die: (kind, outcome read|wrong|unknown, margin-derived confidence, confidence)."""
+          ) -> list[tuple[str, str, str, float, bool]]:
+    """Per true die: (kind, outcome read|wrong|unknown, the network's guessed kind, its probability, whether
+    the guess (kind and face) was right)."""
     out = []
     for die in dice:
         near = [d for d in reading.dice if math.dist(d.centre_mm, die.at_mm) < 9.0]
         if not near:
-            out.append((die.kind, "unknown", 0.0, 0.0))
+            out.append((die.kind, "unknown", "", 0.0, False))
             continue
         got = near[0]
-        if got.face is None or got.kind is None:
-            out.append((die.kind, "unknown", got.confidence, got.confidence))
+        guess_kind = got.guess.split(":")[0] if got.guess else ""
+        guess_right = got.guess == f"{die.kind}:{die.face}"
+        shape_ok = not got.why.startswith("shape ")
+        if not got.known:
+            out.append((die.kind, "unknown", guess_kind if shape_ok else "", got.confidence, guess_right))
             continue
         right = got.kind == die.kind and got.face == die.face and got.owner == seat_of[die.colour]
-        if got.owner is None:  # the face is read, the seat not: the roll is not accepted
-            out.append((die.kind, "unknown", got.confidence, got.confidence))
-            continue
-        out.append((die.kind, "read" if right else "wrong", got.confidence, got.confidence))
+        out.append((die.kind, "read" if right else "wrong", guess_kind, got.confidence, guess_right))
     return out
 
 
-def fit_logistic(margins: list[float], right: list[bool]) -> tuple[float, float]:
-    """P(right | margin) = 1 / (1 + exp(-(a m + b))) by Newton's method."""
-    x = np.array(margins, np.float64)
-    y = np.array(right, np.float64)
-    w = np.array([10.0, 0.0])
-    X = np.column_stack([x, np.ones_like(x)])
-    for _ in range(50):
-        p = 1 / (1 + np.exp(-(X @ w)))
-        g = X.T @ (p - y)
-        H = X.T @ (X * (p * (1 - p))[:, None]) + 1e-6 * np.eye(2)
-        w -= np.linalg.solve(H, g)
-    return float(w[0]), float(w[1])
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--frames-per-condition", type=int, default=30)
-    ap.add_argument("--seed", type=int, default=2, help="the reporting seed (tuning used seed 1)")
-    ap.add_argument("--fit", action="store_true", help="fit the confidence on this seed's margins (tuning only)")
-    ap.add_argument("--conditions", default=",".join(CONDITIONS))
-    args = ap.parse_args()
+def accuracy(args: argparse.Namespace) -> None:
     board = BoardMap.packaged()
     layout = table_layout(board)
     pose = default_pose(layout, image_size=(2028, 1520))
     renderer = Renderer(layout, pose, PALETTE)
     reference = renderer.render(TableScene({}), seed=7)
+    reader = DiceReader(layout, pose, {**PALETTE, **UNSEEN}, reference)
+    if reader.net is None:
+        raise SystemExit(f"no face network: {reader.net_error}")
     if args.fit:
-        vd.ACCEPT, vd.MIN_SCORE = -1.0, -1.0
-    reader = DiceReader(layout, pose, PALETTE, reference)
+        reader.net.accept = {k: 0.0 for k in reader.net.accept}
     board_reader = BoardReader(layout, pose, PALETTE, reference=reference)
     assert layout.roll_area_mm is not None
-    seat_of = {c: s for s, c in PALETTE.items()}
+    seat_of = {c: s for s, c in {**PALETTE, **UNSEEN}.items()}
     tally: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: {"read": 0, "wrong": 0, "unknown": 0})
-    margins: dict[str, list[float]] = defaultdict(list)
-    rights: dict[str, list[bool]] = defaultdict(list)
+    guesses: dict[str, list[tuple[float, bool]]] = defaultdict(list)
     t_dice: list[float] = []
     t_board: list[float] = []
-    wrong_conf: list[float] = []
     conditions = [c for c in args.conditions.split(",") if c]
     for ci, condition in enumerate(conditions):
+        palette = UNSEEN if condition == "colours" else PALETTE
         for n in range(args.frames_per_condition):
             seed = args.seed * 1_000_000 + ci * 10_000 + n
             rng = np.random.default_rng(seed)
-            dice = scene_dice(rng, layout.roll_area_mm, condition)
+            dice = scene_dice(rng, layout.roll_area_mm, condition, palette)
             frame = frame_of(renderer, dice, seed, condition)
             t0 = time.process_time()
             reading = reader.read(frame)
             t_dice.append(time.process_time() - t0)
-            if n % 5 == 0:
+            if n % 4 == 0:
                 t0 = time.process_time()
                 board_reader.read(frame)
                 t_board.append(time.process_time() - t0)
-            for kind, outcome, conf, _ in score(dice, reading, seat_of):
+            for kind, outcome, guess_kind, p, guess_right in score(dice, reading, seat_of):
                 tally[(kind, condition)][outcome] += 1
-                if outcome == "wrong":
-                    wrong_conf.append(conf)
-            if args.fit:
-                for die in dice:
-                    near = [d for d in reading.dice if math.dist(d.centre_mm, die.at_mm) < 9.0]
-                    if near and near[0].kind is not None and near[0].margin > 0:
-                        margins[die.kind].append(near[0].margin)
-                        rights[die.kind].append(near[0].kind == die.kind and near[0].face == die.face)
+                if guess_kind:
+                    guesses[guess_kind].append((p, guess_right))
         print(f"condition {condition} done", file=sys.stderr)
-    print(f"seed {args.seed}, {args.frames_per_condition} frames per condition, accept at confidence >= {vd.ACCEPT}")
+    net = reader.net
+    print(f"seed {args.seed}, {args.frames_per_condition} frames per condition, accept at p >= {net.accept}")
     print(f"{'kind':5} {'condition':9} {'dice':>5} {'read':>7} {'wrong':>6} {'unknown':>8}")
     totals: dict[str, dict[str, int]] = defaultdict(lambda: {"read": 0, "wrong": 0, "unknown": 0})
     for kind in KINDS:
@@ -196,19 +180,117 @@ def main() -> int:
         print(f"{kind:5} all       {n:5d} {100 * t['read'] / n:6.1f}% {t['wrong']:6d} {100 * t['unknown'] / n:7.1f}%"
               f"   target >= {100 * TARGET[kind]:.0f}% read, 0 wrong: {'met' if ok else 'NOT met'}")
     md, mb = statistics.median(t_dice), statistics.median(t_board)
-    print(f"read time (one core, CPU time): dice {1000 * md:.1f} ms per frame, board reader {1000 * mb:.1f} ms, "
-          f"ratio {md / mb:.2f}")
+    print(f"read time (one core, CPU time): dice reader {1000 * md:.1f} ms per frame, board reader "
+          f"{1000 * mb:.1f} ms on the same frames, ratio {md / mb:.2f}")
     if args.fit:
+        spec = []
         for kind in KINDS:
-            if not margins[kind]:
-                continue
-            a, b = fit_logistic(margins[kind], rights[kind])
-            worst = max((m for m, r in zip(margins[kind], rights[kind], strict=True) if not r), default=0.0)
-            at_worst = 1 / (1 + math.exp(-(a * worst + b)))
-            kept = sum(1 for m, r in zip(margins[kind], rights[kind], strict=True) if r and m > worst)
-            print(f"fitted confidence {kind}: ({a:.1f}, {b:.2f}) on {len(margins[kind])} dice "
-                  f"({sum(rights[kind])} right by their best match); the most confident wrong match has margin "
-                  f"{worst:.3f}, confidence {at_worst:.4f}; {kept} right ones lie above it")
+            wrong = [p for p, right in guesses[kind] if not right]
+            worst = max(wrong, default=0.0)
+            accept = max(ACCEPT_FLOOR, worst + 0.2 * (1.0 - worst))  # above the most confident wrong guess
+            kept = sum(1 for p, right in guesses[kind] if right and p >= accept)
+            print(f"fit {kind}: {len(guesses[kind])} guesses, {len(wrong)} wrong, most confident wrong "
+                  f"p={worst:.5f}; accept at {accept:.5f} keeps {kept} right ones")
+            spec.append(f"{kind}={accept:.5f}")
+        print(f"write it: .venv/bin/python -m training.train_dice --accept {','.join(spec)}")
+
+
+def latency(seed: int) -> None:
+    import socketio
+
+    from tracker.runtime.demo import DemoTable, after_throw, begin_step
+    from tracker.runtime.demo_dice import DiceFrames, dice_steps
+    from tracker.runtime.server import WebServer
+    from tracker.table.loop import OverheadLoop
+
+    cv2.setNumThreads(1)
+    demo = DemoTable(fps=None, repeat=False, script="dice", hand_frames=2, settled_frames=5)
+    steps = dice_steps()
+    maker = DiceFrames(demo.renderer, demo.palette, steps, demo.hand_frames, demo.settled_frames, seed=seed)
+    rendered = [(i, step, list(maker.step_frames(i, step))) for i, step in enumerate(steps)]
+    server = WebServer(demo.service, "127.0.0.1", 0)
+    server.start()
+    seen: dict[tuple[str, str], float] = {}  # (seat, reading id) -> first receive time
+    lock = threading.Lock()
+    clients = []
+    for seat in ("red", "blue"):
+        client = socketio.Client()
+
+        def on_state(state: dict[str, object], seat: str = seat) -> None:
+            now = time.perf_counter()
+            with lock:
+                for roll in state.get("camera_rolls", []) or []:  # type: ignore[union-attr]
+                    seen.setdefault((seat, str(roll["id"])), now)
+
+        client.on("state", on_state, namespace="/table")
+        client.connect(f"http://127.0.0.1:{server.port}", namespaces=["/table"], transports=["websocket"],
+                       auth={"token": demo.service.join_tokens()[seat]})
+        clients.append(client)
+    loop = OverheadLoop(demo.table, demo.reader, dice=(demo.dice_reader, demo.desk))
+    rest_at: dict[str, tuple[str, float]] = {}  # reading id -> (roller, feed time of the first frame at rest)
+    made: dict[str, float] = {}  # reading id -> when the loop had made it (the rest is the broadcast)
+    period = 1.0 / FPS
+    n = 0
+    start = time.perf_counter()
+    cpu: list[float] = []
+    for _, step, frames in rendered:
+        begin_step(demo.table, step)
+        known = {p.id for p in demo.desk.pending}
+        at_rest = None
+        for k, frame in enumerate(frames):
+            time.sleep(max(0.0, start + n * period - time.perf_counter()))
+            n += 1
+            if step.dice and k == demo.hand_frames:
+                at_rest = time.perf_counter()
+            t0 = time.process_time()
+            loop.process_dice(frame)
+            cpu.append(time.process_time() - t0)
+            for p in demo.desk.pending:
+                if p.id not in known and at_rest is not None:
+                    made.setdefault(str(p.id), time.perf_counter())
+        time.sleep(0.3)  # the last broadcast of this step reaches the clients
+        for p in demo.desk.pending:
+            if p.id not in known and at_rest is not None:
+                rest_at[str(p.id)] = (p.player, at_rest)
+        after_throw(demo.table, demo.desk, step)
+    time.sleep(0.5)
+    for client in clients:
+        client.disconnect()
+    server.shutdown()
+    lat = [(seen[(roller, rid)] - t) * 1000 for rid, (roller, t) in rest_at.items() if (roller, rid) in seen]
+    grey = []
+    for _, _, frames in rendered[:3]:
+        for f in frames[:5]:
+            t0 = time.process_time()
+            cv2.cvtColor(f, cv2.COLOR_BGR2GRAY)
+            grey.append(time.process_time() - t0)
+    g = statistics.median(grey) * 1000
+    print(f"latency seed {seed}: {len(rest_at)} readings reached phones ({len(lat)} timed) of "
+          f"{sum(1 for s in steps if s.dice)} throws; fed at {FPS:g} fps, 3 frames to agree")
+    if lat:
+        print(f"dice at rest -> 'read N - confirm' at the roller's Socket.IO client: "
+              f"median {statistics.median(lat):.0f} ms, max {max(lat):.0f} ms (target <= 300 ms)")
+        loop_part = [(made[rid] - t) * 1000 for rid, (_, t) in rest_at.items() if rid in made]
+        print(f"  of which rest -> reading made by the loop (frames to agree at {FPS:g} fps, reads, record): "
+              f"median {statistics.median(loop_part):.0f} ms; the rest is the broadcast to the phone")
+    c = statistics.median(cpu) * 1000
+    print(f"dice loop step, median CPU {c:.1f} ms a frame, ratio {c / g:.0f}x a BGR->grey of the same frame "
+          f"({g:.2f} ms)")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--frames-per-condition", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=2, help="the reporting seed (tuning used seed 1)")
+    ap.add_argument("--fit", action="store_true", help="print the acceptance fitted on this seed (tuning only)")
+    ap.add_argument("--conditions", default=",".join(CONDITIONS))
+    ap.add_argument("--latency", action="store_true", help="also measure rest -> roller's phone")
+    ap.add_argument("--latency-only", action="store_true")
+    args = ap.parse_args()
+    if not args.latency_only:
+        accuracy(args)
+    if args.latency or args.latency_only:
+        latency(args.seed)
     return 0
 
 

@@ -27,7 +27,7 @@ ALLOWED: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("calibration", ("calibration",)),
     # room broadcasts encoded and framed once: imports nothing of ours, used by web and hub
     ("broadcast", ("broadcast",)),
-    # the patch classifier's training: renders scenes (vision.synth) on the packaged map; nothing imports it
+    # the patch and dice classifiers' training: renders scenes (vision.synth) on the packaged map; nothing imports it
     ("training", ("training", "vision", "calibration", "rules.board_map", "tracker.overhead.layout")),
     ("web", ("web", "tracker.api", "broadcast")),
     # the tournament hub verifies records (tracker.record) and reads its config like a table's; only the

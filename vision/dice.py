@@ -4,10 +4,13 @@ Only the roll area is looked at (a few hundred thousand pixels of a 2028 x 1520 
 table expects a roll. The area (with a margin around it, to see dice that rolled out) is rectified to a
 top-down patch at `PX_PER_MM` on the plane of the dice's tops, compared with the same patch of the empty
 table (light adapted by per-channel gains; shadows, darker with the table's own colour, are not things),
-and each thing of a die's size is read: its outline says cube or icosahedron, its colour which seat, and
-`vision.dice_marks` which face is up. Whatever is unsure is "unknown", never a guess: a face whose match
-margin gives a confidence below `ACCEPT`, a colour near no seat or near two, dice touching so that they
-cannot be told apart, something larger than a die (a hand) in the area.
+and each thing of a die's size is read. The classical part says where it lies, whether it is a cube (diel
+die or D6) or a D20 (the 4- or 3-fold symmetry of its lit part) and whose it is (its colour); the learned
+part, `vision.dice_net` on a light-normalised crop of the top (`vision.dice_crop`), says which face is up
+with a calibrated probability. Whatever is unsure is "unknown", never a guess: a face below its kind's
+acceptance, a face of a kind the die's shape contradicts, a colour near no seat or near two, dice touching
+so that they cannot be told apart, something larger than a die (a hand) in the area, no network at all.
+The empty area needs no photo (`vision.dice_empty`).
 
 Whether the dice are *at rest* (the same reading over a few frames, no hand) is the table's business
 (`tracker.table.dice_watch`); this module reads one frame.
@@ -16,7 +19,8 @@ Whether the dice are *at rest* (the same reading over a few frames, no hand) is 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -24,31 +28,27 @@ from numpy.typing import NDArray
 
 from calibration.camera import CameraPose
 from calibration.layout import TableLayout
-from vision.dice_faces import SHAPE, SIZE_MM
-from vision.dice_marks import match_face, turns
+from vision.dice_crop import face_crop
+from vision.dice_empty import EmptyArea
+from vision.dice_faces import SIZE_MM
+from vision.dice_net import FaceGuess, FaceNet, load_face_net, packaged_face_net
 from vision.errors import VisionError
 from vision.warp import Image, Mat3, extract, scale, translate
 
 PX_PER_MM = 3.0
 TOP_Z_MM = 17.0  # the plane the area is rectified on: the dice's tops
-SEARCH_MM = 2.0  # how far the mark may lie from the top's bright centre
 MARGIN_MM = 35.0  # seen around the area, so a die that rolled out is noticed
-# A calibrated confidence from the match margin, per die kind: a logistic fitted on renders of the tuning
-# seed (`bench/bench_dice.py --fit --seed 1`), reported on another seed. Accepted only at `ACCEPT` or above.
-CONFIDENCE: dict[str, tuple[float, float]] = {"diel": (136.9, -4.58), "d6": (20.7, 1.19), "d20": (105.0, -0.14)}
-# Per kind, just above the most confident wrong match on the tuning seed (so none was accepted there).
-ACCEPT_BY_KIND: dict[str, float] = {"diel": 0.71, "d6": 0.996, "d20": 0.91}
-ACCEPT = 0.0  # a floor under `ACCEPT_BY_KIND` (the bench's --fit sets nothing else)
-MIN_SCORE = 0.35
 OWNER_RATIO = 0.55  # the nearest seat colour must be this much nearer than the next one
 OWNER_MAX = 0.12  # chromaticity distance beyond which a die is no seat's
+TABLE_CHROMA = 0.04  # a blob this near the table's chromaticity (and brightness) is the table itself
 F32 = NDArray[np.float32]
+KIND_OF_SHAPE = {"cube": ("diel", "d6"), "icosahedron": ("d20",)}
 
 
 @dataclass(frozen=True)
 class DieReading:
-    """One die: its kind, face and owner (each None when unknown), the confidence of the face, where it lies
-    (mat mm), whether it lies inside the roll area, and why something is unknown."""
+    """One die: its kind, face and owner (each None when unknown), the calibrated probability of the face,
+    where it lies (mat mm), whether it lies inside the roll area, and why something is unknown."""
 
     kind: str | None
     face: str | None
@@ -58,7 +58,7 @@ class DieReading:
     inside: bool
     why: str = ""
     shape: str = "unknown"  # cube, icosahedron or unknown, from the die's lit part
-    margin: float = 0.0  # the face match's margin over the next face (what the confidence is fitted on)
+    guess: str = ""  # the network's best kind:face, accepted or not (for the bench and the judge)
 
     @property
     def known(self) -> bool:
@@ -79,23 +79,34 @@ class RollReading:
         return not self.dice and not self.hand and not self.unresolved
 
 
-def _fitting() -> bool:
-    """The bench's --fit sets `ACCEPT` negative: every best match is returned with its margin."""
-    return ACCEPT < 0
+@dataclass(frozen=True)
+class DieCandidate:
+    """A thing of a die's size, before its face is read: where, whose colour, which shape, and its crop
+    for the face network (`vision.dice_crop`)."""
+
+    centre_mm: tuple[float, float]
+    inside: bool
+    owner: str | None
+    shape: str
+    crop: F32
 
 
-def confidence(kind: str, margin: float) -> float:
-    """P(face right | match margin) for a die of `kind`, the logistic of `CONFIDENCE[kind]`."""
-    a, b = CONFIDENCE[kind]
-    return 1.0 / (1.0 + math.exp(-(a * margin + b)))
+@dataclass(frozen=True)
+class RollCandidates:
+    dice: tuple[DieCandidate, ...]
+    hand: bool
+    unresolved: int
 
 
 class DiceReader:
     """Reads the dice in `layout`'s roll area from frames of a camera at `pose`; `palette` maps seats to their
-    dice's colour (BGR); `reference` is a frame of the empty table."""
+    dice's colour (BGR); `reference` is a frame of the empty table (or None: the first frames where the area
+    is still and empty become it, see `vision.dice_empty`). `net` is the face network; by default the
+    package's (or the one in `net_folder`), and when it cannot be loaded every face is unknown, the reason in
+    each reading's `why`."""
 
     def __init__(self, layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
-                 reference: Image) -> None:
+                 reference: Image | None, net: FaceNet | None = None, net_folder: Path | None = None) -> None:
         if layout.roll_area_mm is None:
             raise VisionError("the table layout has no roll area (mat file key roll_area_mm)")
         self.area = layout.roll_area_mm
@@ -104,35 +115,66 @@ class DiceReader:
         self.size = (int((x1 - x0 + 2 * MARGIN_MM) * PX_PER_MM), int((y1 - y0 + 2 * MARGIN_MM) * PX_PER_MM))
         self.H: Mat3 = pose.plane_homography(TOP_Z_MM) @ translate(*self.origin) @ scale(1.0 / PX_PER_MM)
         self.palette = {seat: _chroma(np.array(c, np.float32)) for seat, c in palette.items()}
-        self.ref = extract(reference, self.H, self.size).astype(np.float32)
+        self.empty = EmptyArea()
+        if reference is not None:
+            self.empty.set(extract(reference, self.H, self.size).astype(np.float32))
         die_px = (SIZE_MM["d6"] * PX_PER_MM) ** 2
         self.die_area = (0.4 * die_px, 1.9 * die_px)
+        self.net: FaceNet | None = net
+        self.net_error = ""
+        if net is None:
+            try:
+                self.net = packaged_face_net() if net_folder is None else load_face_net(net_folder)
+            except VisionError as e:
+                self.net_error = str(e)
 
     def patch(self, frame: Image) -> Image:
         """The roll area (with its margin) of `frame`, top-down."""
         return extract(frame, self.H, self.size)
 
     def read(self, frame: Image) -> RollReading:
+        """The dice of `frame`'s roll area, each face read by the network or unknown with a reason."""
+        found = self.candidates(frame)
+        if found is None:
+            return RollReading((), False, 0)
+        if self.net is None:
+            dice = [self._unknown(c, f"no face network: {self.net_error}") for c in found.dice]
+        else:
+            guesses = self.net.classify([c.crop for c in found.dice])
+            dice = [self._judge(c, g, self.net.accept) for c, g in zip(found.dice, guesses, strict=True)]
+        return RollReading(tuple(sorted(dice, key=lambda d: d.centre_mm)), found.hand, found.unresolved)
+
+    def idle(self, frame: Image) -> None:
+        """A frame while no roll is due: only the empty area's model learns from it (`vision.dice_empty`)."""
+        self.candidates(frame)
+
+    def candidates(self, frame: Image) -> RollCandidates | None:
+        """The things of a die's size in `frame`'s roll area, or None while there is no model of the empty
+        area yet (this frame may become it: `vision.dice_empty.EmptyArea`)."""
         if frame.ndim != 3 or frame.shape[2] != 3:
             raise VisionError(f"dice reader: expected a BGR frame, got shape {frame.shape}")
-        raw = self.patch(frame)
-        img = raw.astype(np.float32)
+        img = self.patch(frame).astype(np.float32)
+        ref0 = self.empty.model
+        if ref0 is None:
+            self.empty.offer(img, False)
+            return None
         # the light's colour and level: per-channel gains over the area (mostly empty table), sampled
-        gains = np.median(img[::4, ::4].reshape(-1, 3) / (self.ref[::4, ::4].reshape(-1, 3) + 1.0), axis=0)
-        ref = self.ref * gains
-        diff = cv2.absdiff(img, ref).max(axis=2)
-        ratio = cv2.divide(img + 1.0, ref + 1.0)
-        hi_r, lo_r = ratio.max(axis=2), ratio.min(axis=2)
+        gains = np.median(img[::4, ::4].reshape(-1, 3) / (ref0[::4, ::4].reshape(-1, 3) + 1.0), axis=0)
+        ref = np.asarray(ref0 * gains, np.float32)
+        diff = _channel_max(np.asarray(cv2.absdiff(img, ref), np.float32))
+        ratio = np.asarray(cv2.divide(img + 1.0, ref + 1.0), np.float32)
+        hi_r, lo_r = _channel_max(ratio), -_channel_max(-ratio)
         shadow = (hi_r < 0.97) & ((hi_r - lo_r) < 0.22)
         fg = ((diff > 30) & ~shadow).astype(np.uint8)
-        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        fg = np.asarray(cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
+        fg = np.asarray(cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)), np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg)
-        dice: list[DieReading] = []
+        dice: list[DieCandidate] = []
         hand, unresolved = False, 0
         lo, hi = self.die_area
         pad = int(SIZE_MM["d20"] * PX_PER_MM * 0.75)  # a die's window reaches this far past its outline
         padded = np.asarray(cv2.copyMakeBorder(img, pad, pad, pad, pad, cv2.BORDER_REPLICATE), np.float32)
+        table = np.median(img[::4, ::4].reshape(-1, 3), axis=0)
         for i in range(1, n):
             area = int(stats[i, cv2.CC_STAT_AREA])
             if area < lo:
@@ -144,6 +186,9 @@ class DiceReader:
             blob = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)  # in the padded crop's pixels
             blob[pad:pad + h, pad:pad + w] = labels[y:y + h, x:x + w] == i
             crop = padded[y:y + h + 2 * pad, x:x + w + 2 * pad]
+            if _is_table(crop[blob > 0], table):  # a die was in the model: the table shows where it lay
+                self.empty.repair(img, _in_patch(blob, (x - pad, y - pad), img.shape[:2]))
+                continue
             parts = [blob] if area <= hi else _split(blob, lo)
             if area > hi and len(parts) < 2:
                 unresolved += 1
@@ -152,12 +197,12 @@ class DiceReader:
                 if int(part.sum()) > hi:
                     unresolved += 1
                     continue
-                dice.append(self._die(crop, part, gains, (x - pad, y - pad), pad))
-        return RollReading(tuple(sorted(dice, key=lambda d: d.centre_mm)), hand, unresolved)
+                dice.append(self._candidate(crop, part, gains, (x - pad, y - pad)))
+        self.empty.offer(img, not dice and not hand and not unresolved)
+        return RollCandidates(tuple(dice), hand, unresolved)
 
-    def _die(self, img: F32, blob: NDArray[np.uint8], gains: F32, offset: tuple[int, int], half: int) -> DieReading:
-        """One die's blob in `img`, a crop whose pixel (0, 0) is the patch's `offset`, with `half` pixels of
-        room around the blob for the face's window."""
+    def _candidate(self, img: F32, blob: NDArray[np.uint8], gains: F32, offset: tuple[int, int]) -> DieCandidate:
+        """One die's blob in `img`, a crop whose pixel (0, 0) is the patch's `offset`."""
         m = cv2.moments(blob, binaryImage=True)
         cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
         centre = (self.origin[0] + (cx + offset[0]) / PX_PER_MM, self.origin[1] + (cy + offset[1]) / PX_PER_MM)
@@ -167,25 +212,32 @@ class DiceReader:
         owner = self._owner(pixels / gains)
         dominant = int(np.argmax(np.median(pixels, axis=0)))
         chan = np.ascontiguousarray(img[:, :, dominant])
-        shape, outline_deg = _shape(chan, blob, (cx, cy))
-        cube, d20 = turns(outline_deg, 4), turns(outline_deg, 3)
-        kinds = {"cube": {"d6": cube, "diel": cube}, "icosahedron": {"d20": d20}}.get(
-            shape, {"d6": turns(None, 4), "diel": turns(None, 4), "d20": turns(None, 3)})
-        tx, ty = _top_centre(chan, blob, (cx, cy))
-        ix = min(max(round(tx), half), chan.shape[1] - half - 1)
-        iy = min(max(round(ty), half), chan.shape[0] - half - 1)
-        window = np.ascontiguousarray(chan[iy - half:iy + half + 1, ix - half:ix + half + 1])
-        found = match_face(window, kinds, PX_PER_MM, search_mm=SEARCH_MM)
-        if found is None or found.score < MIN_SCORE:
-            return DieReading(None if shape == "unknown" else _kind_of(shape), None, owner, 0.0, centre, inside,
-                              "no face mark found", shape)
-        conf = confidence(found.kind, found.margin)
-        if conf < max(ACCEPT, ACCEPT_BY_KIND[found.kind] if ACCEPT > 0 or not _fitting() else 0.0):
-            return DieReading(found.kind if SHAPE[found.kind] == shape else None, None, owner, conf, centre, inside,
-                              f"face unsure ({found.kind} {found.face}? confidence {conf:.2f})", shape,
-                              found.margin)
-        why = "" if owner is not None else "colour near no seat's, or near two"
-        return DieReading(found.kind, found.face, owner, conf, centre, inside, why, shape, found.margin)
+        shape, turn = _shape(chan, blob)
+        top = _top_centre(chan, blob, (cx, cy))
+        return DieCandidate(centre, inside, owner, shape, face_crop(img, top, gains, PX_PER_MM, turn))
+
+    @staticmethod
+    def _unknown(c: DieCandidate, why: str) -> DieReading:
+        kinds = KIND_OF_SHAPE.get(c.shape, ())
+        return DieReading(kinds[0] if len(kinds) == 1 else None, None, c.owner, 0.0, c.centre_mm, c.inside, why,
+                          c.shape)
+
+    @staticmethod
+    def _judge(c: DieCandidate, g: FaceGuess, accept: dict[str, float]) -> DieReading:
+        """The network's guess accepted only at its kind's calibrated acceptance and when the die's shape (4-
+        or 3-fold, from the classical reader) does not contradict the kind."""
+        guess = f"{g.kind}:{g.face}"
+        if c.shape not in KIND_OF_SHAPE:  # its crop could not be squared up: the network's input is not its own
+            return replace(DiceReader._unknown(c, "shape unknown (neither a cube's nor a D20's outline)"),
+                           confidence=g.probability, guess=guess)
+        if g.kind not in KIND_OF_SHAPE[c.shape]:
+            return replace(DiceReader._unknown(c, f"shape {c.shape} but the face looks like {guess}"),
+                           confidence=g.probability, guess=guess)
+        if g.probability < accept[g.kind]:
+            return replace(DiceReader._unknown(c, f"face unsure ({guess}? p={g.probability:.3f})"),
+                           confidence=g.probability, guess=guess)
+        why = "" if c.owner is not None else "colour near no seat's, or near two"
+        return DieReading(g.kind, g.face, c.owner, g.probability, c.centre_mm, c.inside, why, c.shape, guess)
 
     def _owner(self, pixels: F32) -> str | None:
         """The seat whose dice colour is nearest the die's brighter half (its top, not its walls)."""
@@ -217,31 +269,51 @@ def _top_centre(chan: F32, blob: NDArray[np.uint8], centre: tuple[float, float])
     return (float(cents[k][0]), float(cents[k][1]))
 
 
+def _channel_max(img: F32) -> F32:
+    """The per-pixel maximum over the channels (numpy's reduction over the last axis is several times slower)."""
+    b, g, r = cv2.split(img)
+    return np.asarray(cv2.max(cv2.max(b, g), r), np.float32)
+
+
+def _is_table(pixels: F32, table: F32) -> bool:
+    """Whether a blob's pixels have the table's colour and brightness (a hole in the empty model)."""
+    med = np.median(pixels, axis=0)
+    lum, tl = float(med.sum()), max(float(table.sum()), 1.0)
+    return bool(np.linalg.norm(_chroma(med) - _chroma(table)) < TABLE_CHROMA and abs(lum / tl - 1.0) < 0.25)
+
+
+def _in_patch(part: NDArray[np.uint8], offset: tuple[int, int], shape: tuple[int, ...]) -> NDArray[np.bool_]:
+    """A blob of a padded crop as a mask of the whole patch, grown by a few pixels."""
+    grown = cv2.dilate(part, np.ones((7, 7), np.uint8))
+    ys, xs = np.nonzero(grown)
+    ys, xs = ys + offset[1], xs + offset[0]
+    ok = (ys >= 0) & (xs >= 0) & (ys < shape[0]) & (xs < shape[1])
+    mask = np.zeros(shape[:2], bool)
+    mask[ys[ok], xs[ok]] = True
+    return mask
+
+
 def _chroma(bgr: NDArray[np.float32]) -> NDArray[np.float32]:
     return np.asarray(bgr / max(float(bgr.sum()), 1.0), np.float32)
 
 
-def _kind_of(shape: str) -> str | None:
-    return "d20" if shape == "icosahedron" else None  # a cube is a D6 or the diel die: its face tells
-
-
-def _shape(chan: F32, blob: NDArray[np.uint8], centre: tuple[float, float]) -> tuple[str, float | None]:
-    """cube, icosahedron or unknown, and the turn of a mark upright on the top face (in
-    `vision.dice_faces.mark`'s sense), None when unknown. Read from the die's lit part (its top, and for a D20
-    the three faces around the top), not its outline: a die off the image's centre shows a wall, which turns
-    a square outline into a hexagon. A cube's lit part has 4-fold symmetry, the D20's 3-fold."""
+def _shape(chan: F32, blob: NDArray[np.uint8]) -> tuple[str, float]:
+    """cube, icosahedron or unknown, and the turn (degrees) that squares it up. Read from the die's lit part
+    (its top, and for a D20 the three faces around the top), not its outline: a die off the image's centre
+    shows a wall, which turns a square outline into a hexagon. A cube's lit part has 4-fold symmetry, the
+    D20's 3-fold."""
     values = chan[blob > 0]
     if len(values) < 20:
-        return "unknown", None
+        return "unknown", 0.0
     lit = ((chan >= 0.7 * np.percentile(values, 95)) & (blob > 0)).astype(np.uint8)
     lit = np.asarray(cv2.morphologyEx(lit, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8)), np.uint8)
     contours, _ = cv2.findContours(lit, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
-        return "unknown", None
+        return "unknown", 0.0
     outline = max(contours, key=cv2.contourArea)
     m = cv2.moments(outline)
     if m["m00"] <= 0:
-        return "unknown", None
+        return "unknown", 0.0
     pts = outline.reshape(-1, 2).astype(np.float64)
     d = pts - (m["m10"] / m["m00"], m["m01"] / m["m00"])
     r = np.hypot(d[:, 0], d[:, 1])
@@ -250,13 +322,13 @@ def _shape(chan: F32, blob: NDArray[np.uint8], centre: tuple[float, float]) -> t
     w = step / step.sum()
     z3, z4 = np.sum(w * r * np.exp(3j * a)), np.sum(w * r * np.exp(4j * a))
     c3, c4 = abs(z3) / r.mean(), abs(z4) / r.mean()
-    # a cube's corners lie 45 degrees off its mark's upright; the D20's lit part points 30 degrees off its top
-    # triangle's upright; the image's y runs down and a mark turns counter-clockwise: hence the signs
+    # the turn that sets a cube's edges square to the image (up to quarter turns), or the D20's top triangle
+    # upright (up to thirds of a turn): the crop is turned by it, so the network need not learn every turn
     if c4 > 1.5 * c3 and c4 > 0.02:
-        return "cube", -(math.degrees(float(np.angle(z4))) / 4.0 - 45.0)
+        return "cube", math.degrees(float(np.angle(z4))) / 4.0 - 45.0
     if c3 > 1.5 * c4 and c3 > 0.03:
-        return "icosahedron", -(math.degrees(float(np.angle(z3))) / 3.0 + 30.0)
-    return "unknown", None
+        return "icosahedron", math.degrees(float(np.angle(z3))) / 3.0 + 30.0
+    return "unknown", 0.0
 
 
 def _split(blob: NDArray[np.uint8], min_area: float) -> list[NDArray[np.uint8]]:

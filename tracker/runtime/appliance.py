@@ -40,10 +40,12 @@ from tracker.service.service import TableService
 from tracker.sources.capture import Frame
 from tracker.sources.open import open_source
 from tracker.sources.resilient import CameraStatus, ResilientSource
+from tracker.table.dice_roll import DiceDesk
 from tracker.table.loop import OverheadLoop
 from tracker.table.stabiliser import Stabiliser
 from tracker.table.table import Entry, Table, open_table
 from vision.board import BoardReader
+from vision.dice import DiceReader
 
 log = logging.getLogger("kipukas-tracker")
 CURRENT = "current"  # file in records/ naming the game in progress
@@ -194,6 +196,11 @@ class TableRuntime:
                        "on the stand it names and press 'learn colours'", "warning", key="colours")
         self.palette = learned or palette_store.nominal(cfg.players)
         self.reader = self._board_reader()
+        # the dice in the roll area: no photo of the empty area is needed (the reader learns it while the
+        # area is still and empty, `vision.dice_empty`); rebuilt with the board reader (pose, colours)
+        self.desk = DiceDesk(table, cfg.frames_to_agree)
+        self.service.dice = self.desk
+        self.dice_reader = self._dice_reader()
         self.service.organiser = self._organise
         self.enrolment = FrontEnrolment()
         if cfg.front.source != "none":
@@ -218,10 +225,24 @@ class TableRuntime:
                 self.warn(f"reader adaptation ignored: {exc}")
         return BoardReader(self.layout, self.calibration.pose, self.palette, adaptation=adaptation)
 
+    def _dice_reader(self) -> DiceReader | None:
+        """The roll area's reader at the current pose, or None when the mat has no roll area."""
+        if self.layout.roll_area_mm is None:
+            return None
+        reader = DiceReader(self.layout, self.calibration.pose, self.palette, reference=None)
+        if reader.net_error:
+            self.warn(f"dice are not read (every roll is asked on a phone): {reader.net_error}")
+        return reader
+
+    def _dice(self) -> tuple[DiceReader, DiceDesk] | None:
+        return (self.dice_reader, self.desk) if self.dice_reader is not None else None
+
     def _new_reader(self) -> None:
         self.reader = self._board_reader()
+        self.dice_reader = self._dice_reader()
         if self.overhead is not None:
             self.overhead.reader = self.reader
+            self.overhead.dice = self._dice()
 
     def _calibrated_by_hand(self, cal: Calibration) -> None:
         self.calibration.set(cal, "by hand on the calibration page")
@@ -281,6 +302,10 @@ class TableRuntime:
             self.overhead.table = table
             self.overhead.stabiliser = Stabiliser(frames=self.cfg.frames_to_agree)
             self.overhead.mat = Stabiliser(frames=self.cfg.frames_to_agree)
+        self.desk = DiceDesk(table, self.cfg.frames_to_agree)
+        self.service.dice = self.desk
+        if self.overhead is not None:
+            self.overhead.dice = self._dice()
         self.service.replace(table)
         return True
 
@@ -318,7 +343,7 @@ class TableRuntime:
         return ResilientSource(name, lambda: open_source(cam), timeout_s=cam.timeout_s)
 
     def overhead_loop(self) -> None:
-        loop = self.overhead = OverheadLoop(self.table, self.reader, self.cfg.frames_to_agree)
+        loop = self.overhead = OverheadLoop(self.table, self.reader, self.cfg.frames_to_agree, dice=self._dice())
 
         def process(frame: Frame) -> None:
             if not self.calibration.checked:

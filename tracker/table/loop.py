@@ -48,6 +48,8 @@ class BoardReading(Protocol):
 class RollReading(Protocol):
     def read(self, frame: Any) -> RollSeen: ...
 
+    def idle(self, frame: Any) -> None: ...
+
 
 def stand_value(obs: StandReading) -> tuple[StandValue, bool]:
     """A vision reading as (value, unusable): an unknown region or a low confidence counts as obstructed,
@@ -70,6 +72,9 @@ def slot_value(obs: SlotReading, under: bool | None = None) -> tuple[SlotValue, 
         except RulesError:
             card = None
     return SlotValue(face, card, under), obs.obstructed or obs.state not in FACES or obs.confidence < MIN_CONFIDENCE
+
+
+IDLE_EVERY = 10  # while no roll is due, every this many frames the roll area's empty model is refreshed
 
 
 class OverheadLoop:
@@ -117,6 +122,8 @@ class OverheadLoop:
             return []
         reader, desk = self.dice
         if desk.table is not self.table or not (desk.pending or desk.due()):
+            if self.frames % IDLE_EVERY == 0:
+                reader.idle(frame)  # keeps the empty roll area's model fresh (learned without a photo)
             return []
         return desk.feed(reader.read(frame))
 

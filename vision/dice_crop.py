@@ -1,0 +1,44 @@
+"""One die's top as the face classifier sees it: a small square, top-down, light normalised.
+
+The roll area is already rectified on the plane of the dice's tops (`vision.dice`), so a die's top is seen
+as if from straight above at a known scale. The crop is `CROP_MM` square around the top's centre, resampled
+to `CROP_PX` (2 px/mm: about the camera's own resolution at the table), and made independent of the light
+and of the seat's colour: the brightest channel after the light's per-channel gains (any saturated colour
+puts its mark's contrast there), then centred on its median and scaled by its spread. The same function
+makes the training crops (`training/dice_data.py`) and the reader's, so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+CROP_MM = 20.0
+CROP_PX = 40
+F32 = NDArray[np.float32]
+
+
+def face_crop(img: F32, top_xy: tuple[float, float], gains: F32, px_per_mm: float, turn_deg: float = 0.0) -> F32:
+    """The classifier's input for the die whose top lies at `top_xy` (pixels of `img`, a BGR float patch at
+    `px_per_mm`), `gains` the light's per-channel gains, turned by `turn_deg` (the outline's turn, so a cube's
+    edges lie square and a D20's top triangle upright): `CROP_PX` square, float32, about zero mean, unit
+    spread."""
+    side = round(CROP_MM * px_per_mm)
+    big = round(side * 1.5)
+    window = cv2.getRectSubPix(np.ascontiguousarray(img, np.float32), (big, big),
+                               (float(top_xy[0]), float(top_xy[1])))
+    c = (big - 1) / 2.0
+    M = np.asarray(cv2.getRotationMatrix2D((c, c), turn_deg, 1.0), np.float64)
+    M[:, 2] -= (big - side) / 2.0
+    window = cv2.warpAffine(window, M, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    grey = np.asarray((window / np.maximum(gains, 1e-3)).max(axis=2), np.float32)
+    small = np.asarray(cv2.resize(grey, (CROP_PX, CROP_PX), interpolation=cv2.INTER_AREA), np.float32)
+    return normalise(small)
+
+
+def normalise(grey: F32) -> F32:
+    """Centred on the median, scaled by the 5-95 % spread: the light's level and the die's shade drop out."""
+    lo, mid, hi = np.percentile(grey, (5, 50, 95))
+    spread = max(float(hi - lo), 4.0)  # a flat crop (no mark) stays flat instead of amplifying noise
+    return np.asarray(np.clip((grey - mid) / spread, -3.0, 3.0), np.float32)

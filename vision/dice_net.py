@@ -1,0 +1,124 @@
+"""The learned face classifier of the dice: a small convolutional network run by OpenCV's `cv2.dnn`.
+
+Its weights (`vision/assets/dice_faces.onnx`, under 1 MB) and their manifest (`dice_faces.json`: the
+classes, the input, the temperature that calibrates the network's softmax, the acceptance per die kind,
+the training command, seeds and figures) are shipped with the package. The loader checks the weights'
+SHA-256 against the manifest: a missing, truncated or altered file is a `VisionError` naming it, and the
+dice reader then answers "unknown" for every face (never a guess from weights nobody trained).
+
+The network sees `vision.dice_crop.face_crop` crops (one channel, `CROP_PX` square) and answers, for each,
+the probability of every (kind, face) of `vision.dice_faces.FACES`. It was trained by
+`training/train_dice.py` on domain-randomised renders only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from importlib.abc import Traversable
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.dice_crop import CROP_PX
+from vision.dice_faces import FACES
+from vision.errors import VisionError
+
+MANIFEST = "dice_faces.json"
+FORMAT = "kipukas-dice-net/1"
+F32 = NDArray[np.float32]
+
+
+def class_names() -> tuple[str, ...]:
+    """The network's classes in order: `kind:face` for every face of every kind."""
+    return tuple(f"{kind}:{face}" for kind, faces in FACES.items() for face in faces)
+
+
+@dataclass(frozen=True)
+class FaceGuess:
+    """The network's best (kind, face) for one crop and its calibrated probability."""
+
+    kind: str
+    face: str
+    probability: float
+
+
+class FaceNet:
+    """The loaded network and its calibration: `classify` turns crops into calibrated guesses."""
+
+    def __init__(self, net: cv2.dnn.Net, classes: tuple[str, ...], temperature: float,
+                 accept: dict[str, float], where: str) -> None:
+        self.net = net
+        self.classes = classes
+        self.temperature = temperature
+        self.accept = accept
+        self.where = where
+
+    def probabilities(self, crops: list[F32]) -> F32:
+        """(N, classes) calibrated probabilities of `crops` (each `CROP_PX` square)."""
+        if not crops:
+            return np.zeros((0, len(self.classes)), np.float32)
+        batch = np.stack([c.reshape(1, CROP_PX, CROP_PX) for c in crops]).astype(np.float32)
+        self.net.setInput(batch)
+        logits = np.asarray(self.net.forward(), np.float64).reshape(len(crops), -1)
+        z = logits / self.temperature
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        return np.asarray(p / p.sum(axis=1, keepdims=True), np.float32)
+
+    def classify(self, crops: list[F32]) -> list[FaceGuess]:
+        out = []
+        for row in self.probabilities(crops):
+            k = int(np.argmax(row))
+            kind, face = self.classes[k].split(":")
+            out.append(FaceGuess(kind, face, float(row[k])))
+        return out
+
+
+@lru_cache(maxsize=1)
+def packaged_face_net() -> FaceNet:
+    """The package's network, loaded (and checked) once per process; a failure is not cached."""
+    return load_face_net()
+
+
+def load_face_net(folder: Path | Traversable | None = None) -> FaceNet:
+    """The face network of `folder` (default: the package's `vision/assets`), its SHA-256 checked."""
+    base: Path | Traversable = folder if folder is not None else resources.files("vision") / "assets"
+    where = f"{base}/{MANIFEST}" if folder is not None else f"vision/assets/{MANIFEST}"
+    try:
+        manifest = json.loads((base / MANIFEST).read_text())
+    except FileNotFoundError:
+        raise VisionError(f"{where}: the dice face network's manifest is missing") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise VisionError(f"{where}: not a readable manifest ({e})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise VisionError(f"{where}: expected format {FORMAT!r}")
+    try:
+        name, digest = str(manifest["model"]), str(manifest["sha256"])
+        classes = tuple(str(c) for c in manifest["classes"])
+        temperature = float(manifest["temperature"])
+        accept = {str(k): float(v) for k, v in dict(manifest["accept"]).items()}
+        px = int(manifest["input"]["px"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise VisionError(f"{where}: missing or bad key {e}") from None
+    model = f"{where.rsplit('/', 1)[0]}/{name}"
+    if classes != class_names() or px != CROP_PX or temperature <= 0 or set(accept) != set(FACES):
+        raise VisionError(f"{where}: classes, input size, temperature or acceptance do not fit this reader")
+    try:
+        raw = (base / name).read_bytes()
+    except FileNotFoundError:
+        raise VisionError(f"{model}: the dice face network's weights are missing") from None
+    got = hashlib.sha256(raw).hexdigest()
+    if got != digest:
+        raise VisionError(f"{model}: SHA-256 {got[:12]}... is not the manifest's {digest[:12]}...: "
+                          "a corrupt or replaced file")
+    try:
+        net = cv2.dnn.readNetFromONNX(np.frombuffer(raw, np.uint8))
+    except cv2.error as e:
+        raise VisionError(f"{model}: OpenCV cannot load it ({str(e).strip().splitlines()[-1]})") from None
+    return FaceNet(net, classes, temperature, accept, model)
