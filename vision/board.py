@@ -20,7 +20,8 @@ before/after comparison.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,6 +41,8 @@ from vision.motion import MotionGuard
 from vision.obstruction import ObstructionFinder
 from vision.palette import map_mask, map_share
 from vision.regions import SLOT_Z_MM, Region, slot_regions, stand_regions, under_regions
+from vision.slot_qr import qr_window, read_window, window_of
+from vision.slot_qr_fusion import QrFusion
 from vision.slots import mat_reference, qr_homography, read_slot
 from vision.stands import StandClassifier, prepare_model
 from vision.under_mat import read_under
@@ -48,6 +51,7 @@ from vision.warp import extract, prepare
 UNREADABLE_FRACTION = 0.5
 CONFIDENT_EMPTY = 0.8
 AMBIGUOUS_SHARE = 0.08  # of the map looking like a player's colour: more than all of one player's pieces
+QR_BUDGET_S = 0.3  # CPU s per frame for face-down codes the plain decoders miss (the other slots wait a frame)
 
 
 @dataclass(frozen=True)
@@ -100,9 +104,13 @@ class BoardReader:
 
     def __init__(self, layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
                  reference: np.ndarray | None = None, strict: bool = True,
-                 adaptation: Adaptation | None = None) -> None:
+                 adaptation: Adaptation | None = None, accept: Callable[[str], bool] | None = None,
+                 qr_budget_s: float = QR_BUDGET_S) -> None:
         """``adaptation`` (``vision.adapt``, learned from labelled frames of this table) brings the players'
-        colours, the empty look of the regions it saw empty and the sizes of the pieces."""
+        colours, the empty look of the regions it saw empty and the sizes of the pieces. ``accept`` says
+        whether a QR payload is a card id: with it, face-down codes are read through blur and low
+        resolution, fusing the frames of a card that lies still (``vision.slot_qr``), and only accepted
+        payloads are reported; ``qr_budget_s`` caps that work per frame."""
         if adaptation is not None:
             palette = {**palette, **adaptation.palette}
         self.layout = layout
@@ -130,6 +138,11 @@ class BoardReader:
         self.last_slots: dict[str, SlotObs] = {}
         self.last_under: dict[str, SlotObs] = {}
         self.has_reference = reference is not None
+        self.accept = accept
+        self.qr_budget_s = qr_budget_s
+        self.fusion = QrFusion()
+        self._qr_spent = 0.0
+        self._turn = 0
         self.changes = RegionChanges({rid: _small_box(reg.box, pose.image_size)
                                       for rid, reg in {**self.base_stands, **self.base_slots,
                                                        **self.base_under}.items()})
@@ -167,6 +180,9 @@ class BoardReader:
             prepare(reg.H, reg.size, shape)
             Hq, n = qr_homography(reg.H, reg.px_per_mm, reg.size, self.layout.card_size_mm)
             prepare(Hq, (n, n), shape)
+            if self.accept is not None:
+                win = qr_window(reg.H, reg.px_per_mm, reg.size)
+                prepare(win.H, (win.side, win.side), shape)
             self._bgr_of(self.models.get(rid) or self._mat_slots[rid])
         for rid in self.stand_regions:
             model = self.models.get(rid)
@@ -220,9 +236,10 @@ class BoardReader:
             return self._unreadable("too dark", wanted)
         lit = normalise(aligned, gains, self._global_bgr)
         changed = self._changed_regions(lit)
+        self._qr_spent = 0.0
         if not changed and self._prev is not None and all(
                 _settled(o) for o in self._prev.stands.values()) and all(
-                _settled(o) for o in self._prev.slots.values()) and all(
+                self._settled_slot(k, o) for k, o in self._prev.slots.items()) and all(
                 _settled(o) for o in self._prev.under.values()):
             return self._prev  # nothing moved anywhere: the last observation stands (a few ms)
         mask, boxes = self.finder.find_small(lit, margin=False)
@@ -237,15 +254,19 @@ class BoardReader:
             stands[sid] = self._read_stand(img, sid, reg, mask, gains)
             self.changes.keep(lit, sid)
         slots: dict[str, SlotObs] = {}
-        for sid, reg in self.slot_regions.items():
+        # the QR budget goes round: each frame another slot is first
+        order = list(self.slot_regions.items())
+        self._turn = (self._turn + 1) % len(order)
+        for sid, reg in order[self._turn:] + order[:self._turn]:
             if wanted is not None and sid not in wanted and sid in self.last_slots:
                 slots[sid] = self.last_slots[sid]
                 continue
-            if sid not in changed and _settled(self._prev_slots.get(sid)):
+            if sid not in changed and self._settled_slot(sid, self._prev_slots.get(sid)):
                 slots[sid] = self._prev_slots[sid]
                 continue
-            slots[sid] = self._read_slot(img, sid, reg, mask, gains)
+            slots[sid] = self._read_slot(img, sid, reg, mask, gains, fuse=sid not in changed)
             self.changes.keep(lit, sid)
+        slots = {sid: slots[sid] for sid in self.slot_regions}
         under: dict[str, SlotObs] = {}
         for rid, reg in self.under_regions.items():
             sid = under_slot(rid)
@@ -356,21 +377,56 @@ class BoardReader:
                 return o
         return None
 
+    def _settled_slot(self, sid: str, obs: SlotObs | None) -> bool:
+        """``_settled``, except a face-down card whose code is not read yet while its frames still help."""
+        if not _settled(obs):
+            return False
+        assert obs is not None
+        return not (self.accept is not None and obs.state == "down" and obs.payload is None
+                    and not self.fusion.exhausted(sid))
+
     def _read_slot(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None,
-                   gains: F32) -> SlotObs:
+                   gains: F32, fuse: bool = False) -> SlotObs:
+        """One slot; ``fuse``: nothing changed there since the last frame, so a face-down card not read
+        yet is read from the mean of its frames."""
         if self._covered(mask, sid):
+            self.fusion.reset(sid)
             return self._not_read_slot(self.last_slots.get(sid), "covered")
         model = self.models.get(sid) or self._mat_slots[sid]
         patch = normalise(extract(img, reg.H, reg.size), gains, self._bgr_of(model))
         c, s = chroma(patch)
+        started = time.thread_time()
+        deep = self.accept is not None and self._qr_spent < self.qr_budget_s
         state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm, model,
                                                      self.layout.card_size_mm, skin_check=False, patch=patch,
-                                                     cs=(c, s))
+                                                     cs=(c, s), accept=self.accept if deep else None)
+        if self.accept is not None and state == "down" and payload is None and not obstructed:
+            payload = self._fused(img, sid, reg, fuse and deep)
+        else:
+            self.fusion.reset(sid)
+        self._qr_spent += time.thread_time() - started
         confident_empty = state == "empty" and not obstructed and conf >= CONFIDENT_EMPTY
         self.models.seen_empty(sid, "slot", c, s, confident_empty)
         if obstructed:
             return self._not_read_slot(self.last_slots.get(sid), "not a card")
+        if payload is not None:
+            return SlotObs("down", payload, 1.0, False)
         return SlotObs(state, payload, conf, False)
+
+    def _fused(self, img: NDArray[np.uint8], sid: str, reg: Region, read: bool) -> str | None:
+        """This frame's code window of ``sid`` added to its card's stack (a new stack when the slot changed);
+        with ``read`` and two frames or more, the payload of their mean."""
+        assert self.accept is not None
+        if not read:
+            self.fusion.reset(sid)
+        win = qr_window(reg.H, reg.px_per_mm, reg.size)
+        mean = self.fusion.add(sid, window_of(img, win))
+        if mean is None or not read:
+            return None
+        payload = read_window(mean, win.frame_px_per_mm, self.accept)
+        if payload is not None:
+            self.fusion.reset(sid)
+        return payload
 
     def _read_under(self, img: NDArray[np.uint8], rid: str, reg: Region, mask: NDArray[np.uint8] | None,
                     gains: F32) -> SlotObs:
