@@ -303,7 +303,8 @@ def main() -> int:
             print(f"{cond.name:<16}{mode:<9}{pct(t.stand_ok, t.stand_n):>16}{pct(t.covered_flagged, t.covered_n):>17}"
                   f"{t.wrong_accepted:>10}{pct(t.slot_ok, t.slot_n):>16}{pct(t.qr_ok, t.qr_n):>15}"
                   f"{t.qr_wrong:>9}{t.unreadable:>6}/{t.frames:<4}", flush=True)
-            ok = (t.wrong_accepted == 0 and t.qr_wrong == 0 and t.stand_ok >= 0.99 * t.stand_n and t.covered_flagged == t.covered_n)
+            ok = (t.wrong_accepted == 0 and t.qr_wrong == 0 and t.stand_ok >= 0.99 * t.stand_n
+                  and t.covered_flagged == t.covered_n)
             if not ok:
                 failed += 1
                 for m in [m for m in t.misses if "ACCEPTED" in m][: args.misses]:

@@ -41,7 +41,7 @@ from vision.motion import MotionGuard
 from vision.obstruction import ObstructionFinder
 from vision.palette import map_mask, map_share
 from vision.regions import SLOT_Z_MM, Region, slot_regions, stand_regions, under_regions
-from vision.slot_qr import qr_window, read_window, window_of
+from vision.slot_qr import qr_window
 from vision.slot_qr_fusion import QrFusion
 from vision.slots import mat_reference, qr_homography, read_slot
 from vision.stands import StandClassifier, prepare_model
@@ -401,7 +401,8 @@ class BoardReader:
                                                      self.layout.card_size_mm, skin_check=False, patch=patch,
                                                      cs=(c, s), accept=self.accept if deep else None)
         if self.accept is not None and state == "down" and payload is None and not obstructed:
-            payload = self._fused(img, sid, reg, fuse and deep)
+            payload = self.fusion.read(img, sid, qr_window(reg.H, reg.px_per_mm, reg.size), self.accept,
+                                       fuse and deep)
         else:
             self.fusion.reset(sid)
         self._qr_spent += time.thread_time() - started
@@ -412,21 +413,6 @@ class BoardReader:
         if payload is not None:
             return SlotObs("down", payload, 1.0, False)
         return SlotObs(state, payload, conf, False)
-
-    def _fused(self, img: NDArray[np.uint8], sid: str, reg: Region, read: bool) -> str | None:
-        """This frame's code window of ``sid`` added to its card's stack (a new stack when the slot changed);
-        with ``read`` and two frames or more, the payload of their mean."""
-        assert self.accept is not None
-        if not read:
-            self.fusion.reset(sid)
-        win = qr_window(reg.H, reg.px_per_mm, reg.size)
-        mean = self.fusion.add(sid, window_of(img, win))
-        if mean is None or not read:
-            return None
-        payload = read_window(mean, win.frame_px_per_mm, self.accept)
-        if payload is not None:
-            self.fusion.reset(sid)
-        return payload
 
     def _read_under(self, img: NDArray[np.uint8], rid: str, reg: Region, mask: NDArray[np.uint8] | None,
                     gains: F32) -> SlotObs:

@@ -16,6 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.qr_decoders import GreyImage
+from vision.slot_qr import Accept, QrWindow, read_window, window_of
+from vision.warp import Image
 
 MAX_SHIFT_PX = 1.5  # window px (0.4 mm): more and the card moved
 MAX_FRAMES = 8  # frames fused per card: after that the reader stops trying until the slot changes
@@ -60,6 +62,19 @@ class QrFusion:
     def reset(self, slot: str) -> None:
         """Forget ``slot``'s stack: the card was read, moved, or left."""
         self._stacks.pop(slot, None)
+
+    def read(self, frame: Image, slot: str, win: QrWindow, accept: Accept, read: bool) -> str | None:
+        """This frame's code window of ``slot`` added to its card's stack (a new stack unless ``read``: the
+        slot changed since the last frame); with ``read`` and two frames or more, their mean's payload."""
+        if not read:
+            self.reset(slot)
+        mean = self.add(slot, window_of(frame, win))
+        if mean is None or not read:
+            return None
+        payload = read_window(mean, win.frame_px_per_mm, accept)
+        if payload is not None:
+            self.reset(slot)
+        return payload
 
     @staticmethod
     def _shift(a: FloatImage, b: FloatImage) -> float:
