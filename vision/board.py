@@ -139,9 +139,7 @@ class BoardReader:
         self.last_under: dict[str, SlotObs] = {}
         self.has_reference = reference is not None
         self.accept = accept
-        self.qr_budget_s = qr_budget_s
-        self.fusion = QrFusion()
-        self._qr_spent = 0.0
+        self.fusion = QrFusion(budget_s=qr_budget_s)
         self._turn = 0
         self.changes = RegionChanges({rid: _small_box(reg.box, pose.image_size)
                                       for rid, reg in {**self.base_stands, **self.base_slots,
@@ -236,7 +234,7 @@ class BoardReader:
             return self._unreadable("too dark", wanted)
         lit = normalise(aligned, gains, self._global_bgr)
         changed = self._changed_regions(lit)
-        self._qr_spent = 0.0
+        self.fusion.new_frame()
         if not changed and self._prev is not None and all(
                 _settled(o) for o in self._prev.stands.values()) and all(
                 self._settled_slot(k, o) for k, o in self._prev.slots.items()) and all(
@@ -266,7 +264,9 @@ class BoardReader:
                 continue
             slots[sid] = self._read_slot(img, sid, reg, mask, gains, fuse=sid not in changed)
             self.changes.keep(lit, sid)
-        slots = {sid: slots[sid] for sid in self.slot_regions}
+        read = self.fusion.read_pending(self.accept) if self.accept is not None else {}
+        slots = {sid: SlotObs("down", read[sid], 1.0, False) if sid in read else slots[sid]
+                 for sid in self.slot_regions}
         under: dict[str, SlotObs] = {}
         for rid, reg in self.under_regions.items():
             sid = under_slot(rid)
@@ -396,16 +396,20 @@ class BoardReader:
         patch = normalise(extract(img, reg.H, reg.size), gains, self._bgr_of(model))
         c, s = chroma(patch)
         started = time.thread_time()
-        deep = self.accept is not None and self._qr_spent < self.qr_budget_s
+        deep = self.accept is not None and self.fusion.has_budget()
         state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm, model,
                                                      self.layout.card_size_mm, skin_check=False, patch=patch,
                                                      cs=(c, s), accept=self.accept if deep else None)
         if self.accept is not None and state == "down" and payload is None and not obstructed:
-            payload = self.fusion.read(img, sid, qr_window(reg.H, reg.px_per_mm, reg.size), self.accept,
-                                       fuse and deep)
+            win = qr_window(reg.H, reg.px_per_mm, reg.size)
+            view = self.fusion.stack(img, sid, win, fuse)
+            if deep and self.fusion.frames(sid) > 1:
+                payload = self.fusion.read(sid, view, win, self.accept, thorough=False)
+            if payload is None:
+                self.fusion.pending[sid] = (view, win)
         else:
             self.fusion.reset(sid)
-        self._qr_spent += time.thread_time() - started
+        self.fusion.spent += time.thread_time() - started
         confident_empty = state == "empty" and not obstructed and conf >= CONFIDENT_EMPTY
         self.models.seen_empty(sid, "slot", c, s, confident_empty)
         if obstructed:

@@ -286,15 +286,18 @@ def window_sigmas(frame_px_per_mm: float, ladder: tuple[float, ...] = BLUR_LADDE
     return [math.hypot(s, BASE_SIGMA) * per_frame_px if s > 0 else 0.0 for s in ladder]
 
 
-def read_window(grey: GreyImage | FloatImage, frame_px_per_mm: float, accept: Accept) -> str | None:
-    """The payload of the code in a code window (``WINDOW_PX_PER_MM``; one frame or several averaged)."""
+def read_window(grey: GreyImage | FloatImage, frame_px_per_mm: float, accept: Accept,
+                thorough: bool = True) -> str | None:
+    """The payload of the code in a code window (``WINDOW_PX_PER_MM``; one frame or several averaged).
+    Without ``thorough`` only zxing-cpp's own search runs (a few ms; enough for most blur up to 1.5 px),
+    so a frame's budget reaches every slot before the grid sampling (tens of ms) is spent on any."""
     deconv = Deconvolver(grey)
     found = read_direct([deconv.view], accept)
     if found is not None:
         return found
     sigmas = window_sigmas(frame_px_per_mm)
     found = read_direct([deconv(s) for s in window_sigmas(frame_px_per_mm, DIRECT_SIGMAS)], accept)
-    if found is not None:
+    if found is not None or not thorough:
         return found
     seen: list[Candidate] = []
     for guide_sigma in GUIDE_SIGMAS:

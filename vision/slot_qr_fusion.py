@@ -9,6 +9,7 @@ than ``MAX_SHIFT_PX`` starts a new stack (so a moved card is never mixed with wh
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import cv2
@@ -35,9 +36,36 @@ class _Stack:
 class QrFusion:
     """Per slot, the running sum of the code windows of the face-down card that lies there unread."""
 
-    def __init__(self, max_frames: int = MAX_FRAMES) -> None:
+    def __init__(self, max_frames: int = MAX_FRAMES, budget_s: float = 0.3) -> None:
+        """``budget_s``: CPU seconds per frame for QR work beyond the plain decoders."""
         self.max_frames = max_frames
+        self.budget_s = budget_s
+        self.spent = 0.0  # CPU seconds of QR work this frame
+        self.pending: dict[str, tuple[FloatImage, QrWindow]] = {}  # unread cards this frame: view, window
         self._stacks: dict[str, _Stack] = {}
+
+    def new_frame(self) -> None:
+        """A new frame: its budget is whole again, no card is pending yet."""
+        self.spent = 0.0
+        self.pending.clear()
+
+    def has_budget(self) -> bool:
+        """Whether this frame's QR budget is not spent yet."""
+        return self.spent < self.budget_s
+
+    def read_pending(self, accept: Accept) -> dict[str, str]:
+        """The thorough pass (``vision.slot_qr``) over the face-down cards the quick one missed this frame,
+        in the order they were met, while the budget lasts: the payloads read, by slot."""
+        out: dict[str, str] = {}
+        for slot, (view, win) in self.pending.items():
+            if not self.has_budget():
+                break
+            started = time.thread_time()
+            payload = self.read(slot, view, win, accept, thorough=True)
+            self.spent += time.thread_time() - started
+            if payload is not None:
+                out[slot] = payload
+        return out
 
     def add(self, slot: str, window: GreyImage) -> FloatImage | None:
         """Add this frame's window of ``slot``; the mean of the stack when it holds two or more frames."""
@@ -63,15 +91,18 @@ class QrFusion:
         """Forget ``slot``'s stack: the card was read, moved, or left."""
         self._stacks.pop(slot, None)
 
-    def read(self, frame: Image, slot: str, win: QrWindow, accept: Accept, read: bool) -> str | None:
-        """This frame's code window of ``slot`` added to its card's stack (a new stack unless ``read``: the
-        slot changed since the last frame); with ``read`` and two frames or more, their mean's payload."""
-        if not read:
+    def stack(self, frame: Image, slot: str, win: QrWindow, same: bool) -> FloatImage:
+        """This frame's code window of ``slot`` added to its card's stack (a new stack unless ``same``: the
+        slot did not change since the last frame); the stack's mean (this window alone when it is new)."""
+        if not same:
             self.reset(slot)
-        mean = self.add(slot, window_of(frame, win))
-        if mean is None or not read:
-            return None
-        payload = read_window(mean, win.frame_px_per_mm, accept)
+        window = window_of(frame, win)
+        mean = self.add(slot, window)
+        return np.asarray(window, dtype=np.float32) if mean is None else mean
+
+    def read(self, slot: str, view: FloatImage, win: QrWindow, accept: Accept, thorough: bool) -> str | None:
+        """The payload in ``view`` (``stack``'s result for ``slot``); a read card's stack is forgotten."""
+        payload = read_window(view, win.frame_px_per_mm, accept, thorough)
         if payload is not None:
             self.reset(slot)
         return payload

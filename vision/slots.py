@@ -170,8 +170,9 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
     ``skin_check`` (no reference frame, so no arm detection) skin-coloured pixels mark the slot obstructed.
     ``patch`` is the slot already rectified (and light-normalised) from ``frame`` through ``H``, ``cs`` its
     ``chroma`` when the caller has it. With ``accept`` (is this payload a card id?), a face-down card's
-    code the plain decoders miss is read through blur and low resolution (``vision.slot_qr``), and only
-    accepted payloads are reported."""
+    code the plain decoders miss is looked for through blur and low resolution too (``vision.slot_qr``'s
+    quick pass; the caller runs the thorough one within its budget), and only accepted payloads are
+    reported."""
     if patch is None:
         patch = extract(frame, H, size)
     c, s = chroma(patch) if cs is None else cs
@@ -202,7 +203,7 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
             payload = None
         if payload is None and accept is not None:
             win = qr_window(H, k, size)
-            payload = read_window(window_of(frame, win), win.frame_px_per_mm, accept)
+            payload = read_window(window_of(frame, win), win.frame_px_per_mm, accept, thorough=False)
         if payload is not None:
             return "down", payload, 1.0, False
         conf = float(np.clip(abs(like - BACK_LIKE_MIN) / 0.15, 0.0, 1.0)) * min(lower, upper)
