@@ -11,7 +11,9 @@ Columns: stands correct (of stands nothing covers, read confidently and right), 
 regions a foreign object, hand or arm covers by >= 25 %, flagged unknown), wrong accepted (stable
 readings after the stabiliser that differ from the truth, stands + slots), slots correct (uncovered),
 face-down QR (payload read, uncovered face-down cards), QR wrong (payloads reported that are not the card's:
-must be 0), and how many frames the reader called unreadable.
+must be 0), how many frames the reader called unreadable, and QR/jpeg: the CPU time of the reader's QR work
+beyond the plain decoders (``vision.slot_qr``, capped per frame by ``--qr-budget``) per condition frame, as a
+multiple of decoding one 2028x1520 JPEG frame measured in the same process.
 
 Run: PYTHONPATH=. .venv/bin/python bench/bench_overhead_stress.py [--tables 4] [--seed 7] [--only NAME...]
 """
@@ -115,6 +117,7 @@ class Tally:
     qr_ok: int = 0
     qr_n: int = 0
     qr_wrong: int = 0
+    qr_cpu: float = 0.0  # CPU s of QR work beyond the plain decoders (the reader's fusion budget)
     unreadable: int = 0
     frames: int = 0
     misses: list[str] = field(default_factory=list)
@@ -205,6 +208,7 @@ def run_condition(cond: Condition, layout: TableLayout, args: argparse.Namespace
                 slots.feed(obs.slots)
             for i, f in enumerate(frames):
                 obs = reader.read(f)
+                tally.qr_cpu += reader.fusion.spent
                 stab.feed({s: stand_value(o) for s, o in obs.stands.items()})
                 slots.feed(obs.slots)
                 tally.frames += 1
@@ -267,6 +271,18 @@ def score(obs: Any, scene: TableScene, occluded: dict[str, float], t: Tally, lab
             t.qr_ok += so.payload == cards[-1].payload
 
 
+def jpeg_decode_s(layout: TableLayout) -> float:
+    """CPU seconds to decode one rendered 2028x1520 frame from JPEG (q90), the median of 15."""
+    frame = Renderer(layout, default_pose(layout), PALETTE).render(TableScene({}), seed=1)
+    _, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    times = []
+    for _ in range(15):
+        t = time.thread_time()
+        cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        times.append(time.thread_time() - t)
+    return float(np.median(times))
+
+
 def pct(ok: int, n: int) -> str:
     return f"{100.0 * ok / n:6.1f}% ({n})" if n else "      -"
 
@@ -287,12 +303,15 @@ def main() -> int:
     cv2.setNumThreads(1)
     layout = table_layout(BoardMap.packaged())
     renderers: dict[Any, Renderer] = {}
+    jpeg_s = jpeg_decode_s(layout)
+    print(f"baseline: JPEG decode of a 2028x1520 frame (q90) {jpeg_s * 1000:.1f} ms CPU; QR/jpeg is the reader's QR "
+          "work beyond the plain decoders per condition frame, as a multiple of it")
     t0 = time.perf_counter()
     print(f"overhead stress bench ({'BEFORE: previous decision' if args.before else 'AFTER: never-lie reader'}): "
           f"seed {args.seed}, {args.tables} tables x ({args.warmup} warm-up + {args.frames}) "
           f"frames per condition and set-up")
     head = f"{'condition':<16}{'set-up':<9}{'stands correct':>16}{'covered flagged':>17}{'wrong acc':>10}" \
-           f"{'slots correct':>16}{'face-down QR':>15}{'QR wrong':>9}{'unreadable':>11}"
+           f"{'slots correct':>16}{'face-down QR':>15}{'QR wrong':>9}{'unreadable':>11}{'QR/jpeg':>8}"
     print(head)
     failed = 0
     for cond in CONDITIONS:
@@ -302,7 +321,8 @@ def main() -> int:
         for mode, t in res.items():
             print(f"{cond.name:<16}{mode:<9}{pct(t.stand_ok, t.stand_n):>16}{pct(t.covered_flagged, t.covered_n):>17}"
                   f"{t.wrong_accepted:>10}{pct(t.slot_ok, t.slot_n):>16}{pct(t.qr_ok, t.qr_n):>15}"
-                  f"{t.qr_wrong:>9}{t.unreadable:>6}/{t.frames:<4}", flush=True)
+                  f"{t.qr_wrong:>9}{t.unreadable:>6}/{t.frames:<4}"
+                  f"{t.qr_cpu / max(t.frames, 1) / jpeg_s:>8.1f}", flush=True)
             ok = (t.wrong_accepted == 0 and t.qr_wrong == 0 and t.stand_ok >= 0.99 * t.stand_n
                   and t.covered_flagged == t.covered_n)
             if not ok:
