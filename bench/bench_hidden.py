@@ -33,7 +33,8 @@ from calibration.layout import TableLayout
 from rules.board_map import BoardMap
 from tracker.overhead.layout import table_layout
 from tracker.table.stabiliser import Stabiliser
-from vision.board import BoardReader, under_id, under_slot
+from vision.board import BoardReader
+from vision.observation import under_id, under_slot
 from vision.regions import centre_mm
 from vision.synth import Renderer, SlotCard, TableScene
 from vision.synth.clutter import Clutter

@@ -30,8 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from calibration.camera import default_pose
 from calibration.layout import TableLayout
 from rules.board_map import BoardMap
+from rules.identity import is_kipukas_payload
 from tracker.overhead.layout import table_layout
-from vision.board import BoardObservation, BoardReader
+from vision.board import BoardReader
+from vision.observation import BoardObservation
 from vision.synth import Renderer, RenderTruth, SlotCard, TableScene, Token
 
 PALETTE = {"red": (40, 40, 210), "blue": (200, 90, 30)}
@@ -151,7 +153,7 @@ def main() -> int:
             pose = default_pose(layout, tilt_deg=tilt, yaw_deg=yaw, offset_mm=off, height_mm=height)
             r = Renderer(layout, pose, PALETTE)
             ref = None if args.no_reference else r.render(TableScene({}), seed=999)
-            setups[name] = (r, BoardReader(layout, pose, PALETTE, ref))
+            setups[name] = (r, BoardReader(layout, pose, PALETTE, ref, accept=is_kipukas_payload))
         renderer, reader = setups[name]
         scene = random_scene(layout, rng, k)
         clean, truth = renderer.compose(scene, seed=k)

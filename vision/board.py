@@ -20,8 +20,8 @@ before/after comparison.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -38,10 +38,13 @@ from vision.errors import VisionError
 from vision.light import SMALL, LightModel, bgr_of, normalise, saturated_fraction, shrink
 from vision.memo import IdentityMemo
 from vision.motion import MotionGuard
+from vision.observation import BoardObservation, SlotObs, StandObs, under_id, under_slot
 from vision.obstruction import ObstructionFinder
 from vision.palette import map_mask, map_share
 from vision.patch_classifier import PatchClassifier, SecondOpinion
-from vision.regions import SLOT_Z_MM, Region, slot_regions, stand_regions, under_regions
+from vision.regions import SLOT_Z_MM, Region, moved, slot_regions, stand_regions, under_regions
+from vision.slot_qr import qr_window
+from vision.slot_qr_fusion import QrFusion
 from vision.slots import mat_reference, qr_homography, read_slot
 from vision.stands import StandClassifier, StandReading, prepare_model
 from vision.under_mat import read_under
@@ -51,50 +54,7 @@ UNREADABLE_FRACTION = 0.5
 CONFIDENT_EMPTY = 0.8
 AMBIGUOUS_SHARE = 0.08  # of the map looking like a player's colour: more than all of one player's pieces
 QR_RETRIES = 8  # unchanged frames in which a face-down card whose QR did not decode is read again
-
-
-@dataclass(frozen=True)
-class StandObs:
-    state: str  # "empty" | "capital" | "basecamp" | "soul" | "unknown" (never read yet)
-    owner: str | None
-    count: int
-    confidence: float
-    obstructed: bool  # not read this frame: the state is the last reading (or "unknown")
-    flipped: bool = False
-    reason: str | None = None  # why it was not read
-
-
-@dataclass(frozen=True)
-class SlotObs:
-    state: str  # "empty" | "down" | "up" | "landscape" | "unknown" (never read yet)
-    payload: str | None
-    confidence: float
-    obstructed: bool
-    reason: str | None = None
-
-
-@dataclass(frozen=True)
-class BoardObservation:
-    stands: dict[str, StandObs]
-    slots: dict[str, SlotObs]
-    obstructed: bool
-    obstructed_regions: tuple[tuple[int, int, int, int], ...]
-    unreadable: str | None = None  # "too dark" | "camera moved" | "glare" | "covered" when most are unknown
-    # per slot on the mat's edge: a hidden card's end showing beyond it ("down"), "empty", or "unknown"
-    under: dict[str, SlotObs] = field(default_factory=dict)
-
-
-UNDER = "under:"
-
-
-def under_id(slot: str) -> str:
-    """The region id of the area beyond `slot`'s outer edge (models, change test and obstruction share ids)."""
-    return UNDER + slot
-
-
-def under_slot(rid: str) -> str:
-    """The slot whose outer edge the area `rid` (an `under_id`) lies beyond."""
-    return rid.removeprefix(UNDER)
+QR_BUDGET_S = 0.3  # CPU s per frame for face-down codes the plain decoders miss (the other slots wait a frame)
 
 
 class BoardReader:
@@ -103,11 +63,15 @@ class BoardReader:
 
     def __init__(self, layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
                  reference: np.ndarray | None = None, strict: bool = True,
-                 adaptation: Adaptation | None = None, patches: PatchClassifier | Path | None = None) -> None:
+                 adaptation: Adaptation | None = None, patches: PatchClassifier | Path | None = None,
+                 accept: Callable[[str], bool] | None = None, qr_budget_s: float = QR_BUDGET_S) -> None:
         """``adaptation`` (``vision.adapt``, learned from labelled frames of this table) brings the players'
         colours, the empty look of the regions it saw empty, the sizes of the pieces and the patch
         classifier's last layers re-fitted to this table. ``patches`` (or the folder holding one) replaces the
-        shipped classifier (``vision.patch_classifier``, which may veto a region's reading)."""
+        shipped classifier (``vision.patch_classifier``, which may veto a region's reading). ``accept`` says
+        whether a QR payload is a card id: with it, face-down codes are read through blur and low
+        resolution, fusing the frames of a card that lies still (``vision.slot_qr``), and only accepted
+        payloads are reported; ``qr_budget_s`` caps that work per frame."""
         if adaptation is not None:
             palette = {**palette, **adaptation.palette}
         self.layout = layout
@@ -135,6 +99,9 @@ class BoardReader:
         self.last_slots: dict[str, SlotObs] = {}
         self.last_under: dict[str, SlotObs] = {}
         self.has_reference = reference is not None
+        self.accept = accept
+        self.fusion = QrFusion(budget_s=qr_budget_s)
+        self._turn = 0
         self.changes = RegionChanges({rid: _small_box(reg.box, pose.image_size)
                                       for rid, reg in {**self.base_stands, **self.base_slots,
                                                        **self.base_under}.items()})
@@ -175,6 +142,9 @@ class BoardReader:
             prepare(reg.H, reg.size, shape)
             Hq, n = qr_homography(reg.H, reg.px_per_mm, reg.size, self.layout.card_size_mm)
             prepare(Hq, (n, n), shape)
+            if self.accept is not None:
+                win = qr_window(reg.H, reg.px_per_mm, reg.size)
+                prepare(win.H, (win.side, win.side), shape)
             self._bgr_of(self.models.get(rid) or self._mat_slots[rid])
         for rid in self.stand_regions:
             model = self.models.get(rid)
@@ -231,10 +201,11 @@ class BoardReader:
             return self._unreadable("too dark", wanted)
         lit = normalise(aligned, gains, self._global_bgr)
         changed = self._changed_regions(lit)
-        retry = self._qr_retries(changed)
+        retry = self._qr_retries(changed) if self.accept is None else set()
+        self.fusion.new_frame()
         if not changed and not retry and self._prev is not None and all(
                 _settled(o) for o in self._prev.stands.values()) and all(
-                _settled(o) for o in self._prev.slots.values()) and all(
+                self._settled_slot(k, o) for k, o in self._prev.slots.items()) and all(
                 _settled(o) for o in self._prev.under.values()):
             return self._prev  # nothing moved anywhere: the last observation stands (a few ms)
         mask, boxes = self.finder.find_small(lit, margin=False)
@@ -250,15 +221,21 @@ class BoardReader:
             stands[sid] = self._read_stand(img, sid, reg, mask, gains)
             self.changes.keep(lit, sid)
         slots: dict[str, SlotObs] = {}
-        for sid, reg in self.slot_regions.items():
+        # the QR budget goes round: each frame another slot is first
+        order = list(self.slot_regions.items())
+        self._turn = (self._turn + 1) % len(order)
+        for sid, reg in order[self._turn:] + order[:self._turn]:
             if wanted is not None and sid not in wanted and sid in self.last_slots:
                 slots[sid] = self.last_slots[sid]
                 continue
-            if sid not in changed and sid not in retry and _settled(self._prev_slots.get(sid)):
+            if sid not in changed and sid not in retry and self._settled_slot(sid, self._prev_slots.get(sid)):
                 slots[sid] = self._prev_slots[sid]
                 continue
-            slots[sid] = self._read_slot(img, sid, reg, mask, gains)
+            slots[sid] = self._read_slot(img, sid, reg, mask, gains, fuse=sid not in changed)
             self.changes.keep(lit, sid)
+        read = self.fusion.read_pending(self.accept) if self.accept is not None else {}
+        slots = {sid: SlotObs("down", read[sid], 1.0, False) if sid in read else slots[sid]
+                 for sid in self.slot_regions}
         under: dict[str, SlotObs] = {}
         for rid, reg in self.under_regions.items():
             sid = under_slot(rid)
@@ -310,11 +287,11 @@ class BoardReader:
         self.changes.forget()
         self._prev = None
         for rid, reg in self.base_stands.items():
-            self.stand_regions[rid] = _moved(reg, correction)
+            self.stand_regions[rid] = moved(reg, correction)
         for rid, reg in self.base_slots.items():
-            self.slot_regions[rid] = _moved(reg, correction)
+            self.slot_regions[rid] = moved(reg, correction)
         for rid, reg in self.base_under.items():
-            self.under_regions[rid] = _moved(reg, correction)
+            self.under_regions[rid] = moved(reg, correction)
 
     def _unreadable(self, why: str, wanted: set[str] | None) -> BoardObservation:
         stands = {sid: self._not_read(self.last_stands.get(sid), why) for sid in self.stand_regions}
@@ -403,24 +380,50 @@ class BoardReader:
                 return o
         return None
 
+    def _settled_slot(self, sid: str, obs: SlotObs | None) -> bool:
+        """``_settled``, except a face-down card whose code is not read yet while its frames still help."""
+        if not _settled(obs):
+            return False
+        assert obs is not None
+        return not (self.accept is not None and obs.state == "down" and obs.payload is None
+                    and not self.fusion.exhausted(sid))
+
     def _read_slot(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None,
-                   gains: F32) -> SlotObs:
+                   gains: F32, fuse: bool = False) -> SlotObs:
+        """One slot; ``fuse``: nothing changed there since the last frame, so a face-down card not read
+        yet is read from the mean of its frames."""
         if self._covered(mask, sid):
+            self.fusion.reset(sid)
             return self._not_read_slot(self.last_slots.get(sid), "covered")
         model = self.models.get(sid) or self._mat_slots[sid]
         patch = normalise(extract(img, reg.H, reg.size), gains, self._bgr_of(model))
         c, s = chroma(patch)
+        started = time.thread_time()
+        deep = self.accept is not None and self.fusion.has_budget()
         state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm, model,
                                                      self.layout.card_size_mm, skin_check=False, patch=patch,
-                                                     cs=(c, s))
+                                                     cs=(c, s), accept=self.accept if deep else None)
         veto = None if obstructed or self.opinion is None else self.opinion.veto(sid, state)
         if veto is not None:
+            self.fusion.reset(sid)
             self.models.reset(sid)
             return self._not_read_slot(self.last_slots.get(sid), veto)
+        if self.accept is not None and state == "down" and payload is None and not obstructed:
+            win = qr_window(reg.H, reg.px_per_mm, reg.size)
+            view = self.fusion.stack(img, sid, win, fuse)
+            if deep and self.fusion.frames(sid) > 1:
+                payload = self.fusion.read(sid, view, win, self.accept, thorough=False)
+            if payload is None:
+                self.fusion.pending[sid] = (view, win)
+        else:
+            self.fusion.reset(sid)
+        self.fusion.spent += time.thread_time() - started
         confident_empty = state == "empty" and not obstructed and conf >= CONFIDENT_EMPTY
         self.models.seen_empty(sid, "slot", c, s, confident_empty)
         if obstructed:
             return self._not_read_slot(self.last_slots.get(sid), "not a card")
+        if payload is not None:
+            return SlotObs("down", payload, 1.0, False)
         return SlotObs(state, payload, conf, False)
 
     def _read_under(self, img: NDArray[np.uint8], rid: str, reg: Region, mask: NDArray[np.uint8] | None,
@@ -478,17 +481,6 @@ class BoardReader:
         any_obstructed = bool(boxes) or any(v.obstructed for v in stands.values()) or any(
             v.obstructed for v in slots.values())
         return BoardObservation(stands, slots, any_obstructed, boxes)
-
-
-def _moved(reg: Region, correction: NDArray[np.float64]) -> Region:
-    from vision.warp import apply
-
-    H = correction @ reg.H
-    poly = apply(correction, reg.polygon)
-    x0, y0 = np.floor(poly.min(0)).astype(int)
-    x1, y1 = np.ceil(poly.max(0)).astype(int)
-    return Region(reg.id, reg.kind, reg.size, H, reg.px_per_mm, (int(x0), int(y0), int(x1), int(y1)), poly,
-                  apply(correction, reg.core))
 
 
 def _small_box(box: tuple[int, int, int, int], size: tuple[int, int]) -> tuple[int, int, int, int]:

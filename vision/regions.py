@@ -132,3 +132,13 @@ def centre_mm(reg: Region, pose: CameraPose, z_mm: float = 0.0) -> tuple[float, 
     w, h = reg.size
     pt = np.linalg.inv(pose.plane_homography(z_mm)) @ reg.H @ np.array([w / 2.0, h / 2.0, 1.0])
     return float(pt[0] / pt[2]), float(pt[1] / pt[2])
+
+
+def moved(reg: Region, correction: Mat3) -> Region:
+    """``reg`` seen through ``correction`` (model px -> frame px): where it lies once the camera moved."""
+    H = correction @ reg.H
+    poly = apply(correction, reg.polygon)
+    x0, y0 = np.floor(poly.min(0)).astype(int)
+    x1, y1 = np.ceil(poly.max(0)).astype(int)
+    return Region(reg.id, reg.kind, reg.size, H, reg.px_per_mm, (int(x0), int(y0), int(x1), int(y1)), poly,
+                  apply(correction, reg.core))

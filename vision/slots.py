@@ -9,6 +9,7 @@ match the card-back art; otherwise face up.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 import cv2
@@ -19,6 +20,7 @@ from pyzbar import pyzbar
 
 from vision.assets import CARD_BACK, asset
 from vision.colour import F32, MIN_SUM, chroma, chroma_dist, skin_fraction
+from vision.slot_qr import qr_window, read_window, window_of
 from vision.warp import Image, Mat3, extract, scale, translate
 
 QR_PX_PER_MM = 3.0
@@ -162,12 +164,15 @@ def mat_reference(layout_mat: Image, mat_size_mm: tuple[float, float], slot_mm_H
 
 def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple[F32, F32],
               card_mm: tuple[float, float], skin_check: bool = False,
-              patch: Image | None = None, *, cs: tuple[F32, F32] | None = None) -> tuple[
-                  str, str | None, float, bool]:
+              patch: Image | None = None, *, cs: tuple[F32, F32] | None = None,
+              accept: Callable[[str], bool] | None = None) -> tuple[str, str | None, float, bool]:
     """(state, payload, confidence, obstructed) of one slot; ``ref`` is the empty slot patch. With
     ``skin_check`` (no reference frame, so no arm detection) skin-coloured pixels mark the slot obstructed.
     ``patch`` is the slot already rectified (and light-normalised) from ``frame`` through ``H``, ``cs`` its
-    ``chroma`` when the caller has it."""
+    ``chroma`` when the caller has it. With ``accept`` (is this payload a card id?), a face-down card's
+    code the plain decoders miss is looked for through blur and low resolution too (``vision.slot_qr``'s
+    quick pass; the caller runs the thorough one within its budget), and only accepted payloads are
+    reported."""
     if patch is None:
         patch = extract(frame, H, size)
     c, s = chroma(patch) if cs is None else cs
@@ -194,6 +199,11 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
         Hq, n = qr_homography(H, k, size, card_mm)
         gray = np.asarray(cv2.cvtColor(extract(frame, Hq, (n, n)), cv2.COLOR_BGR2GRAY), np.uint8)
         payload = decode_qr(gray)
+        if payload is not None and accept is not None and not accept(payload):
+            payload = None
+        if payload is None and accept is not None:
+            win = qr_window(H, k, size)
+            payload = read_window(window_of(frame, win), win.frame_px_per_mm, accept, thorough=False)
         if payload is not None:
             return "down", payload, 1.0, False
         conf = float(np.clip(abs(like - BACK_LIKE_MIN) / 0.15, 0.0, 1.0)) * min(lower, upper)

@@ -30,7 +30,7 @@ from typing import Any
 
 from calibration.errors import CalibrationFileError
 from calibration.layout import StandSpec, TableLayout, default_layout
-from vision.board import BoardObservation
+from vision.observation import BoardObservation
 
 FORMAT = "tilemap-layout/1"
 UNIT_STATES = ("capital", "basecamp")  # a square token on a tile, whatever the reader calls its shape

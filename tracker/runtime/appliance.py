@@ -20,6 +20,7 @@ import numpy as np
 from calibration.calfile import Calibration
 from rules.board_map import BoardMap
 from rules.decks import check_deck
+from rules.identity import is_kipukas_payload
 from tracker.api import JUDGE
 from tracker.config import STYLE_TERRITORIES, CameraConfig, TableConfig
 from tracker.errors import UsageError
@@ -223,7 +224,8 @@ class TableRuntime:
                 adaptation = Adaptation.load(path)
             except VisionError as exc:
                 self.warn(f"reader adaptation ignored: {exc}")
-        return BoardReader(self.layout, self.calibration.pose, self.palette, adaptation=adaptation)
+        return BoardReader(self.layout, self.calibration.pose, self.palette, adaptation=adaptation,
+                           accept=is_kipukas_payload)
 
     def _dice_reader(self) -> DiceReader | None:
         """The roll area's reader at the current pose, or None when the mat has no roll area."""

@@ -18,6 +18,7 @@ from calibration.calfile import Calibration
 from calibration.camera import CameraPose, default_pose
 from calibration.drift import moved_reference
 from rules.board_map import BoardMap
+from rules.identity import is_kipukas_payload
 from tracker.overhead.calibration_service import CalibrationService
 from tracker.overhead.layout import table_artworks, table_layout
 from tracker.overhead.pose_watch import PoseWatch
@@ -122,7 +123,7 @@ class DemoTable:
         self.renderer = Renderer(layout, pose, PALETTE)
         # A frame of the empty table lets the reader tell a hand from a piece (0 false changes vs 2.3 %).
         self.reference = self.renderer.render(TableScene({}), seed=7)
-        self.reader = BoardReader(layout, pose, PALETTE, reference=self.reference)
+        self.reader = BoardReader(layout, pose, PALETTE, reference=self.reference, accept=is_kipukas_payload)
         self.dice_reader = DiceReader(layout, pose, PALETTE, self.reference)
         self.folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="kipukas-demo-"))
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -166,7 +167,8 @@ class DemoTable:
         self._new_reader()
 
     def _new_reader(self) -> None:
-        self.reader = BoardReader(self.layout, self.pose, self.palette, reference=self.reference)
+        self.reader = BoardReader(self.layout, self.pose, self.palette, reference=self.reference,
+                                  accept=is_kipukas_payload)
 
     def _new_table(self) -> Table:
         record = GameRecord(str(self.folder / f"demo-{self.rounds + 1:03d}.sqlite"), self.key)

@@ -1,0 +1,52 @@
+"""What the overhead reader says of one frame: each stand's and slot's reading, or why it was not read.
+
+Kept apart from the reader (``vision.board``) so that what it returns can be read, stored and compared
+without the reading machinery."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class StandObs:
+    state: str  # "empty" | "capital" | "basecamp" | "soul" | "unknown" (never read yet)
+    owner: str | None
+    count: int
+    confidence: float
+    obstructed: bool  # not read this frame: the state is the last reading (or "unknown")
+    flipped: bool = False
+    reason: str | None = None  # why it was not read
+
+
+@dataclass(frozen=True)
+class SlotObs:
+    state: str  # "empty" | "down" | "up" | "landscape" | "unknown" (never read yet)
+    payload: str | None
+    confidence: float
+    obstructed: bool
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class BoardObservation:
+    stands: dict[str, StandObs]
+    slots: dict[str, SlotObs]
+    obstructed: bool
+    obstructed_regions: tuple[tuple[int, int, int, int], ...]
+    unreadable: str | None = None  # "too dark" | "camera moved" | "glare" | "covered" when most are unknown
+    # per slot on the mat's edge: a hidden card's end showing beyond it ("down"), "empty", or "unknown"
+    under: dict[str, SlotObs] = field(default_factory=dict)
+
+
+UNDER = "under:"
+
+
+def under_id(slot: str) -> str:
+    """The region id of the area beyond `slot`'s outer edge (models, change test and obstruction share ids)."""
+    return UNDER + slot
+
+
+def under_slot(rid: str) -> str:
+    """The slot whose outer edge the area `rid` (an `under_id`) lies beyond."""
+    return rid.removeprefix(UNDER)

@@ -1,0 +1,113 @@
+"""Several frames of a face-down card that lies still, fused into one sharper look at its QR code.
+
+A card put down stays for many frames. Its code window, rectified from the calibrated pose, shows the
+same modules every frame, only the sensor noise and the JPEG blocks differ; their mean has less noise,
+which lets the deconvolution of ``vision.slot_qr`` undo more blur before the noise it amplifies
+swamps the modules. A new window is registered to the first by phase correlation: a card nudged by more
+than ``MAX_SHIFT_PX`` starts a new stack (so a moved card is never mixed with where it was).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.qr_decoders import GreyImage
+from vision.slot_qr import Accept, QrWindow, read_window, window_of
+from vision.warp import Image
+
+MAX_SHIFT_PX = 1.5  # window px (0.4 mm): more and the card moved
+MAX_FRAMES = 8  # frames fused per card: after that the reader stops trying until the slot changes
+
+FloatImage = npt.NDArray[np.float32]
+
+
+@dataclass
+class _Stack:
+    first: FloatImage
+    total: FloatImage
+    count: int
+
+
+class QrFusion:
+    """Per slot, the running sum of the code windows of the face-down card that lies there unread."""
+
+    def __init__(self, max_frames: int = MAX_FRAMES, budget_s: float = 0.3) -> None:
+        """``budget_s``: CPU seconds per frame for QR work beyond the plain decoders."""
+        self.max_frames = max_frames
+        self.budget_s = budget_s
+        self.spent = 0.0  # CPU seconds of QR work this frame
+        self.pending: dict[str, tuple[FloatImage, QrWindow]] = {}  # unread cards this frame: view, window
+        self._stacks: dict[str, _Stack] = {}
+
+    def new_frame(self) -> None:
+        """A new frame: its budget is whole again, no card is pending yet."""
+        self.spent = 0.0
+        self.pending.clear()
+
+    def has_budget(self) -> bool:
+        """Whether this frame's QR budget is not spent yet."""
+        return self.spent < self.budget_s
+
+    def read_pending(self, accept: Accept) -> dict[str, str]:
+        """The thorough pass (``vision.slot_qr``) over the face-down cards the quick one missed this frame,
+        in the order they were met, while the budget lasts: the payloads read, by slot."""
+        out: dict[str, str] = {}
+        for slot, (view, win) in self.pending.items():
+            if not self.has_budget():
+                break
+            started = time.thread_time()
+            payload = self.read(slot, view, win, accept, thorough=True)
+            self.spent += time.thread_time() - started
+            if payload is not None:
+                out[slot] = payload
+        return out
+
+    def add(self, slot: str, window: GreyImage) -> FloatImage | None:
+        """Add this frame's window of ``slot``; the mean of the stack when it holds two or more frames."""
+        w = np.asarray(window, dtype=np.float32)
+        stack = self._stacks.get(slot)
+        if stack is None or stack.first.shape != w.shape or self._shift(stack.first, w) > MAX_SHIFT_PX:
+            self._stacks[slot] = _Stack(w, w.copy(), 1)
+            return None
+        stack.total += w
+        stack.count += 1
+        return np.asarray(stack.total / stack.count, dtype=np.float32)
+
+    def frames(self, slot: str) -> int:
+        """How many frames of ``slot``'s card are fused (0: none)."""
+        stack = self._stacks.get(slot)
+        return 0 if stack is None else stack.count
+
+    def exhausted(self, slot: str) -> bool:
+        """Whether ``slot``'s card has been tried on enough frames that more would not help."""
+        return self.frames(slot) >= self.max_frames
+
+    def reset(self, slot: str) -> None:
+        """Forget ``slot``'s stack: the card was read, moved, or left."""
+        self._stacks.pop(slot, None)
+
+    def stack(self, frame: Image, slot: str, win: QrWindow, same: bool) -> FloatImage:
+        """This frame's code window of ``slot`` added to its card's stack (a new stack unless ``same``: the
+        slot did not change since the last frame); the stack's mean (this window alone when it is new)."""
+        if not same:
+            self.reset(slot)
+        window = window_of(frame, win)
+        mean = self.add(slot, window)
+        return np.asarray(window, dtype=np.float32) if mean is None else mean
+
+    def read(self, slot: str, view: FloatImage, win: QrWindow, accept: Accept, thorough: bool) -> str | None:
+        """The payload in ``view`` (``stack``'s result for ``slot``); a read card's stack is forgotten."""
+        payload = read_window(view, win.frame_px_per_mm, accept, thorough)
+        if payload is not None:
+            self.reset(slot)
+        return payload
+
+    @staticmethod
+    def _shift(a: FloatImage, b: FloatImage) -> float:
+        (dx, dy), _ = cv2.phaseCorrelate(a, b)
+        return float(np.hypot(dx, dy))
