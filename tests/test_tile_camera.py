@@ -59,7 +59,7 @@ def test_the_camera_reads_units_on_tiles_and_the_game_takes_the_one_legal_move(t
     record = GameRecord(str(tmp_path / "t.sqlite"), load_or_create_key(tmp_path))
     table = GameTable.start(record, "tilemap", {"map": "skirmish", "seats": ["red", "blue"]})
     assert isinstance(table.game, ReadsBoard)
-    reader = BoardReader(layout, pose, PALETTE, reference)
+    reader = BoardReader(layout, pose, PALETTE, reference, veto=False)  # as the tile camera builds it
     # Red's upkeep draws, a MILITIA played on c1 and resolved: the record's board has three units.
     for line in ("red draw MILITIA", "red draw MILITIA", "red draw SPARK", "red draw ARCHER", "red play MILITIA c1",
                  "red pass", "blue pass"):

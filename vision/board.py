@@ -62,13 +62,14 @@ class BoardReader:
     camera) starts the empty model; without it the model is learned from the frames themselves."""
 
     def __init__(self, layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
-                 reference: np.ndarray | None = None, strict: bool = True,
+                 reference: np.ndarray | None = None, strict: bool = True, veto: bool = True,
                  adaptation: Adaptation | None = None, patches: PatchClassifier | Path | None = None,
                  accept: Callable[[str], bool] | None = None, qr_budget_s: float = QR_BUDGET_S) -> None:
         """``adaptation`` (``vision.adapt``, learned from labelled frames of this table) brings the players'
         colours, the empty look of the regions it saw empty, the sizes of the pieces and the patch
         classifier's last layers re-fitted to this table. ``patches`` (or the folder holding one) replaces the
-        shipped classifier (``vision.patch_classifier``, which may veto a region's reading). ``accept`` says
+        shipped classifier (``vision.patch_classifier``, which may veto a region's reading; ``veto=False`` for
+        regions it never learnt, such as another game's tiles). ``accept`` says
         whether a QR payload is a card id: with it, face-down codes are read through blur and low
         resolution, fusing the frames of a card that lies still (``vision.slot_qr``), and only accepted
         payloads are reported; ``qr_budget_s`` caps that work per frame."""
@@ -114,7 +115,7 @@ class BoardReader:
         self._qr_tries: dict[str, int] = {}  # slot -> unchanged frames its unread face-down card was read again
         self.ambiguous: set[str] = set()
         self.opinion = SecondOpinion.build(patches, *((adaptation.stand_head, adaptation.slot_head)
-                                                      if adaptation is not None else ())) if strict else None
+                                                      if adaptation is not None else ())) if strict and veto else None
         if reference is not None:
             ref = self._check(reference, "reference")
             for rid, reg in self.stand_regions.items():
@@ -209,7 +210,7 @@ class BoardReader:
                 _settled(o) for o in self._prev.under.values()):
             return self._prev  # nothing moved anywhere: the last observation stands (a few ms)
         mask, boxes = self.finder.find_small(lit, margin=False)
-        self._ask_opinion(img, gains, wanted, changed)
+        self._ask_opinion(img, gains, wanted, changed, retry)
         stands: dict[str, StandObs] = {}
         for sid, reg in self.stand_regions.items():
             if wanted is not None and sid not in wanted and sid in self.last_stands:
@@ -352,20 +353,23 @@ class BoardReader:
                 return self._not_read(self.last_stands.get(sid), f"a {hidden} piece would not show on this stand")
         return StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)
 
-    def _ask_opinion(self, img: NDArray[np.uint8], gains: F32, wanted: set[str] | None, changed: set[str]) -> None:
+    def _ask_opinion(self, img: NDArray[np.uint8], gains: F32, wanted: set[str] | None, changed: set[str],
+                     retry: set[str]) -> None:
         """The patch classifier's batch over the stands and slots ``read`` reads this frame (the loops repeat
         the others' last reading)."""
         if self.opinion is None:
             return
 
-        def to_read(rid: str, last: dict[str, StandObs] | dict[str, SlotObs], prev: StandObs | SlotObs | None) -> bool:
+        def to_read(rid: str, last: dict[str, StandObs] | dict[str, SlotObs], settled: bool) -> bool:
             return not (wanted is not None and rid not in wanted and rid in last) and not (
-                rid not in changed and _settled(prev))
+                rid not in changed and rid not in retry and settled)
 
         self.opinion.classify(
             img, gains,
-            {r: g for r, g in self.stand_regions.items() if to_read(r, self.last_stands, self._prev_stands.get(r))},
-            {r: g for r, g in self.slot_regions.items() if to_read(r, self.last_slots, self._prev_slots.get(r))})
+            {r: g for r, g in self.stand_regions.items()
+             if to_read(r, self.last_stands, _settled(self._prev_stands.get(r)))},
+            {r: g for r, g in self.slot_regions.items()
+             if to_read(r, self.last_slots, self._settled_slot(r, self._prev_slots.get(r)))})
 
     def _hides(self, model: tuple[F32, F32] | None, n: int) -> str | None:
         """An ambiguous player's colour that the empty stand's own top shows (so a piece of it would not be

@@ -70,7 +70,7 @@ class DemoFrames:
             # pieces and cards keep the place they were put on for the whole step (one composition per
             # step and hands or not; a real piece does not jump about between frames) and the lamp stays
             # where it is; the camera's noise and JPEG differ in every frame
-            placed = {hands: renderer.compose(TableScene(tokens, slots, hands), seed=self.seed * 100_000)[0]
+            placed = {hands: renderer.compose(TableScene(tokens, slots, hands), seed=self.seed * 100_000 + index)[0]
                       for hands in {int(k < self.hand_frames) for k in range(self.hand_frames + self.settled_frames)}}
             for k in range(self.hand_frames + self.settled_frames):
                 n += 1

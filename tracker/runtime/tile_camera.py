@@ -111,7 +111,8 @@ class TileCamera:
             return None
         seats = tuple(table.game.seats)
         palette = palette_store.load(state_dir, seats) or palette_store.nominal(seats)
-        reader = BoardReader(layout.table_layout(), pose, palette, empty)
+        # the patch classifier learnt Kipukas' stands and slots: on tiles it would veto every reading
+        reader = BoardReader(layout.table_layout(), pose, palette, empty, veto=False)
         return cls(cfg, layout, reader, get_table, dog, stop)
 
     def process(self, frame: Frame) -> None:
