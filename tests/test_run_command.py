@@ -268,3 +268,19 @@ def test_demo_on_a_busy_port_exits_2_with_one_line() -> None:
     assert done.returncode == 2
     assert done.stderr == f"kipukas-tracker demo: cannot listen on 127.0.0.1:{port}: port {port} is in use by " \
                           "another program\n"
+
+
+def test_demo_of_another_game_on_a_busy_port_or_an_unknown_game_exits_2_with_one_line() -> None:
+    """`demo --game` shares the Kipukas demo's serving: the same one-line refusals, and no record left open."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "tracker.cli", "demo", "--game", "tilemap", "--port", str(port)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr == f"kipukas-tracker demo: cannot listen on 127.0.0.1:{port}: port {port} is in use by " \
+                          "another program\n"
+    done = subprocess.run([sys.executable, "-m", "tracker.cli", "demo", "--game", "chess"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith("kipukas-tracker demo: --game: unknown game 'chess'")

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tracker.errors import UsageError
+
+if TYPE_CHECKING:
+    from tracker.runtime.demo import DemoTable
+    from tracker.runtime.game_runtime import DemoGame
 
 
 def register(sub: Any) -> None:
@@ -27,9 +31,6 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tracker.runtime.demo import DemoTable
-    from tracker.runtime.native_logs import join_all
-    from tracker.runtime.server import WebServer
-    from tracker.service.seats import Seats
 
     if not 0 <= args.port < 65536:
         raise UsageError(f"--port {args.port} is not a TCP port")
@@ -38,31 +39,13 @@ def run(args: argparse.Namespace) -> int:
     if args.game != "kipukas":
         return run_game(args)
     demo = DemoTable(fps=args.fps if args.fps > 0 else None, script="both")  # the game, then the dice round
-    demo.service.seats = Seats(demo.service.seats.players, judge_pin=args.judge_pin)
-    demo.service.spectator_delay_min = args.spectator_delay
-    try:
-        server = WebServer(demo.service, args.host, args.port)
-    except OSError as exc:
-        raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
-    worker = demo.start()
-    print(f"kipukas-tracker demo: http://{args.host}:{server.port}/ (judge page, with the seats' join codes: "
-          f"http://{args.host}:{server.port}/judge)", flush=True)
-    try:
-        server.serve_forever()
-    finally:
-        demo.stop.set()
-        server.shutdown()
-        join_all([worker])  # never exit while the table's thread is inside a decode
-    return 0
+    return _serve(demo, args, "")
 
 
 def run_game(args: argparse.Namespace) -> int:
     """`demo --game kaiju|tilemap`: a fresh game of the registry served to phones, no cameras."""
     from rules.core.registry import UnknownGame
     from tracker.runtime.game_runtime import DemoGame
-    from tracker.runtime.native_logs import join_all
-    from tracker.runtime.server import WebServer
-    from tracker.service.seats import Seats
 
     if args.autoplay < 0:
         raise UsageError(f"--autoplay {args.autoplay:g}: give 0 (phones only) or a number of seconds")
@@ -70,6 +53,18 @@ def run_game(args: argparse.Namespace) -> int:
         demo = DemoGame(args.game, autoplay_s=args.autoplay, seed=args.seed)
     except UnknownGame as exc:
         raise UsageError(f"--game: {exc}") from exc
+    try:
+        return _serve(demo, args, f"{args.game} on ", f"; record {demo.table.record.path}")
+    finally:
+        demo.table.record.close()
+
+
+def _serve(demo: DemoTable | DemoGame, args: argparse.Namespace, game: str, tail: str = "") -> int:
+    """Serve ``demo``'s table on the web until interrupted, with the judge PIN and spectator delay asked for."""
+    from tracker.runtime.native_logs import join_all
+    from tracker.runtime.server import WebServer
+    from tracker.service.seats import Seats
+
     demo.service.seats = Seats(demo.service.seats.players, judge_pin=args.judge_pin)
     demo.service.spectator_delay_min = args.spectator_delay
     try:
@@ -77,13 +72,12 @@ def run_game(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
     worker = demo.start()
-    print(f"kipukas-tracker demo: {args.game} on http://{args.host}:{server.port}/ (judge page, with the seats' join "
-          f"codes: http://{args.host}:{server.port}/judge); record {demo.table.record.path}", flush=True)
+    print(f"kipukas-tracker demo: {game}http://{args.host}:{server.port}/ (judge page, with the seats' join codes: "
+          f"http://{args.host}:{server.port}/judge){tail}", flush=True)
     try:
         server.serve_forever()
     finally:
         demo.stop.set()
         server.shutdown()
-        join_all([worker])
-        demo.table.record.close()
+        join_all([worker])  # never exit while the table's thread is inside a decode
     return 0
