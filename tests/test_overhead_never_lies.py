@@ -44,7 +44,7 @@ def stress_bench() -> ModuleType:
 def test_stress_condition_accepts_no_wrong_reading(name: str) -> None:
     bench = stress_bench()
     cond = next(c for c in bench.CONDITIONS if c.name == name)
-    args = argparse.Namespace(tables=1, frames=3, warmup=3, seed=23, before=False)
+    args = argparse.Namespace(tables=1, frames=3, warmup=3, seed=23, before=False, qr_budget=bench.QR_BUDGET_S)
     renderers: dict[Any, Renderer] = {}
     for mode, t in bench.run_condition(cond, layout(), args, renderers).items():
         accepted = [m for m in t.misses if "ACCEPTED" in m]
