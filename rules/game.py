@@ -13,7 +13,7 @@ lists the actions the engine accepts now (dice rolls sampled, enough for random 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from rules import card_actions, combat, day, night, setup_phase, style_ends, turns
 from rules.board_map import BoardMap
@@ -21,6 +21,7 @@ from rules.catalog import Catalog
 from rules.context import Ctx, Illegal, other
 from rules.effects import FLAGS
 from rules.errors import RulesError
+from rules.history import History
 from rules.legal import candidates
 from rules.legal_checks import Checker
 from rules.legal_direct import direct
@@ -76,7 +77,7 @@ from rules.notation import (
 )
 from rules.prompts import prompts
 from rules.seating import captive_pairs, seated
-from rules.state import CardState, GameState, Pending, PlayerState
+from rules.state import CardState, CardTable, GameState, Pending, PlayerState, Undo
 from rules.style_ends import matches
 from rules.styles import DOMINATION, Style, StyleError
 from rules.styles import style as play_style
@@ -143,14 +144,43 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
 class Game:
     def __init__(self, state: GameState, board: BoardMap | None = None, catalog: Catalog | None = None,
                  style: Style | str = DOMINATION) -> None:
-        self.state = state
+        self._state = state.copy()  # the game owns its state: it changes it in place
         self.board = board or BoardMap.packaged()
         self.catalog = catalog or Catalog.packaged()
         self.style = play_style(style)
-        self.history: list[tuple[Action, GameState]] = []
+        # Per accepted action, how to take it back: an undo record (the usual case) or the whole state before
+        # it (a #BS ruling, or history handed in from outside).
+        self._log: list[tuple[Action, Undo | GameState]] = []
+        self._live: Ctx | None = None
+
+    @property
+    def state(self) -> GameState:
+        """The current state. It is changed in place by `apply` and `undo` (as python-chess's board): keep
+        `state.copy()` or `to_text()` to remember a position."""
+        return self._state
+
+    @state.setter
+    def state(self, state: GameState) -> None:
+        self._state = state.copy()  # the caller may keep (and share) the object it hands in
+
+    @property
+    def history(self) -> History:
+        """The accepted actions, oldest first, each with the state before it, as it is now (later actions do
+        not change it). States are rebuilt from the undo records only when read."""
+        return History(self._log, self._state)
+
+    @history.setter
+    def history(self, entries: Sequence[tuple[Action, GameState]]) -> None:
+        self._log = [(action, state) for action, state in entries]
 
     def _ctx(self, state: GameState) -> Ctx:
-        return Ctx(state, self.board, self.catalog, self.style)
+        """The handlers' view of `state`; the live state's is made once and kept (it is changed in place)."""
+        ctx = self._live
+        if ctx is None or ctx.s is not state:
+            ctx = Ctx(state, self.board, self.catalog, self.style)
+            if state is self._state:
+                self._live = ctx
+        return ctx
 
     @classmethod
     def new(cls, decks: Mapping[str, Sequence[str]], board: BoardMap | None = None,
@@ -190,18 +220,29 @@ class Game:
         return cls(state, board, catalog, chosen)
 
     # --- applying ------------------------------------------------------------------------------------------
-    def _run(self, action: Action) -> tuple[GameState, list[str]]:
-        ctx = self._ctx(self.state.copy())
-        ctx.s.notices = ()
-        if ctx.s.phase == "over":
-            raise Illegal("#win", f"the game is over: {ctx.s.result}")
-        if action.player not in ctx.s.players and action.player != JUDGE:
+    def _run(self, action: Action) -> tuple[Undo, list[str]]:
+        """Apply `action` to the state in place and return its undo record; a rejection (or any failure)
+        restores the state from the record before the exception leaves."""
+        s = self._state
+        if s.phase == "over":
+            raise Illegal("#win", f"the game is over: {s.result}")
+        if action.player not in s.players and action.player != JUDGE:
             raise Illegal("#playstyleoptions", f"{action.player} has no seat in this game "
-                                               f"(seats: {', '.join(ctx.s.players)})")
-        HANDLERS[type(action)](ctx, action)
-        turns.finish(ctx)
-        ctx.s.notices = tuple(ctx.notices)
-        return ctx.s, ctx.notices
+                                               f"(seats: {', '.join(s.players)})")
+        undo = s.mark()
+        ctx = self._ctx(s)
+        ctx.notices = []
+        try:
+            s.notices = ()
+            HANDLERS[type(action)](ctx, action)
+            turns.finish(ctx)
+        except BaseException:
+            s.restore(undo)
+            raise
+        finally:
+            cast(CardTable, s.cards).journal = None
+        s.notices = tuple(ctx.notices) if ctx.notices else ()
+        return undo, ctx.notices
 
     def apply(self, action: Action | str) -> Verdict:
         """Apply `action` if the rules allow it. A rejection leaves the state untouched."""
@@ -209,21 +250,20 @@ class Game:
         if isinstance(act, (Bs, Concede)):
             return self._bs(act)
         try:
-            new, notices = self._run(act)
+            undo, notices = self._run(act)
         except Illegal as exc:
             return Verdict.reject(exc.rule, f"{act.to_text()}: {exc.message}")
-        self.history.append((act, self.state))
-        self.state = new
+        self._log.append((act, undo))
         return Verdict.ok("", "; ".join(notices)) if notices else Verdict.ok_action(act)
 
     def _bs(self, act: Bs | Concede) -> Verdict:
         """#BS: "Call them out before the effect is used in game play. Pause the battle and hold convention.
         One player must concede reasonability (either for or against). If required, enlist a tie breaking
         third individual to make the final call." Conceded against, the called-out action is taken back."""
-        s = self.state
+        s = self._state
         waiting = s.pending[0] if s.pending and s.pending[0].kind == "bs" else None
         if isinstance(act, Bs):
-            last = self.history[-1][0] if self.history else None
+            last = self._log[-1][0] if self._log else None
             if waiting is not None or last is None or last.player == act.player or last.player not in s.players \
                     or act.player not in s.players or s.phase == "over":
                 return Verdict.reject("#BS", f"{act.to_text()}: call out the opponent's last action, before its "
@@ -231,8 +271,8 @@ class Game:
             new = s.copy()
             new.notices = ()
             new.pending = (Pending("bs", last.player, note=last.to_text()), *s.pending)
-            self.history.append((act, s))
-            self.state = new
+            self._log.append((act, s))
+            self._state = new
             return Verdict.ok("#BS", f"{act.player} calls BS on '{last.to_text()}': hold convention")
         if waiting is None:
             return Verdict.reject("#BS", f"{act.to_text()}: no BS call is waiting for convention")
@@ -244,18 +284,19 @@ class Game:
             return Verdict.reject("#BS", f"{act.to_text()}: a player concedes the other side's point: "
                                          f"{challenged} concedes against, "
                                          f"{other(challenged) if len(s.players) == 2 else 'the caller'} concedes for")
-        self.history.append((act, s))
+        history = self.history
+        self._log.append((act, s))
         if stands:
             new = s.copy()
             new.pending = tuple(p for p in s.pending if p is not waiting)
             new.notices = ()
-            self.state = new
+            self._state = new
             return Verdict.ok("#BS", f"'{waiting.note}' stands (#BS)")
-        calls = [i for i, (a, _) in enumerate(self.history) if isinstance(a, Bs)]
-        before_call = self.history[calls[-1] - 1][1]  # the state before the called-out action
+        calls = [i for i, (a, _) in enumerate(self._log) if isinstance(a, Bs)]
+        before_call = history[calls[-1] - 1][1]  # the state before the called-out action
         new = before_call.copy()
         new.notices = (f"'{waiting.note}' is taken back: conceded against reasonability (#BS)",)
-        self.state = new
+        self._state = new
         return Verdict.ok("#BS", new.notices[0])
 
     def push(self, action: Action | str) -> Verdict:
@@ -263,22 +304,27 @@ class Game:
         verdict = self.apply(action)
         if not verdict.accepted:
             text = action if isinstance(action, str) else action.to_text()
-            raise Rejected(text, verdict, self.state.phase)
+            raise Rejected(text, verdict, self._state.phase)
         return verdict
 
     def is_legal(self, action: Action) -> bool:
+        """Whether the rules accept `action` now (applied in place and taken back: the state is unchanged)."""
         try:
-            self._run(action)
+            undo, _ = self._run(action)
         except Illegal:
             return False
+        self._state.restore(undo)
         return True
 
     def undo(self) -> Action:
-        """Take back the last accepted action and return it."""
-        if not self.history:
+        """Take back the last accepted action and return it (python-chess's `pop`)."""
+        if not self._log:
             raise IndexError("nothing to undo: no action has been accepted")
-        action, previous = self.history.pop()
-        self.state = previous
+        action, previous = self._log.pop()
+        if isinstance(previous, GameState):
+            self._state = previous.copy()
+        else:
+            self._state.restore(previous)
         return action
 
     # --- views ---------------------------------------------------------------------------------------------
@@ -326,7 +372,7 @@ class Game:
         if s.pending and s.pending[0].kind == "bs":
             challenged = s.pending[0].player
             return [Concede(challenged, "against"), *(Concede(q, "for") for q in s.players if q != challenged)]
-        last = self.history[-1][0] if self.history else None
+        last = self._log[-1][0] if self._log else None
         if not free or last is None or last.player not in s.players:
             return []
         return [Bs(q) for q in s.players if q != last.player]

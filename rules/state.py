@@ -139,7 +139,7 @@ class CardTable(dict[str, CardState]):
     so a snapshot per action costs one copy of the id table, not of every index.
     """
 
-    __slots__ = ("mine", "owned", "play", "play_mine", "settled", "touched")
+    __slots__ = ("journal", "mine", "owned", "play", "play_mine", "settled", "touched")
 
     def __init__(self, cards: dict[str, CardState] | None = None) -> None:
         super().__init__(cards or {})
@@ -153,6 +153,8 @@ class CardTable(dict[str, CardState]):
         # settled (`turns.settle_claims` looks only there, and clears it).
         self.touched: set[str] = {c.at for c in self.values() if c.at is not None}
         self.settled: dict[str, tuple[str, str]] | None = None  # the claims as the last settlement left them
+        # While an action is applied in place: (card id, record before the write) per write, for its undo.
+        self.journal: list[tuple[str, CardState | None]] | None = None
 
     def __reduce__(self) -> tuple[type[CardTable], tuple[dict[str, CardState]]]:
         """copy, deepcopy and pickle rebuild the indices from the cards (claims are then looked at everywhere)."""
@@ -167,6 +169,7 @@ class CardTable(dict[str, CardState]):
         new.play_mine = self.play_mine = False
         new.touched = set(self.touched)
         new.settled = self.settled
+        new.journal = None
         return new
 
     def zone(self, zone: str) -> list[CardState]:
@@ -188,6 +191,8 @@ class CardTable(dict[str, CardState]):
 
     def __setitem__(self, key: str, cs: CardState) -> None:
         old = dict.get(self, key)
+        if self.journal is not None:
+            self.journal.append((key, old))
         dict.__setitem__(self, key, cs)
         if old is None or old.at != cs.at or old.zone != cs.zone or old.rogue != cs.rogue \
                 or old.equipped_to != cs.equipped_to or old.controller != cs.controller or old.owner != cs.owner:
@@ -212,6 +217,8 @@ class CardTable(dict[str, CardState]):
 
     def __delitem__(self, key: str) -> None:
         old = self[key]
+        if self.journal is not None:
+            self.journal.append((key, old))
         dict.__delitem__(self, key)
         del self._members((old.zone, old.control))[key]
         if key in self.play:
@@ -221,6 +228,15 @@ class CardTable(dict[str, CardState]):
 
     def update(self, *args: object, **kwargs: object) -> None:
         raise TypeError("CardTable is changed one card at a time (cards[id] = record), so its index stays right")
+
+    def rewind(self, journal: list[tuple[str, CardState | None]]) -> None:
+        """Undo the writes of `journal` (newest first), through the indices; the journal is not extended."""
+        self.journal = None
+        for key, old in reversed(journal):
+            if old is None:
+                self.__delitem__(key)
+            else:
+                self[key] = old
 
 
 @dataclass(slots=True)
@@ -265,6 +281,29 @@ class GameState:
                          self.contention_due, self.pending, self.bout, dict(self.fixed_means), self.result,
                          self.origin, self.notices, dict(self.overrides), self.hill, self.tunnels, self.rescue,
                          self.done)
+
+    def mark(self) -> Undo:
+        """Start recording changes for one action applied in place (python-chess's `push`): the scalar
+        fields and the small dicts are saved as they are, card writes are journaled by the card table."""
+        table = self.cards
+        assert isinstance(table, CardTable)
+        journal: list[tuple[str, CardState | None]] = []
+        table.journal = journal
+        return Undo(_STATE_VALUES(self), dict(self.players), dict(self.bottom), dict(self.claims),
+                    dict(self.fixed_means), dict(self.overrides), journal, set(table.touched), table.settled)
+
+    def restore(self, undo: Undo) -> None:
+        """Return to the state `undo` was marked at (python-chess's `pop`); `undo` stays usable."""
+        table = self.cards
+        assert isinstance(table, CardTable)
+        table.rewind(undo.journal)
+        for name, value in zip(_STATE_FIELDS, undo.values, strict=True):
+            setattr(self, name, value)
+        self.players, self.bottom, self.claims = dict(undo.players), dict(undo.bottom), dict(undo.claims)
+        self.fixed_means, self.overrides = dict(undo.fixed_means), dict(undo.overrides)
+        self.cards = table
+        table.touched = set(undo.touched)
+        table.settled = undo.settled
 
     def put(self, cs: CardState) -> None:
         self.cards[cs.id] = cs
@@ -329,3 +368,31 @@ class GameState:
                          + (f" rounds {','.join(map(str, b.rounds))}" if b.rounds else "")
                          + (f" grab {b.grab}" if b.grab else ""))
         return "\n".join(line.rstrip() for line in lines)
+
+
+_STATE_FIELDS = tuple(f.name for f in fields(GameState) if f.name != "cards")
+_STATE_VALUES = attrgetter(*_STATE_FIELDS)
+
+
+class Undo:
+    """What `GameState.restore` needs to take one in-place action back: the fields as they were (the small
+    dicts copied, as handlers write into them), the card writes in order, and the claim bookkeeping.
+    A plain slotted class: a frozen dataclass's per-field `object.__setattr__` would cost more than the
+    rest of `mark`. Never changed once made."""
+
+    __slots__ = ("bottom", "claims", "fixed_means", "journal", "overrides", "players", "settled", "touched",
+                 "values")
+
+    def __init__(self, values: tuple[Any, ...], players: dict[str, PlayerState], bottom: dict[str, tuple[str, ...]],
+                 claims: dict[str, tuple[str, str]], fixed_means: dict[tuple[str, str], tuple[int, int]],
+                 overrides: dict[str, tuple[tuple[str, bool], ...]], journal: list[tuple[str, CardState | None]],
+                 touched: set[str], settled: dict[str, tuple[str, str]] | None) -> None:
+        self.values = values
+        self.players = players
+        self.bottom = bottom
+        self.claims = claims
+        self.fixed_means = fixed_means
+        self.overrides = overrides
+        self.journal = journal
+        self.touched = touched
+        self.settled = settled
