@@ -24,12 +24,15 @@ from rules.notation import (
     Attack,
     Bottom,
     Camp,
+    Capital,
+    DefaultEffect,
     Draw,
     End,
     Hold,
     Initiative,
     Means,
     Move,
+    Personal,
     Play,
     Reveal,
     Roll,
@@ -54,11 +57,17 @@ def direct(c: Ctx) -> list[Action] | None:
         return _setup_draw(c)
     if s.phase == "affinity":
         return legal_candidates(c)  # every undeclared player may declare any adaptation
+    if s.phase == "rolloff":
+        return [make(Roll, p, "d6", v) for p, ps in s.players.items() if ps.rolloff is None for v in _D6]
+    if s.phase == "effects":
+        return _effects(c)
     if not s.active:
         return None
     p = s.active
     if s.phase == "night" and not s.contention_due:
         return _night(c, p)
+    if s.phase == "capitals":
+        return _capitals(c, p)
     if s.phase == "camps":
         held = sum(1 for owner, _ in s.claims.values() if owner == p)
         return [make(Camp, p, t) for t in c.board.holdable if t not in s.claims] if held < 1 + c.style.camps else []
@@ -68,6 +77,32 @@ def direct(c: Ctx) -> list[Action] | None:
     if due:
         return _contention(c, p, due[0])
     return _day(c, p)
+
+
+_D6 = tuple(str(v) for v in range(1, 7))
+
+
+def _capitals(c: Ctx, p: str) -> list[Action]:
+    """`setup_phase.capital`: any unclaimed territory, adjacent to the first capital where the style says so."""
+    s = c.s
+    placed = [t for t, (_, kind) in s.claims.items() if kind == "capital"]
+    near = c.style.adjacent_capitals and placed
+    return [make(Capital, p, t) for t in c.board.holdable
+            if t not in s.claims and not (near and not c.board.adjacent_territories(placed[0], t))]
+
+
+def _effects(c: Ctx) -> list[Action]:
+    """`setup_phase.personal` / `default_effect` for each player who has not chosen: none, a personal effect
+    set aside, or one of the top three deck cards as the default effect."""
+    s = c.s
+    out: list[Action] = []
+    for p, ps in s.players.items():
+        if ps.effect_chosen:
+            continue
+        out.append(make(Personal, p, "none"))
+        out += [make(Personal, p, x.id) for x in s.in_zone("aside", p) if c.info(x).type == "PersonalEffect"]
+        out += [make(DefaultEffect, p, x.id) for x in s.in_zone("deck", p)[:3]]
+    return out
 
 
 def _contention(c: Ctx, p: str, t: str) -> list[Action]:
