@@ -61,6 +61,7 @@ class BoardMap:
     shore: frozenset[str] = field(default=frozenset(), repr=False, compare=False)  # stands with a water line
     movement_stands: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
     home_stand: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # territory -> its stand
+    territory_stands: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
     # rules.day.reach's answers: (start, range, water, blocked, tunnels) -> stands and their distance
     reach_cache: dict[tuple[object, ...], dict[str, int]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -86,6 +87,8 @@ class BoardMap:
         object.__setattr__(self, "holdable", tuple(sorted(t for t, terr in self.territories.items()
                                                           if not terr.transit)))
         object.__setattr__(self, "stand_territory", {k: st.territory for k, st in self.stands.items()})
+        object.__setattr__(self, "territory_stands", {t: tuple(k for k, st in self.stands.items() if st.territory == t)
+                                                      for t in self.territories})
         object.__setattr__(self, "sorted_adj", {k: tuple(sorted(v)) for k, v in adj.items()})
         water = frozenset(k for k, p in path.items() if p.water)
         object.__setattr__(self, "water_edges", water)

@@ -176,7 +176,8 @@ class Game:
     def _ctx(self, state: GameState) -> Ctx:
         """The handlers' view of `state`; the live state's is made once and kept (it is changed in place)."""
         ctx = self._live
-        if ctx is None or ctx.s is not state:
+        if ctx is None or ctx.s is not state or ctx.board is not self.board or ctx.catalog is not self.catalog \
+                or ctx.style is not self.style:
             ctx = Ctx(state, self.board, self.catalog, self.style)
             if state is self._state:
                 self._live = ctx

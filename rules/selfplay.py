@@ -63,5 +63,17 @@ def choose(c: Ctx, actions: Sequence[Action], rng: random.Random) -> Action:
     """One of `actions` (non-empty), drawn with the progress weights."""
     if not actions:
         raise ValueError("choose needs at least one legal action")
-    weights = [weight(c, a) for a in actions]
+    fixed = _FIXED
+    weights = [w if (w := fixed.get(type(a))) is not None else _weigh(c, a) for a in actions]
     return rng.choices(actions, weights)[0]
+
+
+_STATEFUL = (Move, Play, Tame, Challenge)  # kinds whose weight depends on the action or the position
+_FIXED: dict[type[Action], float] = {}  # the other kinds' weights, learnt as they are met
+
+
+def _weigh(c: Ctx, action: Action) -> float:
+    kind = type(action)
+    if kind not in _STATEFUL:
+        _FIXED[kind] = WEIGHTS.get(kind, 1.0)
+    return weight(c, action)

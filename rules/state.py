@@ -139,7 +139,7 @@ class CardTable(dict[str, CardState]):
     so a snapshot per action costs one copy of the id table, not of every index.
     """
 
-    __slots__ = ("journal", "mine", "owned", "play", "play_mine", "settled", "touched")
+    __slots__ = ("journal", "mine", "on", "owned", "play", "play_mine", "settled", "sorted_by", "touched")
 
     def __init__(self, cards: dict[str, CardState] | None = None) -> None:
         super().__init__(cards or {})
@@ -155,6 +155,10 @@ class CardTable(dict[str, CardState]):
         self.settled: dict[str, tuple[str, str]] | None = None  # the claims as the last settlement left them
         # While an action is applied in place: (card id, record before the write) per write, for its undo.
         self.journal: list[tuple[str, CardState | None]] | None = None
+        # (zone, controlling player or None for everyone) -> its cards sorted by id, until a write there.
+        self.sorted_by: dict[tuple[str, str | None], list[CardState]] = {}
+        # stand -> the cards in play there (table order within a stand not kept); built on first use
+        self.on: dict[str, dict[str, CardState]] | None = None
 
     def __reduce__(self) -> tuple[type[CardTable], tuple[dict[str, CardState]]]:
         """copy, deepcopy and pickle rebuild the indices from the cards (claims are then looked at everywhere)."""
@@ -170,7 +174,19 @@ class CardTable(dict[str, CardState]):
         new.touched = set(self.touched)
         new.settled = self.settled
         new.journal = None
+        new.sorted_by = dict(self.sorted_by)  # the lists are never changed, only dropped
+        new.on = None  # rebuilt when first asked for
         return new
+
+    def at_stand(self) -> dict[str, dict[str, CardState]]:
+        """Stand -> the cards in play on it, kept up to date on every write once built."""
+        on = self.on
+        if on is None:
+            on = self.on = {}
+            for k, c in self.play.items():
+                if c.at is not None:
+                    on.setdefault(c.at, {})[k] = c
+        return on
 
     def zone(self, zone: str) -> list[CardState]:
         """Every card in `zone`, whoever controls it (unordered)."""
@@ -183,7 +199,21 @@ class CardTable(dict[str, CardState]):
             return True
         return any(members for (z, _), members in owned.items() if z == zone)
 
+    def sorted_in(self, zone: str, owner: str | None) -> list[CardState]:
+        """The cards of `zone` (controlled by `owner`, or everyone's when None) sorted by id; kept until a
+        write to that zone, as hands and decks are asked for far more often than they change."""
+        key = (zone, owner)
+        found = self.sorted_by.get(key)
+        if found is None:
+            members = self.zone(zone) if owner is None else self.owned.get((zone, owner), {}).values()
+            found = self.sorted_by[key] = sorted(members, key=_by_id)
+        return list(found)
+
     def _members(self, key: tuple[str, str]) -> dict[str, CardState]:
+        cache = self.sorted_by
+        if cache:
+            cache.pop(key, None)
+            cache.pop((key[0], None), None)
         if key not in self.mine:
             self.owned[key] = dict(self.owned.get(key, {}))
             self.mine.add(key)
@@ -203,6 +233,12 @@ class CardTable(dict[str, CardState]):
         if old is not None:
             del self._members((old.zone, old.control))[key]
         self._members((cs.zone, cs.control))[key] = cs
+        on = self.on
+        if on is not None:
+            if old is not None and old.at is not None and old.zone == "play":
+                del on[old.at][key]
+            if cs.at is not None and cs.zone == "play":
+                on.setdefault(cs.at, {})[key] = cs
         if cs.zone == "play":
             if key in self.play:
                 if not self.play_mine:
@@ -220,6 +256,8 @@ class CardTable(dict[str, CardState]):
         if self.journal is not None:
             self.journal.append((key, old))
         dict.__delitem__(self, key)
+        if self.on is not None and old.at is not None and old.zone == "play":
+            del self.on[old.at][key]
         del self._members((old.zone, old.control))[key]
         if key in self.play:
             if not self.play_mine:
@@ -309,10 +347,7 @@ class GameState:
         self.cards[cs.id] = cs
 
     def in_zone(self, zone: str, owner: str | None = None) -> list[CardState]:
-        table = cast(CardTable, self.cards)
-        if owner is None:
-            return sorted(table.zone(zone), key=_by_id)
-        return sorted(table.owned.get((zone, owner), {}).values(), key=_by_id)
+        return cast(CardTable, self.cards).sorted_in(zone, owner)
 
     def to_text(self) -> str:
         lines = [f"phase {self.phase} turn {self.turn} active {self.active or '-'} "

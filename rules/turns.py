@@ -16,6 +16,7 @@ from rules.territory_effects import between_turns
 
 PREDETERMINED = {1: "day", 2: "night", 3: "day"}
 _NOBODY: frozenset[str] = frozenset()
+_EMPTY: dict[str, CardState] = {}
 MAX_PRISONERS = 3
 
 
@@ -222,21 +223,22 @@ def settle_claims(c: Ctx) -> None:
     on_stand: dict[str, list[CardState]] = {}   # territory -> souls on its territory stand
     present: dict[str, set[str]] = {}           # territory -> owners of souls anywhere in it
     loose: dict[str, list[CardState]] = {}      # territory -> terrain features and unequipped items in play
-    look = touched | capitals
-    souls, info, homes = c.catalog.soul_codes, c.catalog.cards, board.home_stand
-    for cs in c.s.play.values():
-        at = cs.at
-        if at is None:
-            continue
-        t = where[at]
-        if t not in look:
-            continue
-        if cs.code in souls:
-            present.setdefault(t, set()).add(cs.owner)
-            if homes.get(t) == at:
-                on_stand.setdefault(t, []).append(cs)
-        elif cs.equipped_to is None and info[cs.code].type in ("TerrainFeature", "Item"):
-            loose.setdefault(t, []).append(cs)
+    souls, info, homes, on = c.catalog.soul_codes, c.catalog.cards, board.home_stand, table.at_stand()
+    stands_of = board.territory_stands
+    for t in touched | capitals:  # only the cards in these territories (the card table's stand index)
+        home = homes.get(t)
+        for st in stands_of.get(t, ()):
+            for cs in on.get(st, _EMPTY).values():
+                if cs.code in souls:
+                    present.setdefault(t, set()).add(cs.owner)
+                    if home == st:
+                        on_stand.setdefault(t, []).append(cs)
+                elif cs.equipped_to is None and info[cs.code].type in ("TerrainFeature", "Item"):
+                    loose.setdefault(t, []).append(cs)
+    if any(len(items) > 1 for items in loose.values()):  # control passes in table order, as notices read
+        order = {k: i for i, k in enumerate(c.s.play)}
+        for items in loose.values():
+            items.sort(key=lambda x: order[x.id])
     for territory in board.holdable:
         if territory not in touched and not (territory in capitals and c.s.claims != before):
             continue
