@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import default_pose
 from calibration.layout import TableLayout
-from rules.board_map import BoardMap
-from rules.identity import is_kipukas_payload
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.identity import is_kipukas_payload
 from tracker.overhead.layout import table_layout
 from vision.board import BoardReader
 from vision.observation import BoardObservation

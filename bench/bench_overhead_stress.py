@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import CameraPose, default_pose
 from calibration.layout import TableLayout
-from rules.board_map import BoardMap
-from rules.identity import is_kipukas_payload
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.identity import is_kipukas_payload
 from tracker.overhead.layout import table_layout
 from tracker.table.board import StandValue
 from tracker.table.loop import stand_value

@@ -2,7 +2,7 @@
 
 A Kipukas *step* is `Game.legal_actions()` + `Game.apply()` of one of them; a python-chess *ply* is
 `list(board.legal_moves)` + `board.push()` of one of them. Both sides play random games (Kipukas with the
-progress player of `rules.selfplay`, chess uniformly) alternating in runs of 50 steps and 50 plies (as many
+progress player of `rules.kipukas.selfplay`, chess uniformly) alternating in runs of 50 steps and 50 plies (as many
 plies as steps), so machine load hits both alike while each keeps its caches warm. Prints the mean step
 and ply, their ratio (target: step / ply <= 1), random self-play games per second, and the share of
 Kipukas games that reach a result, split by how they ended.
@@ -30,11 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import chess
 
-from rules.catalog import Catalog
-from rules.context import Ctx
-from rules.decks import COPY_LIMITS
-from rules.game import Game
-from rules.selfplay import choose
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.context import Ctx
+from rules.kipukas.decks import COPY_LIMITS
+from rules.kipukas.game import Game
+from rules.kipukas.selfplay import choose
 
 
 def deck(rng: random.Random, serial: int) -> list[str]:

@@ -19,9 +19,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_rules import deck
-from rules.context import Ctx
-from rules.game import Game
-from rules.selfplay import choose
+from rules.kipukas.context import Ctx
+from rules.kipukas.game import Game
+from rules.kipukas.selfplay import choose
 
 
 def main() -> int:

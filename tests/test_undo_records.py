@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-from rules.context import Ctx
-from rules.game import Game
-from rules.legal import candidates
-from rules.selfplay import choose
-from rules.state import CardTable, GameState
+from rules.kipukas.context import Ctx
+from rules.kipukas.game import Game
+from rules.kipukas.legal import candidates
+from rules.kipukas.selfplay import choose
+from rules.kipukas.state import CardTable, GameState
 from tests.perft_positions import random_position
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rules.core.errors import RulesError
 from rules.core.interface import Config, TableGame
-from rules.errors import RulesError
 
 Factory = Callable[[Config], TableGame]
 
@@ -23,7 +23,7 @@ class UnknownGame(RulesError, ValueError):
 
 
 def _kipukas(config: Config) -> TableGame:
-    from rules.kipukas import new
+    from rules.kipukas.adapter import new
     return new(config)
 
 

@@ -120,7 +120,7 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 
 def _sheet(record: GameRecord, out: BinaryIO) -> int:
     """The score sheet: the game as a replay of the record sees it, and every judged row."""
-    from rules.board_map import BoardMap
+    from rules.kipukas.board_map import BoardMap
     from tracker.table.replay import replay_record
 
     rows = [r for r in record.rows() if r.kind in ("action", "undo", "correct")]

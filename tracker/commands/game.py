@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rules.errors import RulesError
+from rules.core.errors import RulesError
 from tracker.errors import RecordError, UsageError
 
 

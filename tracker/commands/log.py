@@ -143,7 +143,7 @@ def export(args: argparse.Namespace) -> int:
 
 
 def state(args: argparse.Namespace) -> int:
-    from rules.board_map import BoardMap
+    from rules.kipukas.board_map import BoardMap
     from tracker.table.replay import replay
 
     record = _open(args.file)

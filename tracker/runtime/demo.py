@@ -17,8 +17,8 @@ import numpy as np
 from calibration.calfile import Calibration
 from calibration.camera import CameraPose, default_pose
 from calibration.drift import moved_reference
-from rules.board_map import BoardMap
-from rules.identity import is_kipukas_payload
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.identity import is_kipukas_payload
 from tracker.overhead.calibration_service import CalibrationService
 from tracker.overhead.layout import table_artworks, table_layout
 from tracker.overhead.pose_watch import PoseWatch

@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
-from rules.catalog import Catalog
+from rules.kipukas.catalog import Catalog
 from tracker.errors import InputError, UsageError
 from tracker.overhead.calibration_service import CalibrationService
 from tracker.service.choices import resolve

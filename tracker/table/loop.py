@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from rules.errors import RulesError
-from rules.identity import parse_payload
+from rules.core.errors import RulesError
+from rules.kipukas.identity import parse_payload
 from tracker.table.board import KINDS, StandValue
 from tracker.table.dice_roll import DiceDesk
 from tracker.table.dice_watch import RollSeen
