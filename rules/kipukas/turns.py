@@ -226,12 +226,12 @@ def settle_claims(c: Ctx) -> None:
     souls, info, homes, on = c.catalog.soul_codes, c.catalog.cards, board.home_stand, table.at_stand()
     stands_of = board.territory_stands
     for t in touched | capitals:  # only the cards in these territories (the card table's stand index)
-        home = homes.get(t)
+        home_id = homes.get(t)
         for st in stands_of.get(t, ()):
             for cs in on.get(st, _EMPTY).values():
                 if cs.code in souls:
                     present.setdefault(t, set()).add(cs.owner)
-                    if home == st:
+                    if home_id == st:
                         on_stand.setdefault(t, []).append(cs)
                 elif cs.equipped_to is None and info[cs.code].type in ("TerrainFeature", "Item"):
                     loose.setdefault(t, []).append(cs)
