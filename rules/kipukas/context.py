@@ -6,12 +6,14 @@ so a rejected action never changes the state.
 
 from __future__ import annotations
 
+from typing import cast
+
 from rules.core.errors import RulesError
 from rules.kipukas.board_map import BoardMap
 from rules.kipukas.catalog import Card, Catalog
 from rules.kipukas.effects import NONE, Effects
 from rules.kipukas.movement import downed_range
-from rules.kipukas.state import CardState, GameState, Pending
+from rules.kipukas.state import CardState, CardTable, GameState, Pending
 from rules.kipukas.styles import DOMINATION, Style
 
 WATER_HABITAT = "Water"
@@ -35,6 +37,7 @@ def other(player: str) -> str:
     return "blue" if player == "red" else "red"
 
 
+_NONE: dict[str, CardState] = {}
 _FOES: dict[tuple[frozenset[str], tuple[str, ...]], tuple[str, ...]] = {}
 _TWO_SEATS = {"red": ("blue",), "blue": ("red",)}
 
@@ -159,14 +162,13 @@ class Ctx:
 
     def enemies_in(self, territory: str, player: str) -> list[CardState]:
         """Souls of `player`'s foes in `territory` (two seats: the opponent's), sorted by id."""
-        foes, souls, where = self.foes(player), self._souls, self._territory
-        return sorted((c for c in self.s.play.values()
-                       if c.code in souls and c.owner in foes and c.at and where.get(c.at) == territory), key=_by_id)
+        foes, souls = self.foes(player), self._souls
+        return sorted((c for c in self._in(territory) if c.code in souls and c.owner in foes), key=_by_id)
 
     def enemies_at(self, stand: str, player: str) -> list[CardState]:
         """Souls of `player`'s foes on `stand`, sorted by id."""
         foes, souls = self.foes(player), self._souls
-        return sorted((c for c in self.s.play.values() if c.at == stand and c.code in souls and c.owner in foes),
+        return sorted((c for c in self._on().get(stand, _NONE).values() if c.code in souls and c.owner in foes),
                       key=_by_id)
 
     def enemy_souls(self, player: str) -> list[CardState]:
@@ -176,9 +178,8 @@ class Ctx:
 
     def foes_unrevealed(self, player: str, territory: str) -> list[CardState]:
         """Unrevealed cards of `player`'s foes in `territory` (what a soul entering it rolls the D20 against)."""
-        foes, where = self.foes(player), self._territory
-        return sorted((c for c in self.s.play.values() if c.owner in foes and not c.revealed
-                       and c.at and where.get(c.at) == territory), key=_by_id)
+        foes = self.foes(player)
+        return sorted((c for c in self._in(territory) if c.owner in foes and not c.revealed), key=_by_id)
 
     # --- souls ---------------------------------------------------------------------------------------------
     def is_soul(self, cs: CardState) -> bool:
@@ -190,15 +191,22 @@ class Ctx:
 
     def souls_at(self, stand: str, player: str | None = None) -> list[CardState]:
         souls = self._souls
-        return sorted((c for c in self.s.play.values()
-                       if c.at == stand and c.code in souls and (player is None or c.owner == player)),
-                      key=_by_id)
+        return sorted((c for c in self._on().get(stand, _NONE).values()
+                       if c.code in souls and (player is None or c.owner == player)), key=_by_id)
 
     def souls_in(self, territory: str, player: str | None = None) -> list[CardState]:
-        souls, where = self._souls, self._territory
-        return sorted((c for c in self.s.play.values()
-                       if c.code in souls and (player is None or c.owner == player) and c.at
-                       and where.get(c.at) == territory), key=_by_id)
+        souls = self._souls
+        return sorted((c for c in self._in(territory) if c.code in souls and (player is None or c.owner == player)),
+                      key=_by_id)
+
+    def _on(self) -> dict[str, dict[str, CardState]]:
+        """Stand -> the cards in play on it (the card table's index, kept up to date by every write)."""
+        return cast(CardTable, self.s.cards).at_stand()
+
+    def _in(self, territory: str) -> list[CardState]:
+        """The cards in play in `territory`, stand by stand (callers sort or only count)."""
+        on = self._on()
+        return [c for st in self.board.territory_stands.get(territory, ()) for c in on.get(st, _NONE).values()]
 
     def occupying(self, territory: str, player: str) -> int:
         """Souls counting towards the 3-per-player limit (digital cloud souls occupy no space)."""
@@ -255,17 +263,15 @@ class Ctx:
         return self._wounds(cs)[0]
 
     def unrevealed_of(self, player: str, territory: str) -> list[CardState]:
-        where = self._territory
-        return sorted((c for c in self.s.play.values() if c.owner == player and not c.revealed
-                       and c.at and where.get(c.at) == territory), key=_by_id)
+        return sorted((c for c in self._in(territory) if c.owner == player and not c.revealed), key=_by_id)
 
     def contested(self, territory: str) -> bool:
         """Souls of foes share `territory` (allies of Band together do not contest it)."""
-        souls, where = self._souls, self._territory
+        souls = self._souls
         first: str | None = None
         allies = self.style.allies
-        for c in self.s.play.values():
-            if c.code in souls and c.at and where.get(c.at) == territory:
+        for c in self._in(territory):
+            if c.code in souls:
                 if first is None:
                     first = c.owner
                 elif c.owner != first and not (first in allies and c.owner in allies):

@@ -225,7 +225,11 @@ def settle_claims(c: Ctx) -> None:
     loose: dict[str, list[CardState]] = {}      # territory -> terrain features and unequipped items in play
     souls, info, homes, on = c.catalog.soul_codes, c.catalog.cards, board.home_stand, table.at_stand()
     stands_of = board.territory_stands
-    for t in touched | capitals:  # only the cards in these territories (the card table's stand index)
+    play_order: dict[str, int] | None = None
+
+    def gather(t: str) -> None:
+        """The cards of territory `t` (the card table's stand index), into on_stand, present and loose."""
+        nonlocal play_order
         home_id = homes.get(t)
         for st in stands_of.get(t, ()):
             for cs in on.get(st, _EMPTY).values():
@@ -235,12 +239,19 @@ def settle_claims(c: Ctx) -> None:
                         on_stand.setdefault(t, []).append(cs)
                 elif cs.equipped_to is None and info[cs.code].type in ("TerrainFeature", "Item"):
                     loose.setdefault(t, []).append(cs)
-    if any(len(items) > 1 for items in loose.values()):  # control passes in table order, as notices read
-        order = {k: i for i, k in enumerate(c.s.play)}
-        for items in loose.values():
+        items = loose.get(t)
+        if items is not None and len(items) > 1:  # control passes in table order, as notices read
+            if play_order is None:
+                play_order = {k: i for i, k in enumerate(c.s.play)}
+            order = play_order
             items.sort(key=lambda x: order[x.id])
+
     for territory in board.holdable:
-        if territory not in touched and not (territory in capitals and c.s.claims != before):
+        if territory in touched:
+            gather(territory)
+        elif territory in capitals and c.s.claims != before:
+            gather(territory)  # a capital is looked at once a claim changed (#maps)
+        else:
             continue
         here = on_stand.get(territory)
         if here:
