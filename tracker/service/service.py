@@ -193,7 +193,8 @@ class TableService:
             with table.lock:
                 last = table.record.last_seq
                 scene = delayed if delayed is not None and delayed.seq < last else None
-                state = (scene or Scene.of_table(table, self._cached_entries())).game.state
+                # a copy taken under the lock: the engine changes its state in place (undo records)
+                state = (scene or Scene.of_table(table, self._cached_entries())).game.state.copy()
                 upto = scene.seq if scene is not None else last
                 tail = scene.entries if scene is not None else self._cached_entries()
         if newest_only and after == 0:
@@ -351,7 +352,9 @@ class TableService:
                 return self._camera_answer(viewer, camera[0])
         entry = self.table.act(source, text, seat=viewer.seat)
         if not entry.seq:  # counted, not stored as a row (a seat that keeps getting rejections)
-            seen = entries_for([entry], self.table.game.state, viewer, -1, self.catalog)
+            with self.table.lock:  # the engine changes its state in place: read it under the table's lock
+                state = self.table.game.state.copy()
+            seen = entries_for([entry], state, viewer, -1, self.catalog)
             return {**seen[0], "counted": True}
         return self._project(viewer, entry)
 
