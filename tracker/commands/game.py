@@ -13,13 +13,16 @@ from tracker.errors import RecordError, UsageError
 
 
 def register(sub: Any) -> None:
+    from rules.core.registry import names
+
     p: argparse.ArgumentParser = sub.add_parser("game", help="start a new game, or show the game in progress")
     verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")
     new = verbs.add_parser("new", help="start a new game with each seat's deck file")
     new.add_argument("--config", required=True, type=Path)
-    new.add_argument("--game", help="the game (kipukas, kaiju, tilemap; default: [game] name of the config)")
+    new.add_argument("--game", help=f"the game ({', '.join(names())}; default: [game] name of the config)")
     new.add_argument("--deck", action="append", default=[], metavar="SEAT=FILE",
-                     help="a seat's deck file (Kipukas: required; kaiju: JSON, default the preconstructed decks)")
+                     help="a seat's deck file (Kipukas: required; another game whose seats carry decks: a JSON "
+                          "file replacing the seat's entry of its configuration, default its packaged decks)")
     new.add_argument("--state-dir", type=Path)
     new.add_argument("--style", help="play style of #playstyleoptions (default: table.toml's [style], else "
                                      "domination)")
