@@ -130,12 +130,13 @@ def style_params(pairs: list[str]) -> dict[str, object]:
 
 
 def show(args: argparse.Namespace) -> int:
+    from rules.kipukas.adapter import KipukasGame
     from tracker.commands.run import table_setup
     from tracker.record.keys import table_public_key
     from tracker.record.snapshots import SnapshotStore, snapshot_path
     from tracker.record.store import GameRecord
     from tracker.runtime.appliance import current_game, load_board
-    from tracker.table.games import GameTable, start_row
+    from tracker.table.games import GameTable, public_status, start_row
     from tracker.table.replay import replay_record
 
     cfg, state_dir, _ = table_setup(args)
@@ -163,5 +164,6 @@ def show(args: argparse.Namespace) -> int:
                 "claims": {t: f"{o} {k}" for t, (o, k) in sorted(s.claims.items())},
                 "hands": {p: len(s.in_zone("hand", p)) for p in s.players},
                 "decks": {p: len(s.in_zone("deck", p)) for p in s.players}})
+    out.update({"game": "kipukas", **public_status(KipukasGame(done.game))})  # as every game shows them
     print(json.dumps(out))
     return 0

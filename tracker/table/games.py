@@ -249,7 +249,11 @@ class GameTable:
         """The game in progress for `game status`: no hidden information (the spectator's view)."""
         result = self.game.result
         return {"game": self.name, "players": list(self.game.seats), "rows": self.record.last_seq,
-                "result": result.to_text() if result else None,
-                "prompts": [{"player": p.player, "rule": p.rule, "text": p.text} for p in self.game.prompts()
-                            if p.blocking],
-                "view": self.game.view("spectator")}
+                "result": result.to_text() if result else None, **public_status(self.game)}
+
+
+def public_status(game: TableGame) -> dict[str, Any]:
+    """What `game status` shows of any game through the interface: the blocking prompts and the
+    spectator's view (no hidden information)."""
+    return {"prompts": [{"player": p.player, "rule": p.rule, "text": p.text} for p in game.prompts() if p.blocking],
+            "view": game.view("spectator")}
