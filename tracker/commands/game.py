@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rules.core.errors import RulesError
-from tracker.errors import RecordError, UsageError
+from tracker.errors import InputError, RecordError, UsageError
 
 
 def register(sub: Any) -> None:
@@ -72,34 +72,23 @@ def start_interface_game(args: argparse.Namespace, cfg: Any, state_dir: Path, fi
                          name: str) -> int:
     """A game of the registry other than Kipukas: its configuration from [game] and --param, the seats
     from [table] players; recorded (signed, hash-chained) by `tracker.table.games.GameTable`."""
-    from rules.core.registry import UnknownGame, example, factory
-    from tracker.record.keys import load_or_create_key
-    from tracker.record.store import GameRecord
-    from tracker.runtime.appliance import fresh_record, make_current
-    from tracker.table.games import GameTable
+    from rules.core.registry import UnknownGame, factory
+    from tracker.runtime.game_runtime import configuration, start_record
 
     try:
         factory(name)
     except UnknownGame as exc:
         raise UsageError(f"--game / [game] name: {exc}") from exc
     try:  # the game's own configuration for these seats (packaged decks or map), then table.toml and --param
-        config: dict[str, Any] = json.loads(json.dumps(example(name, list(cfg.players))))
-    except (RulesError, ValueError) as exc:
-        raise UsageError(f"{name}: cannot seat {', '.join(cfg.players)}: {exc}") from exc
-    config.update(cfg.game_params)
-    config.update(style_params(args.param))
-    seat_decks(name, config, files)
-    path = fresh_record(state_dir)
-    record = GameRecord(str(path), load_or_create_key(state_dir))
-    try:
-        table = GameTable.start(record, name, config)
-    except (RulesError, KeyError) as exc:
-        record.close()
-        path.unlink(missing_ok=True)
-        raise UsageError(f"{name}: the configuration cannot start a game: {exc}") from exc
-    make_current(path)
-    print(json.dumps({"record": str(path), "rows": record.last_seq, "game": name, "players": list(table.game.seats)}))
-    record.close()
+        config = configuration(cfg, name, {})
+        config.update(style_params(args.param))
+        seat_decks(name, config, files)
+        path, table = start_record(state_dir, name, config)
+    except InputError as exc:
+        raise UsageError(str(exc)) from exc
+    print(json.dumps({"record": str(path), "rows": table.record.last_seq, "game": name,
+                      "players": list(table.game.seats)}))
+    table.record.close()
     return 0
 
 
