@@ -64,6 +64,14 @@ def register(name: str, factory: Factory, example: Example | None = None) -> Non
     _EXAMPLES[name] = example or (lambda seats: {})
 
 
+def unregister(name: str) -> None:
+    """Forget a game `register` added (a test's toy game); the three games of the table stay."""
+    if name in ("kipukas", "kaiju", "tilemap"):
+        raise ValueError(f"{name!r} is one of the table's own games")
+    _FACTORIES.pop(name, None)
+    _EXAMPLES.pop(name, None)
+
+
 def example(name: str, seats: list[str] | None = None) -> dict[str, object]:
     """The configuration that starts a game of `name` for `seats` (default red and blue) from packaged
     data: preconstructed decks, the first map. An unknown name raises `UnknownGame`."""

@@ -90,7 +90,8 @@ class KipukasGame:
 
     def view(self, viewer: str) -> View:
         """Hands, decks and cards set aside are named only to their owner and judges; souls played face
-        down only to their owner and judges (the rule book's hidden information)."""
+        down only to their owner and judges (the rule book's hidden information). Territory claims are
+        public (``claims``: territory -> "owner kind")."""
         s = self.game.state
         players: dict[str, object] = {}
         for seat in self.game.state.players:
@@ -104,8 +105,9 @@ class KipukasGame:
         for c in s.in_zone("play") + s.in_zone("prison"):
             shown = c.revealed or viewer in (c.owner, JUDGE)
             board.append({"card": c.id if shown else None, "owner": c.owner, "at": c.at, "revealed": c.revealed})
+        claims = {t: f"{owner} {kind}" for t, (owner, kind) in sorted(s.claims.items())}
         return {"game": self.name, "phase": s.phase, "turn": s.turn, "active": s.active, "players": players,
-                "board": board, "result": s.result}
+                "board": board, "claims": claims, "result": s.result}
 
     def to_text(self) -> str:
         return self.game.to_text()

@@ -265,11 +265,15 @@ class TableService:
         return self._fingerprints[path]
 
     def start_game(self, viewer: Viewer, decks: dict[str, list[str]], style: str = "",
-                   colours: dict[str, str] | None = None) -> dict[str, Any]:
+                   colours: dict[str, str] | None = None, game: str = "") -> dict[str, Any]:
         """A judge starts a new game from the organiser page: deck lines (payloads) per seat (a seat left
         empty takes the cards registered with the front camera), a play style, and the seats' token
-        colours (checked against each other and the map before anything starts)."""
+        colours (checked against each other and the map before anything starts). A Kipukas table starts
+        Kipukas games only: its cameras are Kipukas'."""
         self._judge_only(viewer, "start a new game")
+        if game not in ("", "kipukas"):
+            raise InputError(f"this Kipukas table starts Kipukas games; a {game} game is started with "
+                             f"`kipukas-tracker game new --game {game}` and a restart of the tracker")
         if self.organiser is None:
             raise InputError("this table cannot start games from its pages (the demo plays its own)")
         chosen = style_body(style)
@@ -294,7 +298,7 @@ class TableService:
         return {"players": list(self.seats.players), "styles": play_styles(),
                 "colours": self.calibration.colour_names() if self.calibration is not None else [],
                 "palette": self.calibration.state()["palette"] if self.calibration is not None else {},
-                "front_camera": self.registrar is not None}
+                "front_camera": self.registrar is not None, "game": "kipukas", "games": ["kipukas"]}
 
     def registration(self, viewer: Viewer, action: str, seat: str = "") -> dict[str, Any]:
         """Deck registration with the front camera: ``start`` (for `seat`), ``stop`` or ``status``."""
