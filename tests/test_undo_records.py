@@ -81,9 +81,15 @@ def test_a_history_view_is_fixed_when_taken_and_trims_only_the_oldest() -> None:
     assert len(game.history) == 60
     view = game.history
     last_action, last_state = view[-1]
+    now = game.state.copy()
     game.undo()
     game.undo()
     assert len(view) == 60 and view[-1] == (last_action, last_state)  # later undos do not change the view
+    ahead = game.history  # taken now; its current state is copied only when the game changes
+    game.push(game.legal_actions()[0])
+    assert len(ahead) == 58 and ahead[-1][1] == view[-3][1] and ahead._state(58) != game.state
+    assert view._state(60) == now
+    game.undo()
     assert len(game.history) == 58
     del game.history[:-10]  # the tracker's memory cap
     assert len(game.history) == 10

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
+from weakref import ref
 
 from rules.core.errors import RulesError
 from rules.core.verdict import Prompt, Verdict
@@ -152,6 +153,7 @@ class Game:
         # it (a #BS ruling, or history handed in from outside).
         self._log: list[tuple[Action, Undo | GameState]] = []
         self._live: Ctx | None = None
+        self._views: list[ref[History]] = []  # history views that may still read the live state
 
     @property
     def state(self) -> GameState:
@@ -161,13 +163,25 @@ class Game:
 
     @state.setter
     def state(self, state: GameState) -> None:
+        self._changing()
         self._state = state.copy()  # the caller may keep (and share) the object it hands in
 
     @property
     def history(self) -> History:
         """The accepted actions, oldest first, each with the state before it, as it is now (later actions do
         not change it). States are rebuilt from the undo records only when read."""
-        return History(self._log, self._state)
+        view = History(self._log, self._state)
+        self._views.append(ref(view))
+        return view
+
+    def _changing(self) -> None:
+        """The state is about to change: history views taken since the last change keep a copy of it."""
+        if self._views:
+            for alive in self._views:
+                view = alive()
+                if view is not None:
+                    view.freeze()
+            self._views = []
 
     @history.setter
     def history(self, entries: Sequence[tuple[Action, GameState]]) -> None:
@@ -248,6 +262,7 @@ class Game:
     def apply(self, action: Action | str) -> Verdict:
         """Apply `action` if the rules allow it. A rejection leaves the state untouched."""
         act = parse(action) if isinstance(action, str) else action
+        self._changing()
         if isinstance(act, (Bs, Concede)):
             return self._bs(act)
         try:
@@ -321,6 +336,7 @@ class Game:
         """Take back the last accepted action and return it (python-chess's `pop`)."""
         if not self._log:
             raise IndexError("nothing to undo: no action has been accepted")
+        self._changing()
         action, previous = self._log.pop()
         if isinstance(previous, GameState):
             self._state = previous.copy()

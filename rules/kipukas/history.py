@@ -18,17 +18,28 @@ Entry = tuple[Action, Undo | GameState]
 
 
 class History:
-    """The (action, state before it) pairs of a game, oldest first, as they were when the view was taken."""
+    """The (action, state before it) pairs of a game, oldest first, as they were when the view was taken.
 
-    __slots__ = ("_entries", "_live", "_states")
+    The current state is copied only when the game is about to change (`freeze`, called by the game) or
+    when a state is first read, so `len(game.history)` and trimming cost no copy."""
+
+    __slots__ = ("__weakref__", "_entries", "_live", "_now", "_states")
 
     def __init__(self, log: list[Entry], state: GameState) -> None:
         self._live = log  # the game's own log: deleting old entries here trims it (the tracker's memory cap)
         self._entries = list(log)
-        self._states: list[GameState] = [state.copy()]  # newest first: the current state, then before each
+        self._now: GameState | None = state  # the game's live state until frozen
+        self._states: list[GameState] = []  # newest first: the state when taken, then before each action
+
+    def freeze(self) -> None:
+        """Keep a copy of the state as it is now: the game calls this before it changes its state."""
+        if self._now is not None:
+            self._states = [self._now.copy()]
+            self._now = None
 
     def _state(self, index: int) -> GameState:
         """The state before action `index` (0 = the oldest kept)."""
+        self.freeze()
         states, entries = self._states, self._entries
         while len(states) < len(entries) - index + 1:
             undo = entries[len(entries) - len(states)][1]
