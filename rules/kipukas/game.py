@@ -174,6 +174,10 @@ class Game:
         self._views.append(ref(view))
         return view
 
+    @history.setter
+    def history(self, entries: Sequence[tuple[Action, GameState]]) -> None:
+        self._log = [(action, state) for action, state in entries]
+
     def _changing(self) -> None:
         """The state is about to change: history views taken since the last change keep a copy of it."""
         if self._views:
@@ -182,10 +186,6 @@ class Game:
                 if view is not None:
                     view.freeze()
             self._views = []
-
-    @history.setter
-    def history(self, entries: Sequence[tuple[Action, GameState]]) -> None:
-        self._log = [(action, state) for action, state in entries]
 
     def _ctx(self, state: GameState) -> Ctx:
         """The handlers' view of `state`; the live state's is made once and kept (it is changed in place)."""
