@@ -48,7 +48,7 @@ from vision.slot_qr_fusion import QrFusion
 from vision.slots import mat_reference, qr_homography, read_slot
 from vision.stands import StandClassifier, StandReading, prepare_model
 from vision.under_mat import read_under
-from vision.warp import extract, prepare
+from vision.warp import extract, one_frame, prepare
 
 UNREADABLE_FRACTION = 0.5
 CONFIDENT_EMPTY = 0.8
@@ -180,6 +180,10 @@ class BoardReader:
     def read(self, frame: np.ndarray, only: Iterable[str] | None = None) -> BoardObservation:
         """Observe every stand and slot, or only the ids in ``only`` (the others repeat the last reading)."""
         img = self._check(frame, "frame")
+        with one_frame(img):
+            return self._read(img, only)
+
+    def _read(self, img: NDArray[np.uint8], only: Iterable[str] | None) -> BoardObservation:
         wanted = set(only) if only is not None else None
         if wanted is not None:
             unknown = wanted - set(self.stand_regions) - set(self.slot_regions)
