@@ -35,7 +35,7 @@ from vision.change import RegionChanges
 from vision.colour import F32, chroma
 from vision.empty_model import EmptyModels
 from vision.errors import VisionError
-from vision.light import SMALL, LightModel, bgr_of, normalise, saturated_fraction, shrink
+from vision.light import SMALL, LightModel, bgr_of, normalise, saturated_fraction, shrink, small_of
 from vision.memo import IdentityMemo
 from vision.motion import MotionGuard
 from vision.observation import BoardObservation, SlotObs, StandObs, under_id, under_slot
@@ -177,13 +177,19 @@ class BoardReader:
             raise VisionError(f"{what}: {img.shape[1]}x{img.shape[0]} does not match the calibrated {w}x{h}")
         return img
 
-    def read(self, frame: np.ndarray, only: Iterable[str] | None = None) -> BoardObservation:
-        """Observe every stand and slot, or only the ids in ``only`` (the others repeat the last reading)."""
+    def read(self, frame: np.ndarray, only: Iterable[str] | None = None,
+             lores: np.ndarray | None = None) -> BoardObservation:
+        """Observe every stand and slot, or only the ids in ``only`` (the others repeat the last reading).
+        ``lores``: the camera's low-resolution stream of the same frame (BGR; ``tracker.sources`` gives it
+        as ``Frame.lores``): the change test, light, motion and obstruction steps run on it, so a frame
+        where nothing changed never touches the full image; without it the reader shrinks the frame."""
         img = self._check(frame, "frame")
+        small = None if lores is None else small_of(img, check_frame(lores, "lores"))
         with one_frame(img):
-            return self._read(img, only)
+            return self._read(img, only, small)
 
-    def _read(self, img: NDArray[np.uint8], only: Iterable[str] | None) -> BoardObservation:
+    def _read(self, img: NDArray[np.uint8], only: Iterable[str] | None,
+              small: NDArray[np.uint8] | None) -> BoardObservation:
         wanted = set(only) if only is not None else None
         if wanted is not None:
             unknown = wanted - set(self.stand_regions) - set(self.slot_regions)
@@ -191,7 +197,8 @@ class BoardReader:
                 raise VisionError(f"only: unknown stand or slot ids {sorted(unknown)}")
         if not self.strict:
             return self._read_legacy(img, wanted)
-        small = shrink(img)
+        if small is None:
+            small = shrink(img)
         if self.global_model is None:
             self._set_global(small)  # no photo of the empty table: the first frame is the light and view model
         assert self.light is not None and self.motion is not None and self.finder is not None

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import median
+from vision.errors import VisionError
 
 F32 = NDArray[np.float32]
 Image = NDArray[np.uint8]
@@ -23,9 +24,27 @@ SMALL = 4  # the global model and the change finder work at a quarter of the res
 
 
 def shrink(frame: Image) -> Image:
-    """A quarter-resolution copy (bilinear: each pixel averages 2x2, thirty times cheaper than INTER_AREA)."""
+    """A quarter-resolution copy (bilinear: each pixel averages 2x2 of its 4x4 block; about 1 ms at
+    2028x1520 on one core where INTER_AREA takes 5)."""
     h, w = frame.shape[:2]
     return np.asarray(cv2.resize(frame, (w // SMALL, h // SMALL), interpolation=cv2.INTER_LINEAR), np.uint8)
+
+
+def small_of(frame: Image, lores: Image | None) -> Image:
+    """The quarter-resolution frame the global steps work on: the camera's own low-resolution stream when
+    it gives one (resized only when its size differs, e.g. 508x380 for 507x380), else ``shrink(frame)``."""
+    if lores is None:
+        return shrink(frame)
+    h, w = frame.shape[:2]
+    size = (w // SMALL, h // SMALL)
+    if lores.ndim != 3 or lores.shape[2] != 3:
+        raise VisionError(f"lores: a BGR image is needed, got shape {lores.shape}")
+    if (lores.shape[1], lores.shape[0]) == size:
+        return lores
+    if abs(lores.shape[1] * h - lores.shape[0] * w) > max(w, h) * 2:
+        raise VisionError(f"lores: {lores.shape[1]}x{lores.shape[0]} is not the view of the "
+                         f"{w}x{h} frame (another aspect ratio)")
+    return np.asarray(cv2.resize(lores, size, interpolation=cv2.INTER_LINEAR), np.uint8)
 
 
 def channel_gains(small: Image, model: Image) -> F32:

@@ -359,7 +359,7 @@ class TableRuntime:
                 self._new_reader()
             if not watch.readable:
                 return  # board unreadable: camera moved; no move from this frame
-            loop.process(frame.image)
+            loop.process(frame.image, frame.lores)
 
         self._camera_loop("overhead camera", self.cfg.overhead, process)
 
