@@ -105,10 +105,14 @@ def normalise(patch: Image, gains: F32, model: F32 | None = None) -> Image:
         return patch
     out = np.asarray(cv2.LUT(patch, _lut(np.asarray(gains, np.float32).tobytes())), np.uint8)
     if model is not None and bool((gains > 1.02).any()):
-        hot = patch >= 235
-        if bool(hot.any()):
-            fix = hot & (model * gains >= 245)
-            out[fix] = np.clip(model[fix], 0, 255).astype(np.uint8)
+        # only the near-clipped pixels are looked at (few), not the model times the gains everywhere: on
+        # the whole small frame that product was most of the frame's light step
+        hot = np.flatnonzero(patch.reshape(-1) >= 235)
+        if hot.size:
+            m = model.reshape(-1)[hot]
+            g = np.asarray(gains, np.float32)[hot % patch.shape[-1]] if patch.ndim == 3 else gains
+            fix = m * g >= 245
+            out.reshape(-1)[hot[fix]] = np.clip(m[fix], 0, 255).astype(np.uint8)
     return out
 
 

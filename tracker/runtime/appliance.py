@@ -24,7 +24,7 @@ from rules.identity import is_kipukas_payload
 from tracker.api import JUDGE
 from tracker.config import STYLE_TERRITORIES, CameraConfig, TableConfig
 from tracker.errors import UsageError
-from tracker.front.camera import FrontCamera
+from tracker.front.camera import LIVE_CPU_PER_FRAME_S, FrontCamera
 from tracker.front.registration import FrontEnrolment
 from tracker.overhead import palettes as palette_store
 from tracker.overhead.auto_calibration import OverheadCalibration
@@ -366,7 +366,7 @@ class TableRuntime:
     def front_loop(self) -> None:
         from tracker.front.scan import kipukas_reader
 
-        camera = FrontCamera(kipukas_reader())
+        camera = FrontCamera(kipukas_reader(), cpu_per_frame_s=LIVE_CPU_PER_FRAME_S)  # shares the core
 
         def process(frame: Frame) -> None:
             for shown in camera.process(frame):
