@@ -45,36 +45,33 @@ def test_a_moving_view_is_decoded_within_the_cpu_share_and_skipped_frames_report
     camera, decoded = _metered(share)
     events: list[str] = []
     frames = 40
-    for i in range(frames):  # the card moves a little in every frame: never still
+    for i in range(frames):  # the card sways between two places: every frame differs from the one before
         moved = np.roll(photo, 6 * (i % 2), axis=1)
-        before = len(decoded)
+        before, skipped = len(decoded), camera.skipped
         shown = camera.process(Frame(i, i / 15.0, moved, simulated_lores(moved)))
-        if len(decoded) == before:
-            assert shown == [] and camera._last == {}  # not read: no card claimed from an older frame
+        if camera.skipped > skipped:
+            assert len(decoded) == before and shown == []  # not read: no card claimed from an older frame
         events += [e.payload for e in shown]
     assert events == truth  # seen at once (the bucket starts full), one presentation
     spent = len(decoded) * READ_COST_S
     assert spent <= BURST_S + frames * share + READ_COST_S  # the share, plus one decode's overdraft
-    assert len(decoded) >= (frames * share) / READ_COST_S  # and the share is used
-    assert camera.skipped == frames - len(decoded)
+    assert len(decoded) >= (frames * share) / READ_COST_S - 1  # and the share is used
+    assert camera.skipped > 0
 
 
-def test_after_a_skip_the_next_frame_with_time_is_read_even_if_nothing_moved() -> None:
+def test_after_skips_the_first_frame_with_time_is_read_once() -> None:
     photo, truth = _photo()
     camera, decoded = _metered(0.02)
-    for i in range(6):  # empty the bucket with a moving view
+    for i in range(8):  # empty the bucket with a swaying card
         moved = np.roll(photo, 6 * (i % 2), axis=1)
         camera.process(Frame(i, i / 15.0, moved))
-    assert camera.skipped > 0
-    still = np.roll(photo, 6, axis=1)
-    seen: list[str] = []
-    for i in range(6, 30):  # now held still: read once when there is time, then not again
-        seen += [e.payload for e in camera.process(Frame(i, 10.0 + i / 15.0, still))]
-    assert seen == truth  # a new presentation (after the gap), read once
-    reads_after = len(decoded)
-    for i in range(30, 36):
-        camera.process(Frame(i, 10.0 + i / 15.0, still))
-    assert len(decoded) == reads_after
+    assert camera.skipped > 0 and camera.credit_s <= 0.02
+    held = np.roll(photo, 40, axis=0)  # then held still somewhere else, ten seconds later
+    reads, seen = len(decoded), []
+    for i in range(8, 20):
+        seen += [e.payload for e in camera.process(Frame(i, 10.0 + i / 15.0, held))]
+    assert len(decoded) == reads + 1  # skipped while there was no time, then read once, then still
+    assert seen == truth  # a new presentation (after the gap)
 
 
 def test_without_a_share_every_moving_frame_is_decoded() -> None:

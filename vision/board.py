@@ -112,6 +112,7 @@ class BoardReader:
         self._prev_stands: dict[str, StandObs] = {}
         self._prev_slots: dict[str, SlotObs] = {}
         self._prev_under: dict[str, SlotObs] = {}
+        self._boxes: tuple[tuple[int, int, int, int], ...] = ()  # the obstruction finder's last boxes
         self._qr_tries: dict[str, int] = {}  # slot -> unchanged frames its unread face-down card was read again
         self.ambiguous: set[str] = set()
         self.opinion = SecondOpinion.build(patches, *((adaptation.stand_head, adaptation.slot_head)
@@ -220,8 +221,12 @@ class BoardReader:
                 self._settled_slot(k, o) for k, o in self._prev.slots.items()) and all(
                 _settled(o) for o in self._prev.under.values()):
             return self._prev  # nothing moved anywhere: the last observation stands (a few ms)
-        mask, boxes = self.finder.find_small(lit, margin=False)
-        self._ask_opinion(img, gains, wanted, changed, retry)
+        if self._reads_any(wanted, changed, retry):
+            mask, boxes = self.finder.find_small(lit, margin=False)
+            self._boxes = boxes
+            self._ask_opinion(img, gains, wanted, changed, retry)
+        else:  # every region repeats its reading (as after a partial re-read): nothing needs the whole frame
+            mask, boxes = None, self._boxes
         stands: dict[str, StandObs] = {}
         for sid, reg in self.stand_regions.items():
             if wanted is not None and sid not in wanted and sid in self.last_stands:
@@ -272,6 +277,24 @@ class BoardReader:
         obs = BoardObservation(stands, slots, any_obstructed, boxes, why, under)
         self._prev = obs if wanted is None else None
         return obs
+
+    def _reads_any(self, wanted: set[str] | None, changed: set[str], retry: set[str]) -> bool:
+        """Whether the loops of ``read`` will read any stand, slot or under-mat area this frame (the same
+        tests as theirs); when none, the obstruction finder and the patch classifier have nothing to serve."""
+        for sid in self.stand_regions:
+            if not (wanted is not None and sid not in wanted and sid in self.last_stands) and not (
+                    sid not in changed and _settled(self._prev_stands.get(sid))):
+                return True
+        for sid in self.slot_regions:
+            if not (wanted is not None and sid not in wanted and sid in self.last_slots) and not (
+                    sid not in changed and sid not in retry and self._settled_slot(sid, self._prev_slots.get(sid))):
+                return True
+        for rid in self.under_regions:
+            sid = under_slot(rid)
+            if not (wanted is not None and sid not in wanted and sid in self.last_under) and not (
+                    rid not in changed and _settled(self._prev_under.get(sid))):
+                return True
+        return False
 
     def _qr_retries(self, changed: set[str]) -> set[str]:
         """Unchanged slots holding a face-down card whose QR did not decode: read again (and their QR tried)

@@ -77,10 +77,14 @@ class StillFrames:
         self._kept: NDArray[np.float32] | None = None
         self._skipped = 0
         self.last_read = False  # whether the last frame asked about is to be read (not still)
+        self._before: tuple[NDArray[np.float32] | None, int] = (None, 0)
 
-    def forget(self) -> None:
-        """The frame kept was not read after all (the reader had no time for it): the next frame is read."""
-        self._kept = None
+    def unread(self) -> None:
+        """The frame just found not still was not read after all (the reader had no time for it): the frame
+        read before it stays the one later frames are compared with, so the next frame that differs from
+        what was last read is read."""
+        self._kept, self._skipped = self._before
+        self.last_read = False
 
     def still(self, frame: NDArray[np.uint8], lores: NDArray[np.uint8] | None = None) -> bool:
         """True when ``frame`` need not be read (it looks like the last frame read); False keeps it as the
@@ -98,6 +102,7 @@ class StillFrames:
                 self._skipped += 1
                 self.last_read = False
                 return True
+        self._before = (self._kept, self._skipped)
         self._kept = small
         self._skipped = 0
         self.last_read = True

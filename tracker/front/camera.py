@@ -12,8 +12,9 @@ The front camera shares one core with the overhead loop, so it reads at its own 
 nothing moved is not decoded (`vision.change.StillFrames`, on the camera's low-resolution stream when it
 gives one), and with `cpu_per_frame_s` the decoder may spend on average that much CPU time per frame
 (a token bucket: each frame adds it, up to `BURST_S`; a decode runs while the bucket is not empty and
-takes what it used). A frame skipped for time is not read at all, never taken to show the last frame's
-cards (a card gone would otherwise stay "shown"), and the next frame is read as soon as there is time.
+takes what it used). A frame skipped for time is not read at all and reports no card (never the last
+frame's: a card gone would otherwise stay "shown"); later frames are still compared with the frame read
+last, so the first one that differs from it and finds time is read.
 """
 
 from __future__ import annotations
@@ -94,9 +95,9 @@ class FrontCamera:
         if self.still.still(frame.image, frame.lores):
             cards = self._last
         elif self.cpu_per_frame_s is not None and self.credit_s <= 0.0:
-            self.still.forget()
+            self.still.unread()
             self.skipped += 1
-            self._last = cards = {}
+            cards = {}
         else:
             started = self.clock()
             cards = {r.raw: identify(r) for r in self.frames.read(frame.image)}
