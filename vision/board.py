@@ -113,6 +113,7 @@ class BoardReader:
         self._prev_slots: dict[str, SlotObs] = {}
         self._prev_under: dict[str, SlotObs] = {}
         self._boxes: tuple[tuple[int, int, int, int], ...] = ()  # the obstruction finder's last boxes
+        self.regions_read = 0  # stands, slots and under-mat areas the last frame read (the rest repeated)
         self._qr_tries: dict[str, int] = {}  # slot -> unchanged frames its unread face-down card was read again
         self.ambiguous: set[str] = set()
         self.opinion = SecondOpinion.build(patches, *((adaptation.stand_head, adaptation.slot_head)
@@ -214,6 +215,7 @@ class BoardReader:
             return self._unreadable("too dark", wanted)
         lit = normalise(aligned, gains, self._global_bgr)
         changed = self._changed_regions(lit)
+        self.regions_read = 0
         retry = self._qr_retries(changed) if self.accept is None else set()
         self.fusion.new_frame()
         if not changed and not retry and self._prev is not None and all(
@@ -236,6 +238,7 @@ class BoardReader:
                 stands[sid] = self._prev_stands[sid]
                 continue
             stands[sid] = self._read_stand(img, sid, reg, mask, gains)
+            self.regions_read += 1
             self.changes.keep(lit, sid)
         slots: dict[str, SlotObs] = {}
         # the QR budget goes round: each frame another slot is first
@@ -249,6 +252,7 @@ class BoardReader:
                 slots[sid] = self._prev_slots[sid]
                 continue
             slots[sid] = self._read_slot(img, sid, reg, mask, gains, fuse=sid not in changed)
+            self.regions_read += 1
             self.changes.keep(lit, sid)
         read = self.fusion.read_pending(self.accept) if self.accept is not None else {}
         slots = {sid: SlotObs("down", read[sid], 1.0, False) if sid in read else slots[sid]
@@ -263,6 +267,7 @@ class BoardReader:
                 under[sid] = self._prev_under[sid]
                 continue
             under[sid] = self._read_under(img, rid, reg, mask, gains)
+            self.regions_read += 1
             self.changes.keep(lit, rid)
         self._prev_stands, self._prev_slots, self._prev_under = stands, slots, under
         self.last_stands.update({k: v for k, v in stands.items() if not v.obstructed})
