@@ -63,7 +63,7 @@ class Presentations:
         return new
 
 
-LIVE_CPU_PER_FRAME_S = 0.008  # the appliance's front-camera share: about a quarter of a 30 fps frame
+LIVE_CPU_PER_FRAME_S = 0.006  # the appliance's front-camera share; see docs/overhead.md, "Speed"
 BURST_S = 0.3  # the most the bucket holds: a card shown after a quiet spell is read at once, at full effort
 
 
