@@ -17,11 +17,14 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.qr_decoders import GreyImage
+from vision.qr_solve import solve_window
 from vision.slot_qr import Accept, QrWindow, read_window, window_of
 from vision.warp import Image
 
 MAX_SHIFT_PX = 1.5  # window px (0.4 mm): more and the card moved
 MAX_FRAMES = 8  # frames fused per card: after that the reader stops trying until the slot changes
+MODULE_MM = 1.4  # a printed module (the code's 34-38 mm over 25 modules)
+SOLVE_FIRST_PX = 2.0  # frame px per module below which the module solver runs before the grid sampling
 
 FloatImage = npt.NDArray[np.float32]
 
@@ -101,8 +104,15 @@ class QrFusion:
         return np.asarray(window, dtype=np.float32) if mean is None else mean
 
     def read(self, slot: str, view: FloatImage, win: QrWindow, accept: Accept, thorough: bool) -> str | None:
-        """The payload in ``view`` (``stack``'s result for ``slot``); a read card's stack is forgotten."""
-        payload = read_window(view, win.frame_px_per_mm, accept, thorough)
+        """The payload in ``view`` (``stack``'s result for ``slot``); a read card's stack is forgotten.
+        The thorough pass adds the module solver (``vision.qr_solve``): first where a module is under
+        ``SOLVE_FIRST_PX`` frame px (no threshold can read it there), after the grid sampling elsewhere."""
+        first = thorough and win.frame_px_per_mm * MODULE_MM < SOLVE_FIRST_PX
+        payload = solve_window(view, win.frame_px_per_mm, accept).payload if first else None
+        if payload is None:
+            payload = read_window(view, win.frame_px_per_mm, accept, thorough and not first)
+        if payload is None and thorough and not first:
+            payload = solve_window(view, win.frame_px_per_mm, accept).payload
         if payload is not None:
             self.reset(slot)
         return payload
