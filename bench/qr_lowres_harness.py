@@ -36,21 +36,21 @@ from rules.board_map import BoardMap
 from rules.identity import is_kipukas_payload
 from tracker.overhead.layout import table_layout
 from vision.qr_decoders import as_grey
+from vision.qr_grid import module_means
 from vision.qr_solve import solve_window
 from vision.regions import slot_regions
 from vision.slot_qr import (
     WINDOW_PX_PER_MM,
     Deconvolver,
-    _decode_means,
-    _grid_view,
+    decode_means,
     find_code,
+    grid_view,
     pattern_fit,
     qr_window,
     read_window,
     window_of,
     window_sigmas,
 )
-from vision.qr_grid import module_means
 from vision.synth import Renderer, SlotCard, TableScene
 from vision.synth.cards import qr_modules
 from vision.warp import Mat3
@@ -76,7 +76,7 @@ def _oracle(window: npt.NDArray[np.uint8], payload: str) -> tuple[Mat3, npt.NDAr
                     s2 += np.array([dx, dy], np.float32)
                     s2 = (s2 - n / 2) * (n + ds) / n + n / 2
                     H = np.asarray(cv2.getPerspectiveTransform(s2, dst), np.float64)
-                    means = module_means(_grid_view(window.astype(np.float32), H, n), n)
+                    means = module_means(grid_view(window.astype(np.float32), H, n), n)
                     c = float(np.corrcoef(means.ravel(), (~truth).ravel().astype(np.float32))[0, 1])
                     if best is None or c > best[0]:
                         best = (c, H)
@@ -88,8 +88,8 @@ def _oracle(window: npt.NDArray[np.uint8], payload: str) -> tuple[Mat3, npt.NDAr
 def _oracle_read(window: npt.NDArray[np.float32], fppm: float, mapping: Mat3, n: int, version: int) -> bool:
     deconv = Deconvolver(window)
     for s in window_sigmas(fppm):
-        means = module_means(_grid_view(deconv(s), mapping, n), n)
-        if _decode_means(means, version, is_kipukas_payload) is not None:
+        means = module_means(grid_view(deconv(s), mapping, n), n)
+        if decode_means(means, version, is_kipukas_payload) is not None:
             return True
     return False
 

@@ -55,7 +55,7 @@ def _template(version: int, module_px: float, angle_deg: float, blur: float) -> 
     """The pattern at ``module_px`` per module, tilted by ``angle_deg``, blurred; and module units ->
     template px."""
     n = 17 + 4 * version
-    side = int(math.ceil((n + 2) * module_px * 1.42)) + 4
+    side = math.ceil((n + 2) * module_px * 1.42) + 4
     c = side / 2.0
     to_tpl = translate(c, c) @ rotate(angle_deg) @ scale(module_px) @ translate(-n / 2.0, -n / 2.0)
     # supersampled pattern px -> module units (the pattern has a one-module ring)
@@ -68,8 +68,8 @@ def _template(version: int, module_px: float, angle_deg: float, blur: float) -> 
                               borderMode=cv2.BORDER_CONSTANT, borderValue=mean)
     tpl = cv2.GaussianBlur(np.asarray(tpl, np.float32), (0, 0), max(blur, 0.3))
     # crop to the code's own extent so the window's far corners weigh nothing
-    half = int(math.ceil((n + 2) * module_px * 0.5 * (abs(math.cos(math.radians(angle_deg)))
-                                                          + abs(math.sin(math.radians(angle_deg)))))) + 1
+    half = math.ceil((n + 2) * module_px * 0.5 * (abs(math.cos(math.radians(angle_deg)))
+                                                          + abs(math.sin(math.radians(angle_deg))))) + 1
     lo, hi = max(0, int(c) - half), min(side, int(c) + half)
     return np.ascontiguousarray(tpl[lo:hi, lo:hi], np.float32), translate(-lo, -lo) @ to_tpl
 

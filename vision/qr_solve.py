@@ -16,7 +16,7 @@ way up, almost exactly, so the module values can be *solved* for: each pixel is 
    operator, ``p`` a prior: first flat, then the two-level (dark / light) reading of the last solution,
    which models the card art's camouflage as structured noise around two levels;
 3. hands each solution, thresholded and with its function patterns written back exactly, to zxing-cpp
-   (``vision.slot_qr._decode_means``).
+   (``vision.slot_qr.decode_means``).
 
 Never a guessed payload: zxing-cpp checks the format information and the Reed-Solomon blocks, and only
 what ``accept`` calls a card id is returned.
@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.qr_register import Registration, register
-from vision.slot_qr import WINDOW_PX_PER_MM, Accept, FloatImage, _decode_means, function_modules
+from vision.slot_qr import WINDOW_PX_PER_MM, Accept, FloatImage, decode_means, function_modules
 from vision.warp import Mat3, apply
 
 GRID_PPM = 4  # samples per module (per axis) of the grid view the cells are averaged from
@@ -44,8 +44,10 @@ LAMBDA = 0.001  # Tikhonov weight (of the cells' unit variance)
 LAMBDAS = (LAMBDA, 0.0002)  # tried in turn: less smoothing undoes more blur, and amplifies more noise
 SIGMAS_TRIED = 3  # blurs decoded: the fitted one and its nearest on the ladder
 PRIOR_ROUNDS = 2  # two-level prior refinements after the flat one
+SIGMA_STEP = 0.02  # blurs are rounded to this (modules) so their operators are computed once
+SEPARATION_WEIGHT = 1.0  # of all modules' separation against the function patterns' in the grid fit
 FIT_STEPS = (0.3, 0.15, 0.07)  # corner-point search steps, in modules
-FIT_TRIES = 120
+FIT_TRIES = 72
 
 BoolGrid = npt.NDArray[np.bool_]
 F64 = npt.NDArray[np.float64]
@@ -59,6 +61,8 @@ class SolveResult:
     payload: str | None
     modules: BoolGrid | None = None
     registration: Registration | None = None
+    mapping: Mat3 | None = None  # the fitted grid (module units -> window px) the payload was read on
+    sigma: float = 0.0  # the blur (modules) it was read with
 
 
 @lru_cache(maxsize=64)
@@ -73,8 +77,10 @@ def _kernel_1d(size: int, sigma: float) -> tuple[F64, F64]:
     taps_a = np.array([float((w * np.exp(-0.5 * ((k + u) / sigma) ** 2)).sum()) for k in range(size)])
     taps_a /= taps_a[0] + 2.0 * taps_a[1:].sum()
     K = taps_a[np.abs(d[:, None] - d[None, :])]
-    vals, vecs = np.linalg.eigh(K)
-    return np.asarray(vals, np.float64), np.asarray(vecs, np.float64)
+    # OpenCV's symmetric eigensolver: one thread, as the reader's other work (numpy's LAPACK may spin up
+    # a thread pool that costs more than this small matrix)
+    _, vals, vecs = cv2.eigen(K)
+    return np.asarray(vals, np.float64).ravel(), np.asarray(vecs, np.float64).T
 
 
 def grid_cells(view: FloatImage, mapping: Mat3, cells: int, margin: int = MARGIN) -> F64:
@@ -86,12 +92,13 @@ def grid_cells(view: FloatImage, mapping: Mat3, cells: int, margin: int = MARGIN
                           [0.0, 1.0 / GRID_PPM, 0.5 / GRID_PPM - margin], [0.0, 0.0, 1.0]])
     out = cv2.warpPerspective(view, mapping @ to_module, (side, side),
                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(out, np.float64).reshape(cells, GRID_PPM, cells, GRID_PPM).mean(axis=(1, 3))
+    # an integer-factor area resize is the exact block mean
+    return np.asarray(cv2.resize(out, (cells, cells), interpolation=cv2.INTER_AREA), np.float64)
 
 
 def solve_cells(b: F64, sigma: float, lam: float = LAMBDA, prior: F64 | None = None) -> F64:
     """argmin_L |K L K^T - b|^2 + lam |L - prior|^2 for the separable operator of ``sigma`` (cells)."""
-    vals, U = _kernel_1d(b.shape[0], sigma)
+    vals, U = _kernel_1d(b.shape[0], round(sigma / SIGMA_STEP) * SIGMA_STEP)
     mean = float(b.mean())
     scale = float(b.std()) + 1e-6
     bt = U.T @ ((b - mean) / scale) @ U
@@ -107,6 +114,19 @@ def fisher(light: F64, version: int, margin: int = MARGIN) -> float:
     n = known.shape[0]
     inner = light[margin:margin + n, margin:margin + n]
     d, li = inner[known & dark], inner[known & ~dark]
+    return (float(li.mean()) - float(d.mean())) / math.sqrt(float(d.var()) + float(li.var()) + 1e-6)
+
+
+def separation(light: F64, version: int, margin: int = MARGIN) -> float:
+    """How cleanly every module of the solved code falls into dark or light: the function patterns by
+    their known values, the data modules by a local threshold (a misplaced grid leaves data modules
+    half dark, half light, which no threshold separates)."""
+    known, kd = function_modules(version)
+    n = known.shape[0]
+    inner = light[margin:margin + n, margin:margin + n]
+    local = cv2.blur(inner.astype(np.float32), (7, 7), borderType=cv2.BORDER_REFLECT).astype(np.float64)
+    dark = np.where(known, kd, inner < local)
+    d, li = inner[dark], inner[~dark]
     return (float(li.mean()) - float(d.mean())) / math.sqrt(float(d.var()) + float(li.var()) + 1e-6)
 
 
@@ -127,7 +147,7 @@ def two_level(light: F64, version: int, margin: int = MARGIN) -> F64:
 def _decode(light: F64, version: int, accept: Accept, margin: int = MARGIN) -> tuple[str | None, BoolGrid]:
     n = 17 + 4 * version
     inner = np.asarray(light[margin:margin + n, margin:margin + n], np.float32)
-    found = _decode_means(inner, version, accept)
+    found = decode_means(inner, version, accept)
     local = cv2.blur(inner, (7, 7), borderType=cv2.BORDER_REFLECT)
     return found, np.asarray(inner < local)
 
@@ -157,7 +177,8 @@ def fit_registration(view: FloatImage, reg: Registration, sigmas: tuple[float, .
     cells = n + 2 * MARGIN
 
     def score(m: Mat3, sigma: float) -> float:
-        return fisher(solve_cells(grid_cells(view, m, cells), sigma), reg.version)
+        light = solve_cells(grid_cells(view, m, cells), sigma)
+        return fisher(light, reg.version) + SEPARATION_WEIGHT * separation(light, reg.version)
 
     sigma = max(sigmas, key=lambda s: score(reg.mapping, s))
     pts = _corners(reg.mapping, n)
@@ -182,27 +203,36 @@ def fit_registration(view: FloatImage, reg: Registration, sigmas: tuple[float, .
     return mapping, sigma
 
 
+def solve_at(view: FloatImage, mapping: Mat3, version: int, sigmas: list[float], accept: Accept,
+             reg: Registration | None = None) -> SolveResult:
+    """The payload of the code ``mapping`` places in ``view``, solved at each blur of ``sigmas`` (in
+    modules, in order) with each of ``LAMBDAS`` and the two-level prior rounds."""
+    b = grid_cells(view, mapping, 17 + 4 * version + 2 * MARGIN)
+    modules: BoolGrid | None = None
+    for s in sigmas:
+        for lam in LAMBDAS:
+            light = solve_cells(b, s, lam)
+            for _ in range(PRIOR_ROUNDS + 1):
+                found, dark = _decode(light, version, accept)
+                if modules is None:
+                    modules = dark
+                if found is not None:
+                    return SolveResult(found, dark, reg, mapping, s)
+                light = solve_cells(b, s, lam * 5.0, two_level(light, version))
+    return SolveResult(None, modules, reg, mapping)
+
+
 def solve_window(view: FloatImage, frame_px_per_mm: float, accept: Accept, keep: int = 2) -> SolveResult:
     """The payload of the code in a code window (``vision.slot_qr.WINDOW_PX_PER_MM``), solved for module
     by module; ``frame_px_per_mm`` bounds the blur tried (resampling a coarse frame blurs the window)."""
     view = np.asarray(view, np.float32)
-    last: SolveResult = SolveResult(None)
+    first: SolveResult = SolveResult(None)
     for reg in register(view, frame_px_per_mm)[:keep]:
-        n = 17 + 4 * reg.version
         sigmas = module_sigmas(reg.mapping, reg.version, frame_px_per_mm)
         mapping, sigma = fit_registration(view, reg, sigmas)
-        b = grid_cells(view, mapping, n + 2 * MARGIN)
-        modules: BoolGrid | None = None
         tried = list(dict.fromkeys((sigma, *sorted(sigmas, key=lambda x: abs(x - sigma)))))[:SIGMAS_TRIED]
-        for s in tried:
-            for lam in LAMBDAS:
-                light = solve_cells(b, s, lam)
-                for _ in range(PRIOR_ROUNDS + 1):
-                    found, dark = _decode(light, reg.version, accept)
-                    if modules is None:
-                        modules = dark
-                    if found is not None:
-                        return SolveResult(found, dark, reg)
-                    light = solve_cells(b, s, lam * 5.0, two_level(light, reg.version))
-        last = SolveResult(None, modules, reg) if last.modules is None else last
-    return last
+        res = solve_at(view, mapping, reg.version, tried, accept, reg)
+        if res.payload is not None:
+            return res
+        first = res if first.modules is None else first
+    return first
