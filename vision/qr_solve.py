@@ -66,7 +66,7 @@ class SolveResult:
 
 
 @lru_cache(maxsize=64)
-def _kernel_1d(size: int, sigma: float) -> tuple[F64, F64]:
+def cell_operator(size: int, sigma: float) -> tuple[F64, F64]:
     """The 1-D blur-and-cell-average operator over ``size`` cells (sigma in cells) as its eigenpairs:
     K[i, j] = integral of (1 - |u|) g(i - j + u) du over |u| < 1 (a cell's mean of a Gaussian-blurred
     unit cell)."""
@@ -98,7 +98,7 @@ def grid_cells(view: FloatImage, mapping: Mat3, cells: int, margin: int = MARGIN
 
 def solve_cells(b: F64, sigma: float, lam: float = LAMBDA, prior: F64 | None = None) -> F64:
     """argmin_L |K L K^T - b|^2 + lam |L - prior|^2 for the separable operator of ``sigma`` (cells)."""
-    vals, U = _kernel_1d(b.shape[0], round(sigma / SIGMA_STEP) * SIGMA_STEP)
+    vals, U = cell_operator(b.shape[0], round(sigma / SIGMA_STEP) * SIGMA_STEP)
     mean = float(b.mean())
     scale = float(b.std()) + 1e-6
     bt = U.T @ ((b - mean) / scale) @ U

@@ -120,7 +120,7 @@ class QrFusion:
         """The payload in ``view`` (``stack``'s result for ``slot``); a read card's stack is forgotten.
         The thorough pass adds the module solver (``vision.qr_solve``): first where a module is under
         ``SOLVE_FIRST_PX`` frame px (no threshold can read it there), after the grid sampling elsewhere."""
-        payload = self._read_at_hint(slot, view, accept)
+        payload = self.read_at_hint(slot, view, accept)
         if payload is not None:
             self.reset(slot)
             return payload
@@ -142,7 +142,7 @@ class QrFusion:
                                       res.sigma)
         return res.payload
 
-    def _read_at_hint(self, slot: str, view: FloatImage, accept: Accept) -> str | None:
+    def read_at_hint(self, slot: str, view: FloatImage, accept: Accept) -> str | None:
         """The code solved where the last card read in ``slot`` lay (moved by the shift between the two
         windows): a slot the change detector flags again after a card was read is read again in a few ms,
         not searched for. Only a payload the decoder reads and ``accept`` takes is returned, so a card
