@@ -46,6 +46,8 @@ SIGMAS_TRIED = 3  # blurs decoded: the fitted one and its nearest on the ladder
 PRIOR_ROUNDS = 2  # two-level prior refinements after the flat one
 SIGMA_STEP = 0.02  # blurs are rounded to this (modules) so their operators are computed once
 SEPARATION_WEIGHT = 1.0  # of all modules' separation against the function patterns' in the grid fit
+FISHER_MIN = 1.0  # fitted fixed patterns' separation below which no decoding is tried (a cost gate: codes
+# the solver reads fit at 2.7-5, windows without a code at 0.1-0.5; bench/qr_lowres_harness.py)
 FIT_STEPS = (0.3, 0.15, 0.07)  # corner-point search steps, in modules
 FIT_TRIES = 72
 
@@ -230,6 +232,9 @@ def solve_window(view: FloatImage, frame_px_per_mm: float, accept: Accept, keep:
     for reg in register(view, frame_px_per_mm)[:keep]:
         sigmas = module_sigmas(reg.mapping, reg.version, frame_px_per_mm)
         mapping, sigma = fit_registration(view, reg, sigmas)
+        light = solve_cells(grid_cells(view, mapping, 17 + 4 * reg.version + 2 * MARGIN), sigma)
+        if fisher(light, reg.version) < FISHER_MIN:
+            continue  # no code's fixed patterns there: not worth the decoding
         tried = list(dict.fromkeys((sigma, *sorted(sigmas, key=lambda x: abs(x - sigma)))))[:SIGMAS_TRIED]
         res = solve_at(view, mapping, reg.version, tried, accept, reg)
         if res.payload is not None:
