@@ -32,8 +32,8 @@ import zxingcpp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import default_pose
-from rules.board_map import BoardMap
-from rules.identity import is_kipukas_payload
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.identity import is_kipukas_payload
 from tracker.overhead.layout import table_layout
 from vision.qr_decoders import as_grey
 from vision.qr_grid import module_means

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraPose, default_pose
-from rules.identity import is_kipukas_payload
+from rules.kipukas.identity import is_kipukas_payload
 from tests.overhead_support import PALETTE, layout
 from vision.assets import CARD_BACK, asset
 from vision.board import BoardReader

@@ -25,7 +25,7 @@ from vision.warp import Image, Mat3, translate
 MAX_SHIFT_PX = 1.5  # window px (0.4 mm): more and the card moved
 MAX_FRAMES = 8  # frames fused per card: after that the reader stops trying until the slot changes
 MODULE_MM = 1.4  # a printed module (the code's 34-38 mm over 25 modules)
-SOLVE_FIRST_PX = 2.0  # frame px per module below which the module solver runs before the grid sampling
+GRID_MIN_PX = 2.0  # frame px per module below which the grid sampling is not tried after the solver
 HINT_SHIFT_PX = 8.0  # window px (2 mm): a card moved further is searched for again
 
 FloatImage = npt.NDArray[np.float32]
@@ -118,18 +118,18 @@ class QrFusion:
 
     def read(self, slot: str, view: FloatImage, win: QrWindow, accept: Accept, thorough: bool) -> str | None:
         """The payload in ``view`` (``stack``'s result for ``slot``); a read card's stack is forgotten.
-        The thorough pass adds the module solver (``vision.qr_solve``): first where a module is under
-        ``SOLVE_FIRST_PX`` frame px (no threshold can read it there), after the grid sampling elsewhere."""
+        First the grid where the solver last read a card here; the quick pass is zxing-cpp's own search
+        (``vision.slot_qr``); the thorough one the module solver (``vision.qr_solve``: it reads more
+        than the grid sampling, at all sizes, in about half the time, bench/qr_lowres_harness.py), then
+        the grid sampling where a module is at least ``GRID_MIN_PX`` frame px (below, it never read what
+        the solver missed)."""
         payload = self.read_at_hint(slot, view, accept)
-        if payload is not None:
-            self.reset(slot)
-            return payload
-        first = thorough and win.frame_px_per_mm * MODULE_MM < SOLVE_FIRST_PX
-        payload = self._solve(slot, view, win, accept) if first else None
-        if payload is None:
-            payload = read_window(view, win.frame_px_per_mm, accept, thorough and not first)
-        if payload is None and thorough and not first:
+        if payload is None and not thorough:
+            payload = read_window(view, win.frame_px_per_mm, accept, thorough=False)
+        elif payload is None:
             payload = self._solve(slot, view, win, accept)
+            if payload is None and win.frame_px_per_mm * MODULE_MM >= GRID_MIN_PX:
+                payload = read_window(view, win.frame_px_per_mm, accept, thorough=True)
         if payload is not None:
             self.reset(slot)
         return payload
