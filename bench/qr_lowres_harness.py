@@ -9,7 +9,9 @@ codes in one frame:
 - ``oracle grid``: the path's grid sampling + decoding given the TRUE registration (from a sharp
   2028 x 1520 render of the same scene: the code window is in mm, so it is the same at every size);
 - ``solver``: the module solver (``vision.qr_solve``) alone, registering itself;
-- ``solver err``: the solver's module error rate against the truth where it registered right.
+- ``solver err``: the solver's modules wrong against the truth (its first solution where none decoded);
+- ``ms/code`` (main's reader, the solver) and ``solver/jpeg``: the solver's CPU per code over a JPEG decode
+  of a frame of that size, measured in the same process.
 
 Scenes use seeds 500+ (never the stress bench's 7 / 11 nor the tests' seeds).
 
@@ -45,7 +47,6 @@ from vision.slot_qr import (
     decode_means,
     find_code,
     grid_view,
-    pattern_fit,
     qr_window,
     read_window,
     window_of,
@@ -94,6 +95,18 @@ def _oracle_read(window: npt.NDArray[np.float32], fppm: float, mapping: Mat3, n:
     return False
 
 
+def _jpeg_decode_s(rend: Renderer) -> float:
+    """CPU seconds to decode one frame of ``rend``'s size from JPEG (q90), the median of 15: the
+    baseline the solver's time per code is given against, measured in the same process."""
+    _, buf = cv2.imencode(".jpg", rend.render(TableScene({}), seed=1), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    times = []
+    for _ in range(15):
+        t = time.thread_time()
+        cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        times.append(time.thread_time() - t)
+    return float(np.median(times))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, default=2)
@@ -101,6 +114,7 @@ def main() -> int:
     ap.add_argument("--ppm", type=float, nargs="*", default=[1.2, 1.4, 1.7, 2.0, 2.7])
     ap.add_argument("--blur", type=float, nargs="*", default=[0.0, 1.0, 1.5, 2.0])
     ap.add_argument("--frames", type=int, default=1, help="frames fused (the window mean)")
+    ap.add_argument("--jpeg", type=int, default=90, help="JPEG quality of the frames")
     ap.add_argument("--skip-main", action="store_true", help="skip main's reader (slow when it fails)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
@@ -108,13 +122,16 @@ def main() -> int:
     sharp_pose = default_pose(layout)
     sharp = Renderer(layout, sharp_pose, {"red": (40, 40, 210)})
     sharp_regs = slot_regions(layout, sharp_pose)
-    print("ppm  blur  frames  codes  reader  finders  oracle-grid  solver  solver-err  ms/code(main, solver)")
+    print("ppm  blur  frames  codes  reader  finders  oracle-grid  solver  solver-err  ms/code(main, solver)"
+          "  solver/jpeg")
     for ppm in args.ppm:
         f = ppm / PX_PER_MODULE_2028
         size = (round(2028 * f), round(1520 * f))
         pose = default_pose(layout, image_size=size)
         rend = Renderer(layout, pose, {"red": (40, 40, 210)})
         regs = slot_regions(layout, pose)
+        jpeg_s = _jpeg_decode_s(rend)
+        print(f"{size[0]}x{size[1]}: a JPEG decode (q90) of the frame takes {1000 * jpeg_s:.1f} ms CPU", flush=True)
         for blur in args.blur:
             c = {"n": 0, "reader": 0, "finders": 0, "oracle": 0, "solver": 0, "err": 0.0, "errn": 0}
             t_main = t_solve = 0.0
@@ -127,7 +144,8 @@ def main() -> int:
                 ref, _ = sharp.compose(scene, seed=seed)
                 ref_f = sharp.finish(ref, seed=seed, noise=0.0)
                 comp, _ = rend.compose(scene, seed=seed)
-                frames = [rend.finish(comp, seed=seed * 10 + i, blur=blur) for i in range(args.frames)]
+                frames = [rend.finish(comp, seed=seed * 10 + i, blur=blur, jpeg_quality=args.jpeg)
+                          for i in range(args.frames)]
                 for sid, reg in regs.items():
                     payload = slots[sid][0].payload
                     assert payload is not None
@@ -164,9 +182,9 @@ def main() -> int:
             n = max(c["n"], 1)
             print(f"{ppm:4.1f} {blur:5.2f} {args.frames:6d} {c['n']:6d} {100 * c['reader'] / n:6.0f}% "
                   f"{100 * c['finders'] / n:7.0f}% {100 * c['oracle'] / n:10.0f}% {100 * c['solver'] / n:6.0f}% "
-                  f"{100 * c['err'] / max(c['errn'], 1):9.1f}%  {1000 * t_main / n:6.0f} {1000 * t_solve / n:6.0f}",
+                  f"{100 * c['err'] / max(c['errn'], 1):9.1f}%  {1000 * t_main / n:6.0f} {1000 * t_solve / n:6.0f}"
+                  f"  {t_solve / n / jpeg_s:10.1f}",
                   flush=True)
-            _ = pattern_fit
     return 0
 
 
