@@ -8,7 +8,8 @@ way up, almost exactly, so the module values can be *solved* for: each pixel is 
 1. registers the code by its fixed patterns alone (finders, separators, timing, alignment: the modules
    every code of a version shares), by correlating their expected image over the window for each
    version, size, tilt and upright/upside-down (``vision.qr_register``), then refines the grid's three
-   corner points so the *solved* fixed patterns separate dark from light best;
+   finder centres so the *solved* modules separate dark from light best (the fixed patterns by their
+   known values, the data modules by a local threshold);
 2. samples the window on the module grid (``GRID_PPM`` px per module, a margin of modules around it so
    the light or camouflage beyond the code is solved for too, not folded into the edge modules) and
    solves, per blur of a short ladder, the regularised least squares ``min |K L - b|^2 + lam |L - p|^2``:
@@ -46,8 +47,8 @@ SIGMAS_TRIED = 3  # blurs decoded: the fitted one and its nearest on the ladder
 PRIOR_ROUNDS = 2  # two-level prior refinements after the flat one
 SIGMA_STEP = 0.02  # blurs are rounded to this (modules) so their operators are computed once
 SEPARATION_WEIGHT = 1.0  # of all modules' separation against the function patterns' in the grid fit
-FISHER_MIN = 1.0  # fitted fixed patterns' separation below which no decoding is tried (a cost gate: codes
-# the solver reads fit at 2.7-5, windows without a code at 0.1-0.5; bench/qr_lowres_harness.py)
+FISHER_MIN = 1.0  # fitted fixed patterns' separation below which no decoding is tried (a cost gate: on
+# renders at 1014x760 and 2028x1520, codes fitted at 2.7-5 up to blur 2 px, windows without a code at 0.1-0.5)
 FIT_STEPS = (0.3, 0.15, 0.07)  # corner-point search steps, in modules
 FIT_TRIES = 72
 
