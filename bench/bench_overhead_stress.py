@@ -95,6 +95,8 @@ CONDITIONS = [
     Condition("blur 2", {"blur": 2.0}),
     Condition("jpeg q25", {"jpeg_quality": 25}),
     Condition("1014x760", size=(1014, 760)),
+    Condition("1014x760 blur 2", {"blur": 2.0}, size=(1014, 760)),
+    Condition("1014x760 q25", {"jpeg_quality": 25}, size=(1014, 760)),
     Condition("bump 1deg 5mm", bump=(1.0, 5.0)),
     Condition("bump 3deg 20mm", bump=(3.0, 20.0)),
     Condition("phone on map", clutter=_on_map),

@@ -24,7 +24,7 @@ from rules.kipukas.identity import is_kipukas_payload
 from tracker.api import JUDGE
 from tracker.config import STYLE_TERRITORIES, CameraConfig, TableConfig
 from tracker.errors import UsageError
-from tracker.front.camera import FrontCamera
+from tracker.front.camera import LIVE_CPU_PER_FRAME_S, FrontCamera
 from tracker.front.registration import FrontEnrolment
 from tracker.overhead import palettes as palette_store
 from tracker.overhead.auto_calibration import OverheadCalibration
@@ -359,14 +359,14 @@ class TableRuntime:
                 self._new_reader()
             if not watch.readable:
                 return  # board unreadable: camera moved; no move from this frame
-            loop.process(frame.image)
+            loop.process(frame.image, frame.lores)
 
         self._camera_loop("overhead camera", self.cfg.overhead, process)
 
     def front_loop(self) -> None:
         from tracker.front.scan import kipukas_reader
 
-        camera = FrontCamera(kipukas_reader())
+        camera = FrontCamera(kipukas_reader(), cpu_per_frame_s=LIVE_CPU_PER_FRAME_S)  # shares the core
 
         def process(frame: Frame) -> None:
             for shown in camera.process(frame):
