@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from calibration.camera import default_pose
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tracker.overhead.layout import table_layout
 from tracker.sources.capture import simulated_lores
 from tracker.sources.open import lores_size
