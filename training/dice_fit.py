@@ -93,13 +93,35 @@ def nll(logits: NDArray[np.float64], y: NDArray[np.int16], t: float) -> float:
     return float(-logp[np.arange(len(y)), y.astype(int)].mean())
 
 
-def fit_and_export(train: Data, calib: Data, epochs: int, seed: int, out: Path) -> dict[str, object]:
+def epochs_within(x: torch.Tensor, y: torch.Tensor, minutes: float, batch: int) -> int:
+    """How many epochs fit in `minutes` on this machine now: a few steps of a throw-away copy timed (the
+    manifest records the number, so `--epochs N` repeats the run whatever the machine's load)."""
+    probe = network()
+    g = torch.Generator().manual_seed(0)
+    t0 = 0.0
+    for i in range(6):
+        if i == 2:
+            t0 = time.time()
+        idx = torch.randint(0, len(y), (batch,), generator=g)
+        nn.functional.cross_entropy(probe(augment(x[idx], y[idx], g)), y[idx]).backward()
+    per_epoch = (time.time() - t0) / 4 * ((len(y) + batch - 1) // batch)
+    return max(2, int(minutes * 60 / per_epoch))
+
+
+def fit_and_export(train: Data, calib: Data, epochs: int, seed: int, out: Path,
+                   minutes: float = 0.0) -> dict[str, object]:
+    """Train (`epochs`, or as many as fit in `minutes` when `epochs` is 0), fit the temperature on `calib`,
+    export to ONNX at `out` and check it under `cv2.dnn`; the figures for the manifest."""
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # 2 threads ran 5x slower than 1 on the loaded shared machine
     g = torch.Generator().manual_seed(seed)
-    model = network()
     x = torch.from_numpy(train[0].astype(np.float32)[:, None])
     y = torch.from_numpy(train[1].astype(np.int64))
+    if epochs <= 0:
+        epochs = epochs_within(x, y, minutes, 128)
+        print(f"{epochs} epochs fit in {minutes} minutes", file=sys.stderr)
+    torch.manual_seed(seed)
+    model = network()
     counts = torch.bincount(y, minlength=len(CLASSES)).float()
     weights = (counts.sum() / len(CLASSES) / counts.clamp(min=1.0)).clamp(0.25, 4.0)  # every face counts alike
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)

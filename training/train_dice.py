@@ -1,12 +1,13 @@
 """Train the dice face network (`vision/assets/dice_faces.onnx`) on domain-randomised renders.
 
-    nice -n 10 .venv/bin/python -m training.train_dice [--sessions 200] [--epochs 8] [--seed 21]
+    nice -n 10 .venv/bin/python -m training.train_dice [--sessions 400] [--epochs 8 | --epochs 0 --minutes 20]
 
 Steps: render the training crops (sessions `seed*10000 + i`) and the calibration crops (sessions
 `seed*10000 + 9000 + i`: other poses, other dice) with `training.dice_data` on 2 worker processes (cached
-in `--cache`); train a small CNN with torch on one thread (fixed seed; each crop also at the turns the
-reader's squaring-up leaves open: quarter turns for cubes, thirds of a turn for the D20); fit the softmax
-temperature on the calibration crops (so a probability means what it says); export to ONNX, check that
+in `--cache`, a file a session); train a small CNN with torch on one thread (fixed seed; each crop turned by a
+random step of the turns the reader's squaring-up leaves open: quarter turns for cubes, thirds for the
+D20, plus glare, dim light and jitter; classes weighted alike); fit the softmax temperature on the
+calibration crops (so a probability means what it says); export to ONNX, check that
 OpenCV's `cv2.dnn` gives the same answers as torch, and write the weights and the manifest
 (`dice_faces.json`: SHA-256, classes, input, temperature, the training command, seeds and figures). The
 acceptance per die kind is not set here: it is tuned on seed 1 of `bench/bench_dice.py --fit` and
@@ -89,7 +90,8 @@ def main() -> int:
     ap.add_argument("--sessions", type=int, default=400, help="training sessions (camera poses)")
     ap.add_argument("--calibration-sessions", type=int, default=40)
     ap.add_argument("--frames", type=int, default=8, help="frames per session")
-    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--epochs", type=int, default=8, help="0: as many as fit in --minutes")
+    ap.add_argument("--minutes", type=float, default=20.0, help="the training's time budget when --epochs 0")
     ap.add_argument("--seed", type=int, default=22)
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "kipukas-dice")
     ap.add_argument("--out", type=Path, default=ASSETS)
@@ -109,7 +111,7 @@ def main() -> int:
         return 0
     from training.dice_fit import fit_and_export  # torch only when training
 
-    figures = fit_and_export(train, calib, args.epochs, args.seed, args.out / MODEL)
+    figures = fit_and_export(train, calib, args.epochs, args.seed, args.out / MODEL, args.minutes)
     raw = (args.out / MODEL).read_bytes()
     manifest = {
         "format": FORMAT,
@@ -124,7 +126,7 @@ def main() -> int:
         "training": {
             "command": (f"nice -n 10 .venv/bin/python -m training.train_dice --sessions {args.sessions} "
                         f"--calibration-sessions {args.calibration_sessions} --frames {args.frames} "
-                        f"--epochs {args.epochs} --seed {args.seed}"),
+                        f"--epochs {figures['epochs']} --seed {args.seed}"),
             "train_sessions": f"{base}..{base + args.sessions - 1}",
             "calibration_sessions": f"{base + 9000}..{base + 9000 + args.calibration_sessions - 1}",
             "crops": {"train": len(train[1]), "calibration": len(calib[1])},

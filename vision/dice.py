@@ -40,6 +40,7 @@ TOP_Z_MM = 17.0  # the plane the area is rectified on: the dice's tops
 MARGIN_MM = 35.0  # seen around the area, so a die that rolled out is noticed
 OWNER_RATIO = 0.55  # the nearest seat colour must be this much nearer than the next one
 OWNER_MAX = 0.12  # chromaticity distance beyond which a die is no seat's
+PAIR_ELONGATION = 2.2  # variance ratio along/across of two dice side by side (a lone die's is about 1)
 OWN_GROW_MM = 1.2  # a die's face crop keeps this much around its outline
 TABLE_CHROMA = 0.04  # a blob this near the table's chromaticity (and brightness) is the table itself
 F32 = NDArray[np.float32]
@@ -363,4 +364,27 @@ def _split(blob: NDArray[np.uint8], min_area: float) -> list[NDArray[np.uint8]]:
             parts = [p for p in parts if p.sum() >= min_area * 0.6]
             if len(parts) >= 2:
                 return parts
-    return [blob]
+    return _cut_pair(blob, min_area)
+
+
+def _cut_pair(blob: NDArray[np.uint8], min_area: float) -> list[NDArray[np.uint8]]:
+    """Two dice pressed side by side (no neck for the erosion to find: their blob is a 2:1 bar): cut across
+    the blob's long axis at its narrowest place in the middle third, when the blob is that elongated. A blob
+    that is not (a pile, a hand's edge) stays whole and is reported unresolved."""
+    ys, xs = np.nonzero(blob)
+    pts = np.stack([xs, ys], axis=1).astype(np.float64)
+    centre = pts.mean(axis=0)
+    evals, evecs = np.linalg.eigh(np.cov((pts - centre).T))
+    if evals[0] <= 0 or evals[1] / evals[0] < PAIR_ELONGATION:
+        return [blob]
+    t = (pts - centre) @ evecs[:, 1]
+    lo_t, hi_t = np.percentile(t, (33.0, 67.0))
+    bins = np.arange(math.floor(lo_t), math.ceil(hi_t) + 1)
+    counts = np.array([int(np.sum(np.abs(t - b) < 0.5)) for b in bins])
+    cut = float(bins[int(np.argmin(counts + 1e-3 * np.abs(bins)))])  # the narrowest; ties: nearest the middle
+    parts = []
+    for side in (t < cut, t >= cut):
+        part = np.zeros_like(blob)
+        part[ys[side], xs[side]] = 1
+        parts.append(part)
+    return parts if all(p.sum() >= min_area * 0.6 for p in parts) else [blob]
