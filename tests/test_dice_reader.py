@@ -19,7 +19,8 @@ from calibration.layout import load_mat, parse_mat
 from rules.kipukas.board_map import BoardMap
 from tracker.overhead.layout import table_layout
 from vision.dice import DiceReader
-from vision.dice_faces import FACES, mark
+from vision.dice_crop import CROP_PX, face_crop
+from vision.dice_faces import FACES, SIZE_MM, mark
 from vision.synth import Renderer, TableScene
 from vision.synth.dice import Die, RollScene, random_die, render_roll
 from vision.warp import paste, scale, translate
@@ -55,6 +56,46 @@ def test_dice_at_rest_are_found_and_never_read_wrong(setup: tuple[Renderer, Dice
             else:
                 assert seen.why  # unknown says why
     assert read >= 2
+
+
+def test_two_dice_pressed_side_by_side_are_two_dice_never_misread(setup: tuple[Renderer, DiceReader]) -> None:
+    """Two cubes 0.5 mm apart make one 2:1 blob with no neck: it is cut across its long axis into two dice
+    (it used to be one unresolved blob), and a face read from either crop is the die's own."""
+    renderer, reader = setup
+    found = read = 0
+    for seed, angle in ((301, 0.0), (302, 0.6), (303, 1.3), (304, 2.2)):
+        rng = np.random.default_rng(seed)
+        gap = SIZE_MM["d6"] + 0.5
+        spots = [(420.0 - gap / 2 * math.cos(angle), -60.0 - gap / 2 * math.sin(angle)),
+                 (420.0 + gap / 2 * math.cos(angle), -60.0 + gap / 2 * math.sin(angle))]
+        dice = [random_die(k, PALETTE["red"], xy, rng) for k, xy in zip(("d6", "diel"), spots, strict=True)]
+        got = reader.read(render_roll(renderer, RollScene(dice=dice), seed=seed))
+        for die in dice:
+            near = [d for d in got.dice if math.dist(d.centre_mm, die.at_mm) < 6.0]
+            found += len(near) == 1
+            for d in near:
+                if d.face is not None:
+                    assert (d.kind, d.face) == (die.kind, die.face), f"seed {seed}: {die} read as {d}"
+                    read += 1
+    assert found >= 7 and read >= 5, (found, read)
+
+
+def test_the_face_crop_paints_out_everything_beyond_the_die() -> None:
+    img = np.full((90, 90, 3), 100.0, np.float32)
+    img[30:60, 20:45] = 220.0  # the die
+    img[40:50, 30:35] = 40.0  # its numeral
+    img[30:60, 46:75] = 220.0  # a neighbour touching it
+    img[40:50, 58:63] = 40.0  # the neighbour's numeral
+    own = np.zeros((90, 90), np.uint8)
+    own[30:60, 20:45] = 1
+    gains = np.ones(3, np.float32)
+    bare = face_crop(img, (32.5, 45.0), gains, 3.0)
+    masked = face_crop(img, (32.5, 45.0), gains, 3.0, mask=own, fill=np.full(3, 100.0, np.float32))
+    assert bare.shape == masked.shape == (CROP_PX, CROP_PX)
+    right = slice(CROP_PX * 3 // 4, CROP_PX)  # where the neighbour lies in the crop
+    assert float(np.ptp(bare[:, right])) > 1.0  # without the mask its numeral and edge show
+    assert float(np.ptp(masked[:, right])) < 1e-6  # with it: flat table
+    assert float(np.ptp(masked[:, : CROP_PX // 2])) > 1.0  # the die's own numeral stays
 
 
 def test_a_hand_over_the_area_is_no_roll_and_a_die_outside_is_marked(setup: tuple[Renderer, DiceReader]) -> None:

@@ -23,46 +23,58 @@ Data = tuple[NDArray[np.float16], NDArray[np.int16]]
 
 
 def network() -> nn.Module:
-    """About 82 k weights (0.33 MB in float32): four stages of 3x3 convolutions, then a linear layer over the
-    5 x 5 map (where a stroke lies tells numerals apart; global pooling underfitted). Small on purpose: it
-    runs on a Pi core in about a millisecond per die, and trains on one CPU thread."""
+    """About 100 k weights (0.4 MB in float32), about 6 M multiply-adds a crop: five stages of 3x3
+    convolutions on the 48 x 48 crop (the first at full resolution, so a D20 numeral's 1-2 px strokes reach
+    the network), then a linear layer over the 3 x 3 map (where a stroke lies tells numerals apart; global
+    pooling underfitted). It runs on a Pi core in a few milliseconds per die and trains on one CPU thread."""
 
     def block(i: int, o: int) -> list[nn.Module]:
         return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU()]
 
     return nn.Sequential(
         *block(1, 8), nn.MaxPool2d(2),
-        *block(8, 16), *block(16, 16), nn.MaxPool2d(2),
-        *block(16, 32), *block(32, 32), nn.MaxPool2d(2),
-        *block(32, 64), nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * (CROP_PX // 8) ** 2, len(CLASSES)),
+        *block(8, 24), nn.MaxPool2d(2),
+        *block(24, 48), *block(48, 48), nn.MaxPool2d(2),
+        *block(48, 96), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Dropout(0.1), nn.Linear(96 * (CROP_PX // 16) ** 2, len(CLASSES)),
     )
 
 
-def turned(x: NDArray[np.float16], y: NDArray[np.int16]) -> Data:
-    """Every crop at the turns the reader's squaring-up leaves open: quarter turns of a cube's, thirds of a
-    turn of a D20's (`vision.dice_crop.face_crop` turns a crop only up to the die's symmetry)."""
-    d20 = np.array([CLASSES[int(c)].startswith("d20:") for c in y])
-    xs, ys = [x], [y]
-    for k in (1, 2, 3):
-        xs.append(np.rot90(x[~d20], k, axes=(1, 2)))
-        ys.append(y[~d20])
-    c = (CROP_PX - 1) / 2.0
-    for angle in (120.0, 240.0):
-        M = cv2.getRotationMatrix2D((c, c), angle, 1.0)
-        xs.append(np.stack([cv2.warpAffine(v.astype(np.float32), M, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR,
-                                           borderMode=cv2.BORDER_REPLICATE) for v in x[d20]]).astype(np.float16))
-        ys.append(y[d20])
-    return np.concatenate(xs), np.concatenate(ys)
+def symmetry_steps(y: torch.Tensor) -> torch.Tensor:
+    """Per crop, the turn (degrees) between the views the reader's squaring-up cannot tell apart: a quarter
+    turn for a cube, a third of a turn for the D20 (`vision.dice_crop.face_crop` turns a crop only up to the
+    die's symmetry)."""
+    return torch.where(D20[y], torch.tensor(120.0), torch.tensor(90.0))
 
 
-def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
-    """Shifts of up to 2 px, contrast and level, a little noise (the turns are in the data: `turned`)."""
+D20 = torch.tensor([c.startswith("d20:") for c in CLASSES])
+
+
+def augment(x: torch.Tensor, y: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """Each crop turned by a random step of its die's symmetry and jittered (up to 5 degrees, 2 px, 5 %
+    scale: the reader's centring and squaring errors), then the light: contrast and level, dim light's
+    flat, noisy crops, a glare spot (a bright blob saturating part of the face), a little blur."""
     n = x.shape[0]
-    dx, dy = (int(v) for v in torch.randint(-2, 3, (2,), generator=g))
-    x = torch.roll(x, (dy, dx), (2, 3))
-    gain = 0.8 + 0.4 * torch.rand((n, 1, 1, 1), generator=g)
+    k = torch.randint(0, 12, (n,), generator=g).float()  # 12 steps: uniform over both symmetries
+    angle = torch.deg2rad(k * symmetry_steps(y) + 5.0 * (2 * torch.rand(n, generator=g) - 1))
+    s = 1.0 + 0.05 * (2 * torch.rand(n, generator=g) - 1)
+    shift = (4.0 / CROP_PX) * (torch.rand((n, 2), generator=g) - 0.5)
+    cos, sin = torch.cos(angle) / s, torch.sin(angle) / s
+    theta = torch.stack([torch.stack([cos, -sin, shift[:, 0]], 1), torch.stack([sin, cos, shift[:, 1]], 1)], 1)
+    grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
+    x = nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    dim = (torch.rand((n, 1, 1, 1), generator=g) < 0.25).float()
+    gain = (0.8 + 0.4 * torch.rand((n, 1, 1, 1), generator=g)) * (1.0 - 0.4 * dim)
     level = 0.2 * (torch.rand((n, 1, 1, 1), generator=g) - 0.5)
-    return x * gain + level + 0.05 * torch.randn(x.shape, generator=g)
+    noise = (0.03 + 0.2 * dim) * torch.randn(x.shape, generator=g)
+    x = x * gain + level + noise
+    glare = (torch.rand((n, 1, 1, 1), generator=g) < 0.2).float()
+    yy, xx = torch.meshgrid(torch.arange(CROP_PX).float(), torch.arange(CROP_PX).float(), indexing="ij")
+    centre = CROP_PX * (0.2 + 0.6 * torch.rand((n, 2, 1, 1), generator=g))
+    radius = 2.0 + 5.0 * torch.rand((n, 1, 1, 1), generator=g)
+    spot = torch.exp(-((xx - centre[:, :1]) ** 2 + (yy - centre[:, 1:]) ** 2) / (2 * radius ** 2))
+    x = x + glare * (1.5 + 2.0 * torch.rand((n, 1, 1, 1), generator=g)) * spot
+    return torch.clamp(x, -3.0, 3.0)
 
 
 def logits_of(model: nn.Module, x: NDArray[np.float16]) -> NDArray[np.float64]:
@@ -81,28 +93,52 @@ def nll(logits: NDArray[np.float64], y: NDArray[np.int16], t: float) -> float:
     return float(-logp[np.arange(len(y)), y.astype(int)].mean())
 
 
-def fit_and_export(train: Data, calib: Data, epochs: int, seed: int, out: Path) -> dict[str, object]:
+def epochs_within(x: torch.Tensor, y: torch.Tensor, minutes: float, batch: int) -> int:
+    """How many epochs fit in `minutes` on this machine now: a few steps of a throw-away copy timed (the
+    manifest records the number, so `--epochs N` repeats the run whatever the machine's load)."""
+    probe = network()
+    g = torch.Generator().manual_seed(0)
+    t0 = 0.0
+    for i in range(6):
+        if i == 2:
+            t0 = time.time()
+        idx = torch.randint(0, len(y), (batch,), generator=g)
+        nn.functional.cross_entropy(probe(augment(x[idx], y[idx], g)), y[idx]).backward()
+    per_epoch = (time.time() - t0) / 4 * ((len(y) + batch - 1) // batch)
+    return max(2, int(minutes * 60 / per_epoch))
+
+
+def fit_and_export(train: Data, calib: Data, epochs: int, seed: int, out: Path,
+                   minutes: float = 0.0) -> dict[str, object]:
+    """Train (`epochs`, or as many as fit in `minutes` when `epochs` is 0), fit the temperature on `calib`,
+    export to ONNX at `out` and check it under `cv2.dnn`; the figures for the manifest."""
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # 2 threads ran 5x slower than 1 on the loaded shared machine
     g = torch.Generator().manual_seed(seed)
+    x = torch.from_numpy(train[0].astype(np.float32)[:, None])
+    y = torch.from_numpy(train[1].astype(np.int64))
+    if epochs <= 0:
+        epochs = epochs_within(x, y, minutes, 128)
+        print(f"{epochs} epochs fit in {minutes} minutes", file=sys.stderr)
+    torch.manual_seed(seed)
     model = network()
-    tx, ty = turned(*train)
-    x = torch.from_numpy(tx.astype(np.float32)[:, None])
-    y = torch.from_numpy(ty.astype(np.int64))
+    counts = torch.bincount(y, minlength=len(CLASSES)).float()
+    weights = (counts.sum() / len(CLASSES) / counts.clamp(min=1.0)).clamp(0.25, 4.0)  # every face counts alike
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     batch = 128
     steps = epochs * ((len(y) + batch - 1) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    loss_fn = nn.CrossEntropyLoss()
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps, pct_start=0.2)
+    loss_fn = nn.CrossEntropyLoss(weight=weights, label_smoothing=0.02)
     t0 = time.time()
     step = 0
+    losses: list[float] = []
     for epoch in range(epochs):
         model.train()
         order = torch.randperm(len(y), generator=g)
         total = 0.0
         for i in range(0, len(y), batch):
             idx = order[i:i + batch]
-            loss = loss_fn(model(augment(x[idx], g)), y[idx])
+            loss = loss_fn(model(augment(x[idx], y[idx], g)), y[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -113,11 +149,12 @@ def fit_and_export(train: Data, calib: Data, epochs: int, seed: int, out: Path) 
                 sys.stderr.write(f"\rtrain epoch {epoch + 1}/{epochs} step {step}/{steps} "
                                  f"loss {total / (i + len(idx)):.3f} {time.time() - t0:5.0f} s ")
                 sys.stderr.flush()
+        losses.append(round(total / len(y), 4))
         sys.stderr.write("\n")
     logits = logits_of(model, calib[0])
     temperature = min(np.arange(0.5, 5.0, 0.02), key=lambda t: nll(logits, calib[1], float(t)))
     figures: dict[str, object] = {"temperature": round(float(temperature), 3), "epochs": epochs, "seed": seed,
-               "train_seconds": round(time.time() - t0, 1)}
+               "train_seconds": round(time.time() - t0, 1), "loss_per_epoch": losses}
     pred = logits.argmax(axis=1)
     z = logits / temperature
     p = np.exp(z - z.max(axis=1, keepdims=True))

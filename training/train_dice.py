@@ -1,12 +1,13 @@
 """Train the dice face network (`vision/assets/dice_faces.onnx`) on domain-randomised renders.
 
-    nice -n 10 .venv/bin/python -m training.train_dice [--sessions 200] [--epochs 8] [--seed 21]
+    nice -n 10 .venv/bin/python -m training.train_dice [--sessions 400] [--epochs 8 | --epochs 0 --minutes 20]
 
 Steps: render the training crops (sessions `seed*10000 + i`) and the calibration crops (sessions
 `seed*10000 + 9000 + i`: other poses, other dice) with `training.dice_data` on 2 worker processes (cached
-in `--cache`); train a small CNN with torch on one thread (fixed seed; each crop also at the turns the
-reader's squaring-up leaves open: quarter turns for cubes, thirds of a turn for the D20); fit the softmax
-temperature on the calibration crops (so a probability means what it says); export to ONNX, check that
+in `--cache`, a file a session); train a small CNN with torch on one thread (fixed seed; each crop turned by a
+random step of the turns the reader's squaring-up leaves open: quarter turns for cubes, thirds for the
+D20, plus glare, dim light and jitter; classes weighted alike); fit the softmax temperature on the
+calibration crops (so a probability means what it says); export to ONNX, check that
 OpenCV's `cv2.dnn` gives the same answers as torch, and write the weights and the manifest
 (`dice_faces.json`: SHA-256, classes, input, temperature, the training command, seeds and figures). The
 acceptance per die kind is not set here: it is tuned on seed 1 of `bench/bench_dice.py --fit` and
@@ -47,57 +48,70 @@ def progress(label: str, done: int, total: int, t0: float) -> None:
     sys.stderr.flush()
 
 
-def _one(args: tuple[int, int]) -> tuple[NDArray[np.float16], NDArray[np.int16]]:
-    return session(*args)
-
-
-def render_set(seeds: list[int], frames: int, label: str) -> tuple[NDArray[np.float16], NDArray[np.int16]]:
-    xs, ys = [], []
-    t0 = time.time()
-    with multiprocessing.get_context("fork").Pool(2) as pool:
-        for i, (x, y) in enumerate(pool.imap(_one, [(s, frames) for s in seeds])):
-            if len(y):
-                xs.append(x)
-                ys.append(y)
-            progress(label, i + 1, len(seeds), t0)
-    return np.concatenate(xs), np.concatenate(ys)
-
-
-def cached(path: Path, seeds: list[int], frames: int, label: str) -> tuple[NDArray[np.float16], NDArray[np.int16]]:
+def _one(args: tuple[int, int, str]) -> int:
+    """Render one session into its own cache file (skipped when it is there): an interrupted render loses at
+    most the sessions under way, and training can start on the sessions rendered so far."""
+    seed, frames, folder = args
+    path = Path(folder) / f"{seed}x{frames}.npz"
     if path.is_file():
-        data = np.load(path)
-        return data["x"], data["y"]
-    x, y = render_set(seeds, frames, label)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, x=x, y=y)
-    return x, y
+        return seed
+    x, y = session(seed, frames)
+    tmp = path.with_suffix(".part.npz")
+    np.savez_compressed(tmp, x=x, y=y)
+    tmp.replace(path)
+    return seed
+
+
+def cached(folder: Path, seeds: list[int], frames: int, label: str, render: bool = True
+           ) -> tuple[NDArray[np.float16], NDArray[np.int16]]:
+    """The crops of `seeds` (one cache file a session in `folder`), rendering the missing ones on 2 worker
+    processes unless `render` is False (then only the sessions already rendered are used)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if render:
+        t0 = time.time()
+        with multiprocessing.get_context("fork").Pool(2) as pool:
+            for i, _ in enumerate(pool.imap_unordered(_one, [(s, frames, str(folder)) for s in seeds])):
+                progress(label, i + 1, len(seeds), t0)
+    xs, ys = [], []
+    for s in seeds:
+        path = folder / f"{s}x{frames}.npz"
+        if path.is_file():
+            data = np.load(path)
+            if len(data["y"]):
+                xs.append(data["x"])
+                ys.append(data["y"])
+    if not xs:
+        raise FileNotFoundError(f"{folder}: no rendered session of {label}")
+    return np.concatenate(xs), np.concatenate(ys)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sessions", type=int, default=200, help="training sessions (camera poses)")
+    ap.add_argument("--sessions", type=int, default=400, help="training sessions (camera poses)")
     ap.add_argument("--calibration-sessions", type=int, default=40)
-    ap.add_argument("--frames", type=int, default=6, help="frames per session")
-    ap.add_argument("--epochs", type=int, default=8)
-    ap.add_argument("--seed", type=int, default=21)
+    ap.add_argument("--frames", type=int, default=8, help="frames per session")
+    ap.add_argument("--epochs", type=int, default=8, help="0: as many as fit in --minutes")
+    ap.add_argument("--minutes", type=float, default=20.0, help="the training's time budget when --epochs 0")
+    ap.add_argument("--seed", type=int, default=22)
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "kipukas-dice")
     ap.add_argument("--out", type=Path, default=ASSETS)
     ap.add_argument("--data-only", action="store_true", help="render (and cache) the crops, do not train")
+    ap.add_argument("--no-render", action="store_true", help="train on the sessions already in the cache")
     ap.add_argument("--accept", default="", help="diel=P,d6=P,d20=P: write the acceptance into the manifest")
     args = ap.parse_args()
     if args.accept:
         return write_accept(args.out / MANIFEST, args.accept)
     base = args.seed * 10000
-    train = cached(args.cache / f"train_{args.seed}_{args.sessions}x{args.frames}.npz",
-                   [base + i for i in range(args.sessions)], args.frames, "render train")
-    calib = cached(args.cache / f"calib_{args.seed}_{args.calibration_sessions}x{args.frames}.npz",
-                   [base + 9000 + i for i in range(args.calibration_sessions)], args.frames, "render calib")
+    calib = cached(args.cache, [base + 9000 + i for i in range(args.calibration_sessions)], args.frames,
+                   "render calib", not args.no_render)
+    train = cached(args.cache, [base + i for i in range(args.sessions)], args.frames, "render train",
+                   not args.no_render)
     print(f"crops: {len(train[1])} training, {len(calib[1])} calibration", file=sys.stderr)
     if args.data_only:
         return 0
     from training.dice_fit import fit_and_export  # torch only when training
 
-    figures = fit_and_export(train, calib, args.epochs, args.seed, args.out / MODEL)
+    figures = fit_and_export(train, calib, args.epochs, args.seed, args.out / MODEL, args.minutes)
     raw = (args.out / MODEL).read_bytes()
     manifest = {
         "format": FORMAT,
@@ -112,7 +126,7 @@ def main() -> int:
         "training": {
             "command": (f"nice -n 10 .venv/bin/python -m training.train_dice --sessions {args.sessions} "
                         f"--calibration-sessions {args.calibration_sessions} --frames {args.frames} "
-                        f"--epochs {args.epochs} --seed {args.seed}"),
+                        f"--epochs {figures['epochs']} --seed {args.seed}"),
             "train_sessions": f"{base}..{base + args.sessions - 1}",
             "calibration_sessions": f"{base + 9000}..{base + 9000 + args.calibration_sessions - 1}",
             "crops": {"train": len(train[1]), "calibration": len(calib[1])},

@@ -40,6 +40,8 @@ TOP_Z_MM = 17.0  # the plane the area is rectified on: the dice's tops
 MARGIN_MM = 35.0  # seen around the area, so a die that rolled out is noticed
 OWNER_RATIO = 0.55  # the nearest seat colour must be this much nearer than the next one
 OWNER_MAX = 0.12  # chromaticity distance beyond which a die is no seat's
+PAIR_ELONGATION = 2.2  # variance ratio along/across of two dice side by side (a lone die's is about 1)
+OWN_GROW_MM = 1.2  # a die's face crop keeps this much around its outline
 TABLE_CHROMA = 0.04  # a blob this near the table's chromaticity (and brightness) is the table itself
 F32 = NDArray[np.float32]
 KIND_OF_SHAPE = {"cube": ("diel", "d6"), "icosahedron": ("d20",)}
@@ -197,12 +199,14 @@ class DiceReader:
                 if int(part.sum()) > hi:
                     unresolved += 1
                     continue
-                dice.append(self._candidate(crop, part, gains, (x - pad, y - pad)))
+                dice.append(self._candidate(crop, part, gains, (x - pad, y - pad), table))
         self.empty.offer(img, not dice and not hand and not unresolved)
         return RollCandidates(tuple(dice), hand, unresolved)
 
-    def _candidate(self, img: F32, blob: NDArray[np.uint8], gains: F32, offset: tuple[int, int]) -> DieCandidate:
-        """One die's blob in `img`, a crop whose pixel (0, 0) is the patch's `offset`."""
+    def _candidate(self, img: F32, blob: NDArray[np.uint8], gains: F32, offset: tuple[int, int],
+                   table: F32) -> DieCandidate:
+        """One die's blob in `img`, a crop whose pixel (0, 0) is the patch's `offset`; `table` the table's
+        colour, painted over everything outside the die's own outline in its face crop."""
         m = cv2.moments(blob, binaryImage=True)
         cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
         centre = (self.origin[0] + (cx + offset[0]) / PX_PER_MM, self.origin[1] + (cy + offset[1]) / PX_PER_MM)
@@ -214,7 +218,9 @@ class DiceReader:
         chan = np.ascontiguousarray(img[:, :, dominant])
         shape, turn = _shape(chan, blob)
         top = _top_centre(chan, blob, (cx, cy))
-        return DieCandidate(centre, inside, owner, shape, face_crop(img, top, gains, PX_PER_MM, turn))
+        own = _own_pixels(blob)
+        return DieCandidate(centre, inside, owner, shape,
+                            face_crop(img, top, gains, PX_PER_MM, turn, mask=own, fill=table))
 
     @staticmethod
     def _unknown(c: DieCandidate, why: str) -> DieReading:
@@ -267,6 +273,16 @@ def _top_centre(chan: F32, blob: NDArray[np.uint8], centre: tuple[float, float])
         return centre
     k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     return (float(cents[k][0]), float(cents[k][1]))
+
+
+def _own_pixels(blob: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """A die's blob with its holes filled (a dark numeral or glare the difference missed) and grown by about
+    a millimetre: the pixels its face crop keeps (the rest, a touching neighbour included, becomes table)."""
+    contours, _ = cv2.findContours(blob.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros(blob.shape, np.uint8)
+    cv2.drawContours(filled, contours, -1, 1, thickness=cv2.FILLED)
+    grow = 2 * round(OWN_GROW_MM * PX_PER_MM) + 1
+    return np.asarray(cv2.dilate(filled, np.ones((grow, grow), np.uint8)), np.uint8)
 
 
 def _channel_max(img: F32) -> F32:
@@ -348,4 +364,27 @@ def _split(blob: NDArray[np.uint8], min_area: float) -> list[NDArray[np.uint8]]:
             parts = [p for p in parts if p.sum() >= min_area * 0.6]
             if len(parts) >= 2:
                 return parts
-    return [blob]
+    return _cut_pair(blob, min_area)
+
+
+def _cut_pair(blob: NDArray[np.uint8], min_area: float) -> list[NDArray[np.uint8]]:
+    """Two dice pressed side by side (no neck for the erosion to find: their blob is a 2:1 bar): cut across
+    the blob's long axis at its narrowest place in the middle third, when the blob is that elongated. A blob
+    that is not (a pile, a hand's edge) stays whole and is reported unresolved."""
+    ys, xs = np.nonzero(blob)
+    pts = np.stack([xs, ys], axis=1).astype(np.float64)
+    centre = pts.mean(axis=0)
+    evals, evecs = np.linalg.eigh(np.cov((pts - centre).T))
+    if evals[0] <= 0 or evals[1] / evals[0] < PAIR_ELONGATION:
+        return [blob]
+    t = (pts - centre) @ evecs[:, 1]
+    lo_t, hi_t = np.percentile(t, (33.0, 67.0))
+    bins = np.arange(math.floor(lo_t), math.ceil(hi_t) + 1)
+    counts = np.array([int(np.sum(np.abs(t - b) < 0.5)) for b in bins])
+    cut = float(bins[int(np.argmin(counts + 1e-3 * np.abs(bins)))])  # the narrowest; ties: nearest the middle
+    parts = []
+    for side in (t < cut, t >= cut):
+        part = np.zeros_like(blob)
+        part[ys[side], xs[side]] = 1
+        parts.append(part)
+    return parts if all(p.sum() >= min_area * 0.6 for p in parts) else [blob]

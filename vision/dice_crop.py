@@ -1,8 +1,11 @@
 """One die's top as the face classifier sees it: a small square, top-down, light normalised.
 
-The roll area is already rectified on the plane of the dice's tops (`vision.dice`), so a die's top is seen
-as if from straight above at a known scale. The crop is `CROP_MM` square around the top's centre, resampled
-to `CROP_PX` (2 px/mm: about the camera's own resolution at the table), and made independent of the light
+The roll area is already rectified on the plane of the dice's tops (`vision.dice`, 3 px/mm), so a die's top
+is seen as if from straight above at a known scale. The crop is `CROP_MM` square around the top's centre,
+resampled to `CROP_PX` (2.4 px/mm: at least the camera's own resolution there, which is 1.7-2.3 px/mm for a
+camera 1150-850 mm above the table, so no pixel the camera has is averaged away and a D20's 6 mm numeral
+spans about 14 px). Everything outside the die's own outline (a touching neighbour, another die nearby) is
+painted the table's colour before the crop is cut, so the network sees one die. It is made independent of the light
 and of the seat's colour: the brightest channel after the light's per-channel gains (any saturated colour
 puts its mark's contrast there), then centred on its median and scaled by its spread. The same function
 makes the training crops (`training/dice_data.py`) and the reader's, so they cannot drift apart.
@@ -15,15 +18,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 CROP_MM = 20.0
-CROP_PX = 40
+CROP_PX = 48
 F32 = NDArray[np.float32]
 
 
-def face_crop(img: F32, top_xy: tuple[float, float], gains: F32, px_per_mm: float, turn_deg: float = 0.0) -> F32:
+def face_crop(img: F32, top_xy: tuple[float, float], gains: F32, px_per_mm: float, turn_deg: float = 0.0,
+              mask: NDArray[np.uint8] | None = None, fill: F32 | None = None) -> F32:
     """The classifier's input for the die whose top lies at `top_xy` (pixels of `img`, a BGR float patch at
     `px_per_mm`), `gains` the light's per-channel gains, turned by `turn_deg` (the outline's turn, so a cube's
     edges lie square and a D20's top triangle upright): `CROP_PX` square, float32, about zero mean, unit
-    spread."""
+    spread. With `mask` (the die's own pixels in `img`, non-zero) everything else is painted `fill` (the
+    table's BGR colour), so a neighbour's marks never reach the network."""
+    if mask is not None:
+        img = np.where(mask[:, :, None] > 0, img, np.asarray(fill if fill is not None else np.median(
+            img.reshape(-1, 3), axis=0), np.float32)).astype(np.float32)
     side = round(CROP_MM * px_per_mm)
     big = round(side * 1.5)
     window = cv2.getRectSubPix(np.ascontiguousarray(img, np.float32), (big, big),
