@@ -36,6 +36,28 @@ from tests.hub_tables import SimTable
 from tracker.record.hub_push import HubPusher
 
 
+class TimedPusher(HubPusher):
+    """The real pusher, noting how late each row is when its push leaves ("sent": the table's own queueing:
+    the pusher waking, reading SQLite, the bench process's threads) and when the hub's answer is back
+    ("acked": the push through the link and nginx, checked and stored in Redis, and the answer back)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.late: dict[str, list[float]] = {"sent": [], "acked": []}
+        self.recording = False
+
+    def _call(self, event: str, data: dict[str, Any]) -> dict[str, Any]:
+        if event != "rows" or not self.recording:
+            return super()._call(event, data)
+        sent = time.time()
+        answer = super()._call(event, data)
+        acked = time.time()
+        for row in data["rows"]:
+            self.late["sent"].append(sent - float(row["ts"]))
+            self.late["acked"].append(acked - float(row["ts"]))
+        return answer
+
+
 def rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -69,7 +91,7 @@ class Load:
         self.hub, self.stop = hub, threading.Event()
         self.tables = {str(n): SimTable(folder / f"table-{n}", seed=7000 + n) for n in range(1, tables + 1)}
         self.links = {t: CutProxy(hub.nginx.port, f"127.0.{n % 250 + 1}.1") for n, t in enumerate(self.tables)}
-        self.pushers = {t: HubPusher(self.links[t].url, hub.token(t), self.tables[t].records) for t in self.tables}
+        self.pushers = {t: TimedPusher(self.links[t].url, hub.token(t), self.tables[t].records) for t in self.tables}
         for t, table in self.tables.items():
             table.on_row.append(self.pushers[t].nudge)
         ctx = mp.get_context("spawn")
@@ -78,6 +100,7 @@ class Load:
         self.spectators = ctx.Process(target=run_spectators,
                                       args=(hub.nginx.port, spectators, tables, self.commands, self.results))
         self.wanted = spectators
+        self.started = 0.0  # when the recorded play began (epoch seconds)
 
     def connect(self, timeout: float) -> dict[str, Any]:
         self.spectators.start()
@@ -94,6 +117,9 @@ class Load:
     def play(self, rate: float, seconds: float) -> dict[str, Any]:
         self.commands.put("record")
         time.sleep(0.5)
+        for pusher in self.pushers.values():
+            pusher.recording = True
+        self.started = time.time()
         threads = [t.run(rate) for t in self.tables.values()]
         start = time.monotonic()
         time.sleep(seconds)
@@ -119,6 +145,16 @@ class Load:
             link.close()
         for t in self.tables.values():
             t.close()
+
+
+def stage_times(hub: Hub, since: float) -> dict[str, list[float]]:
+    """Every hub process's lateness samples per stage (`broadcast.timing`) taken after `since`."""
+    total: dict[str, list[float]] = {}
+    for w in hub.workers:
+        with urllib.request.urlopen(f"http://127.0.0.1:{w.port}/healthz?since={since}", timeout=30) as resp:
+            for k, v in json.loads(resp.read()).get("timing", {}).items():
+                total.setdefault(k, []).extend(v)
+    return total
 
 
 def deliveries(hub: Hub) -> dict[str, int]:
@@ -161,6 +197,11 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
             sent0 = deliveries(hub)
             got = load.play(rate, seconds + delay_min * 60)
             sent = {k: v - sent0.get(k, 0) for k, v in deliveries(hub).items()}
+            stages: dict[str, list[float]] = {"sent": [], "acked": []}
+            for pusher in load.pushers.values():
+                for k in stages:
+                    stages[k] += pusher.late[k]
+            stages |= stage_times(hub, load.started)
             cpu = {k: sum(cpu_s(p) for p in v) - before[k] for k, v in pids.items()}
             kernel = sum(sys_s(p) for p in pids["hub processes"]) - kernel0
             cpu["tables and pushers (bench)"] = time.process_time() - own
@@ -171,7 +212,7 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
                     "dropped": got["dropped"],
                     "elapsed": got["elapsed"], "acked": acked, "written": written, "cpu": cpu,
                     "messages": got["messages"], "client_cpu_s": got["cpu_s"], "sent": sent,
-                    "hub_kernel_s": kernel,
+                    "hub_kernel_s": kernel, "stages": stages,
                     "rss_per_socket_kb": (sum(loaded.values()) - sum(idle.values())) / max(1, state["connected"]),
                     "nginx_kb": (rss_kb(hub.nginx.proc.pid) if hub.nginx.proc else 0) - nginx_idle}
         finally:
@@ -296,6 +337,12 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
           f"per row delivery {per_row(r) / max(1.0, r['spectators'] / tables) * 1e6:.1f} us, "
           f"per message delivered {r['cpu']['hub processes'] / max(1, r['messages']) * 1e6:.1f} us "
           f"({r['hub_kernel_s'] / max(1e-9, r['cpu']['hub processes']):.0%} of the hub's CPU in the kernel)")
+    stages = r.get("stages", {})
+    order = ("sent", "arrived", "stored", "acked", "picked", "writing", "written")
+    print("  where the latency is (how late a row is, p50 / p99 ms, at each stage; 'received' at the spectator): "
+          + ", ".join(f"{k} {pct(stages[k], 0.5) * 1000:.0f} / {pct(stages[k], 0.99) * 1000:.0f}"
+                      for k in order if stages.get(k))
+          + f", received {p50 * 1000:.0f} / {p99 * 1000:.0f}", flush=True)
     print(f"  memory per spectator socket: {r['rss_per_socket_kb']:.1f} KB in the hub processes "
           f"(+{r['nginx_kb'] / max(1, r['spectators']):.1f} KB in nginx)", flush=True)
     return p99

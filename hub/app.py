@@ -14,6 +14,7 @@ from flask import Flask, Response, abort, render_template, request
 from flask_socketio import SocketIO
 
 from broadcast.rooms import FramedRedisManager
+from broadcast.timing import StageTimes
 from hub.namespaces import Broadcaster, OrganiserNamespace, PushNamespace, WatchNamespace, role_of_key
 from hub.pairings import PairingError, parse_csv, to_csv
 from hub.settings import HubConfig
@@ -59,7 +60,8 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
                         cors_allowed_origins=origin_check(cfg.allowed_origins), manage_session=False,
                         max_http_buffer_size=MAX_HTTP_BUFFER)
     broadcaster = Broadcaster(cfg, store, socketio)
-    push = PushNamespace(cfg, store, broadcaster)
+    timing = getattr(manager, "timing", None) or StageTimes()
+    push = PushNamespace(cfg, store, broadcaster, timing)
     socketio.on_namespace(push)
     socketio.on_namespace(WatchNamespace(cfg, store))
     socketio.on_namespace(OrganiserNamespace(cfg, store))
@@ -140,8 +142,17 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
-        return {"ok": store.ping(), "tables_connected": len(push.tables),
-                "deliveries": dict(getattr(manager, "deliveries", {}))}
+        """Liveness, deliveries so far, and with `?since=EPOCH` how late rows were at each of this process's
+        stages after that moment (`broadcast.timing`: where a broadcast's latency goes)."""
+        out: dict[str, Any] = {"ok": store.ping(), "tables_connected": len(push.tables),
+                               "deliveries": dict(getattr(manager, "deliveries", {}))}
+        since = request.args.get("since")
+        if since is not None:
+            try:
+                out["timing"] = timing.since(float(since))
+            except ValueError:
+                abort(400, description="since: expected a time in seconds since the epoch")
+        return out
 
     return app, socketio, broadcaster
 

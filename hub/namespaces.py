@@ -19,6 +19,7 @@ import redis
 from flask import request
 from flask_socketio import ConnectionRefusedError, Namespace, join_room
 
+from broadcast.timing import StageTimes
 from hub.settings import HubConfig
 from hub.streams import Announce, Head, HubStore
 from hub.verify import RowError, check_row, head_valid, public_key
@@ -123,9 +124,11 @@ def coalesce(items: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
 class PushNamespace(Namespace):  # type: ignore[misc]
     """Tables push rows here, store-and-forward: each answer is the highest contiguous seq the hub holds."""
 
-    def __init__(self, cfg: HubConfig, store: HubStore, broadcaster: Broadcaster) -> None:
+    def __init__(self, cfg: HubConfig, store: HubStore, broadcaster: Broadcaster,
+                 timing: StageTimes | None = None) -> None:
         super().__init__("/push")
         self.cfg, self.store, self.broadcaster = cfg, store, broadcaster
+        self.timing = timing or StageTimes()
         self.tables: dict[str, str] = {}
         self.buckets: dict[str, Bucket] = {}
         self.pinned: dict[str, str] = {}
@@ -184,10 +187,14 @@ class PushNamespace(Namespace):  # type: ignore[misc]
             if not isinstance(raw, list) or len(raw) > MAX_ROWS_PER_PUSH:
                 raise RowError(f"rows: expected a list of at most {MAX_ROWS_PER_PUSH} rows")
             rows = [check_row(r) for r in raw]
+            self.timing.note("arrived", raw)
             head, bad_head = self._signed_head(table, game, data.get("head"))
-            announce = self.broadcaster.announce(table, [public_row(table, game, r.data) for r in rows])
+            public = [public_row(table, game, r.data) for r in rows]
+            announce = self.broadcaster.announce(table, public)
             result = self.store.append(table, game, rows, head, announce) if rows or head else None
             top = result.top if result else self.store.top(table, game)
+            if result is not None and result.added:
+                self.timing.note("stored", [p for p in public if top - result.added < p["seq"] <= top])
             answer: dict[str, Any] = {"acked": top, "duplicates": result.duplicates if result else 0}
             if result is not None and result.outcome != "ok":
                 answer["error"] = (f"row {top + 1} is missing" if result.outcome == "gap"
