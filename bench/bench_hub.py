@@ -39,23 +39,25 @@ from tracker.record.hub_push import HubPusher
 class TimedPusher(HubPusher):
     """The real pusher, noting how late each row is when its push leaves ("sent": the table's own queueing:
     the pusher waking, reading SQLite, the bench process's threads) and when the hub's answer is back
-    ("acked": the push through the link and nginx, checked and stored in Redis, and the answer back)."""
+    ("acked": the push through the link and nginx, checked and stored in Redis, and the answer back).
+    A row sent again (after a refusal or a reconnect) is noted each time."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.late: dict[str, list[float]] = {"sent": [], "acked": []}
         self.recording = False
 
-    def _call(self, event: str, data: dict[str, Any]) -> dict[str, Any]:
-        if event != "rows" or not self.recording:
-            return super()._call(event, data)
-        sent = time.time()
-        answer = super()._call(event, data)
-        acked = time.time()
-        for row in data["rows"]:
-            self.late["sent"].append(sent - float(row["ts"]))
-            self.late["acked"].append(acked - float(row["ts"]))
-        return answer
+    def _emit_rows(self, cursor: Any, data: dict[str, Any], generation: int) -> None:
+        if self.recording:
+            sent = time.time()
+            self.late["sent"] += [sent - float(row["ts"]) for row in data["rows"]]
+        super()._emit_rows(cursor, data, generation)
+
+    def _answered(self, cursor: Any, data: dict[str, Any], generation: int, answer: Any) -> None:
+        if self.recording:
+            acked = time.time()
+            self.late["acked"] += [acked - float(row["ts"]) for row in data["rows"]]
+        super()._answered(cursor, data, generation, answer)
 
 
 def rss_kb(pid: int) -> int:
@@ -87,11 +89,12 @@ def pct(values: list[float], q: float) -> float:
 class Load:
     """Tables pushing through their own cuttable links, and the spectator process."""
 
-    def __init__(self, hub: Hub, folder: Path, tables: int, spectators: int) -> None:
+    def __init__(self, hub: Hub, folder: Path, tables: int, spectators: int, window: int = 4) -> None:
         self.hub, self.stop = hub, threading.Event()
         self.tables = {str(n): SimTable(folder / f"table-{n}", seed=7000 + n) for n in range(1, tables + 1)}
         self.links = {t: CutProxy(hub.nginx.port, f"127.0.{n % 250 + 1}.1") for n, t in enumerate(self.tables)}
-        self.pushers = {t: TimedPusher(self.links[t].url, hub.token(t), self.tables[t].records) for t in self.tables}
+        self.pushers = {t: TimedPusher(self.links[t].url, hub.token(t), self.tables[t].records, window=window)
+                        for t in self.tables}
         for t, table in self.tables.items():
             table.on_row.append(self.pushers[t].nudge)
         ctx = mp.get_context("spawn")
@@ -178,9 +181,9 @@ def _children(pid: int) -> list[int]:
 
 
 def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: float,
-            delay_min: float = 0.0, broadcast: str = "framed") -> dict[str, Any]:
+            delay_min: float = 0.0, broadcast: str = "framed", window: int = 4) -> dict[str, Any]:
     with running_hub(folder, tables, delay_min=delay_min, broadcast=broadcast) as hub:
-        load = Load(hub, folder, tables, spectators)
+        load = Load(hub, folder, tables, spectators, window)
         try:
             idle = {w.port: rss_kb(w.proc.pid) for w in hub.workers if w.proc}
             nginx_idle = rss_kb(hub.nginx.proc.pid) if hub.nginx.proc else 0
@@ -359,6 +362,10 @@ def main() -> int:
                     help="also measure the spectators behind a tournament delay (rows coalesced per table)")
     ap.add_argument("--no-before", action="store_true",
                     help="skip the run with the library's own per-socket broadcast (broadcast = \"plain\")")
+    ap.add_argument("--window", type=int, default=4,
+                    help="pushes a table sends before the first is answered (the pusher's default, 4)")
+    ap.add_argument("--unpipelined", action="store_true",
+                    help="also measure the tables waiting for each answer before the next push (window 1)")
     ap.add_argument("--no-faults", action="store_true", help="skip the store capacity and the fault run")
     ap.add_argument("--cut-seconds", type=float, help="how long one table is cut off (default 300; --short 5)")
     args = ap.parse_args()
@@ -377,9 +384,17 @@ def main() -> int:
             before = measure(Path(tmp) / "load-plain", tables, spectators, args.rate, seconds, broadcast="plain")
             report("before (broadcast = \"plain\": python-socketio frames and sends per socket)", before, tables,
                    args.rate, base_p99)
-        r = measure(Path(tmp) / "load", tables, spectators, args.rate, seconds)
-        p99 = report("after (broadcast = \"framed\": encoded and framed once per room, merged while sending)", r,
-                     tables, args.rate, base_p99)
+        one = None
+        if args.unpipelined:
+            one = measure(Path(tmp) / "load-window-1", tables, spectators, args.rate, seconds, window=1)
+            report("unpipelined (each table waits for the hub's answer before its next push)", one, tables,
+                   args.rate, base_p99)
+        r = measure(Path(tmp) / "load", tables, spectators, args.rate, seconds, window=args.window)
+        p99 = report(f"after (broadcast = \"framed\": encoded and framed once per room, merged while sending; "
+                     f"pushes pipelined, window {args.window})", r, tables, args.rate, base_p99)
+        if one is not None:
+            print(f"pipelined / unpipelined: p50 {pct(r['latencies'], 0.5) / pct(one['latencies'], 0.5):.3f}, "
+                  f"p99 {p99 / pct(one['latencies'], 0.99):.3f}", flush=True)
         if before is not None:
             b99 = pct(before["latencies"], 0.99)
             b50 = pct(before["latencies"], 0.5)

@@ -7,11 +7,13 @@ delayed data. Every event is size-checked and rate-limited per connection, like 
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,6 +123,28 @@ def coalesce(items: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
     return out + [(t, "status", p) for t, p in status.items()]
 
 
+class Turns:
+    """Tasks take turns in the order they asked (a lock lets a newcomer barge in before a waiter is woken:
+    a table's pipelined pushes would then reach Redis out of order and be refused as gaps)."""
+
+    def __init__(self) -> None:
+        self._cv = threading.Condition(threading.Lock())
+        self._next = self._serving = 0
+
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[None]:
+        with self._cv:
+            mine, self._next = self._next, self._next + 1
+            while self._serving != mine:
+                self._cv.wait()
+        try:
+            yield
+        finally:
+            with self._cv:
+                self._serving += 1
+                self._cv.notify_all()
+
+
 class PushNamespace(Namespace):  # type: ignore[misc]
     """Tables push rows here, store-and-forward: each answer is the highest contiguous seq the hub holds."""
 
@@ -132,6 +156,7 @@ class PushNamespace(Namespace):  # type: ignore[misc]
         self.tables: dict[str, str] = {}
         self.buckets: dict[str, Bucket] = {}
         self.pinned: dict[str, str] = {}
+        self.order: dict[str, Turns] = {}  # one table's pushes, stored in the order they came
 
     def on_connect(self, auth: Any = None) -> None:
         token = auth.get("token") if isinstance(auth, dict) else None
@@ -179,9 +204,19 @@ class PushNamespace(Namespace):  # type: ignore[misc]
     def on_rows(self, data: Any) -> dict[str, Any]:
         """Verify the rows, then append them, note the activity and witness the head in one round trip to
         Redis (`HubStore.append`), which also publishes the rows it added to the spectators on the message
-        queue; every process delivers its share from its own broadcast task, never from this request."""
+        queue; every process delivers its share from its own broadcast task, never from this request.
+        A table pipelines its pushes (`tracker.record.hub_push`): each event has its own task here, so a
+        table's pushes take turns, in the order they arrived (a push stored out of order would only be
+        refused as a gap and sent again)."""
         try:
             table = self._table()
+        except (RowError, ValueError, AttributeError) as exc:
+            return {"error": str(exc)}
+        with self.order.setdefault(table, Turns()).turn():
+            return self._rows(table, data)
+
+    def _rows(self, table: str, data: Any) -> dict[str, Any]:
+        try:
             game = _game(data)
             raw = data.get("rows", [])
             if not isinstance(raw, list) or len(raw) > MAX_ROWS_PER_PUSH:
