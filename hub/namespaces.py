@@ -7,13 +7,11 @@ delayed data. Every event is size-checked and rate-limited per connection, like 
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 import json
 import logging
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,26 +121,33 @@ def coalesce(items: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
     return out + [(t, "status", p) for t, p in status.items()]
 
 
-class Turns:
-    """Tasks take turns in the order they asked (a lock lets a newcomer barge in before a waiter is woken:
-    a table's pipelined pushes would then reach Redis out of order and be refused as gaps)."""
+class SeqGate:
+    """Holds a table's push until the rows before it are stored, so pipelined pushes are stored in seq
+    order whatever order their tasks run in (python-socketio gives each event its own task, and under load
+    they were seen to reach Redis out of order: refused as gaps and sent again). A push whose rows do not
+    come within `ORDER_WAIT_S` goes ahead anyway (its gap is refused, as before)."""
 
     def __init__(self) -> None:
         self._cv = threading.Condition(threading.Lock())
-        self._next = self._serving = 0
+        self.top: int | None = None  # the highest contiguous seq stored, as this process last saw it
 
-    @contextlib.contextmanager
-    def turn(self) -> Iterator[None]:
+    def wait_for(self, first: int, timeout: float) -> None:
+        """Wait until row `first - 1` is stored (or the top is unknown, or `timeout` passed)."""
+        end = time.monotonic() + timeout
         with self._cv:
-            mine, self._next = self._next, self._next + 1
-            while self._serving != mine:
-                self._cv.wait()
-        try:
-            yield
-        finally:
-            with self._cv:
-                self._serving += 1
-                self._cv.notify_all()
+            while self.top is not None and first > self.top + 1:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return
+                self._cv.wait(left)
+
+    def stored(self, top: int) -> None:
+        with self._cv:
+            self.top = top
+            self._cv.notify_all()
+
+
+ORDER_WAIT_S = 2.0  # how long a push waits for the pushes before it (they are on the same connection)
 
 
 class PushNamespace(Namespace):  # type: ignore[misc]
@@ -156,7 +161,7 @@ class PushNamespace(Namespace):  # type: ignore[misc]
         self.tables: dict[str, str] = {}
         self.buckets: dict[str, Bucket] = {}
         self.pinned: dict[str, str] = {}
-        self.order: dict[str, Turns] = {}  # one table's pushes, stored in the order they came
+        self.gates: dict[tuple[str, str], SeqGate] = {}  # (table, game): pushes stored in seq order
 
     def on_connect(self, auth: Any = None) -> None:
         token = auth.get("token") if isinstance(auth, dict) else None
@@ -195,7 +200,9 @@ class PushNamespace(Namespace):  # type: ignore[misc]
                 self.store.touch(table, alarm="a different table key was shown: refused")
                 return {"error": "this table's key is pinned to another key at the hub"}
             self.store.touch(table, game=game, online=True)
-            return {"table": table, "acked": self.store.top(table, game)}
+            top = self.store.top(table, game)
+            self._gate(table, game).stored(top)
+            return {"table": table, "acked": top}
         except redis.RedisError as exc:
             return {"retry": f"the hub's store is unavailable ({type(exc).__name__}): try again"}
         except (RowError, ValueError, AttributeError) as exc:
@@ -205,29 +212,25 @@ class PushNamespace(Namespace):  # type: ignore[misc]
         """Verify the rows, then append them, note the activity and witness the head in one round trip to
         Redis (`HubStore.append`), which also publishes the rows it added to the spectators on the message
         queue; every process delivers its share from its own broadcast task, never from this request.
-        A table pipelines its pushes (`tracker.record.hub_push`): each event has its own task here, so a
-        table's pushes take turns, in the order they arrived (a push stored out of order would only be
-        refused as a gap and sent again)."""
+        A table pipelines its pushes (`tracker.record.hub_push`) and each event has its own task here, so
+        a push waits for the rows before it (`SeqGate`) instead of being refused as a gap and sent again."""
         try:
             table = self._table()
-        except (RowError, ValueError, AttributeError) as exc:
-            return {"error": str(exc)}
-        with self.order.setdefault(table, Turns()).turn():
-            return self._rows(table, data)
-
-    def _rows(self, table: str, data: Any) -> dict[str, Any]:
-        try:
             game = _game(data)
             raw = data.get("rows", [])
             if not isinstance(raw, list) or len(raw) > MAX_ROWS_PER_PUSH:
                 raise RowError(f"rows: expected a list of at most {MAX_ROWS_PER_PUSH} rows")
-            rows = [check_row(r) for r in raw]
             self.timing.note("arrived", raw)
+            rows = [check_row(r) for r in raw]
+            gate = self._gate(table, game)
+            if rows:
+                gate.wait_for(rows[0].seq, ORDER_WAIT_S)
             head, bad_head = self._signed_head(table, game, data.get("head"))
             public = [public_row(table, game, r.data) for r in rows]
             announce = self.broadcaster.announce(table, public)
             result = self.store.append(table, game, rows, head, announce) if rows or head else None
             top = result.top if result else self.store.top(table, game)
+            gate.stored(top)
             if result is not None and result.added:
                 self.timing.note("stored", [p for p in public if top - result.added < p["seq"] <= top])
             answer: dict[str, Any] = {"acked": top, "duplicates": result.duplicates if result else 0}
@@ -248,6 +251,12 @@ class PushNamespace(Namespace):  # type: ignore[misc]
             return {"retry": f"the hub's store is unavailable ({type(exc).__name__}): try again"}
         except (RowError, ValueError, AttributeError) as exc:
             return {"error": str(exc)}
+
+    def _gate(self, table: str, game: str) -> SeqGate:
+        gate = self.gates.get((table, game))
+        if gate is None:
+            gate = self.gates[(table, game)] = SeqGate()
+        return gate
 
     def _signed_head(self, table: str, game: str, head: Any) -> tuple[Head | None, int | None]:
         """The head sent with a push if its signature verifies against the table's pinned key (the hash it

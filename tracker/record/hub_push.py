@@ -217,6 +217,8 @@ class HubPusher:
             with self._answered_cv:
                 if generation != self._generation:
                     break  # reconnected meanwhile: the next round asks the hub again
+                if cursor.acked is None or max(cursor.acked, cursor.sent) != start:
+                    continue  # an answer came meanwhile (a refusal sends us back): read again from there
                 if cursor.inflight == 0:
                     cursor.oldest = time.monotonic()
                 cursor.inflight += 1
