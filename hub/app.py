@@ -15,8 +15,9 @@ from flask_socketio import SocketIO
 
 from broadcast.rooms import FramedRedisManager
 from broadcast.timing import StageTimes
-from hub.namespaces import Broadcaster, OrganiserNamespace, PushNamespace, WatchNamespace, role_of_key
+from hub.namespaces import Broadcaster, OrganiserNamespace, WatchNamespace, role_of_key
 from hub.pairings import PairingError, parse_csv, to_csv
+from hub.push import PushNamespace
 from hub.settings import HubConfig
 from hub.streams import HubStore
 
@@ -61,8 +62,8 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
                         max_http_buffer_size=MAX_HTTP_BUFFER)
     broadcaster = Broadcaster(cfg, store, socketio)
     timing = getattr(manager, "timing", None) or StageTimes()
-    push = PushNamespace(cfg, store, broadcaster, timing)
-    socketio.on_namespace(push)
+    push = PushNamespace(cfg, store, broadcaster, socketio, timing)
+    socketio.server.register_namespace(push)  # python-socketio's own: no Flask request context per push
     socketio.on_namespace(WatchNamespace(cfg, store))
     socketio.on_namespace(OrganiserNamespace(cfg, store))
     tables = sorted(set(cfg.tables.values()))

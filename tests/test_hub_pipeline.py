@@ -8,6 +8,8 @@ each of its stages."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
 import time
 import urllib.error
@@ -77,14 +79,26 @@ def test_pushes_sent_without_waiting_are_stored_in_order_once(hub: Hub, tmp_path
 
 
 def test_a_pipelining_pusher_loses_nothing_and_duplicates_nothing(hub: Hub, tmp_path: Path) -> None:
+    """While the hub processes are stopped (SIGSTOP: no answer comes), the pusher keeps up to `window`
+    pushes on their way; once they run again every row is stored once, in order."""
     table = SimTable(tmp_path, seed=32)
-    pusher = HubPusher(hub.nginx.url, hub.token("2"), table.records, window=4, poll_s=0.05)
+    pusher = HubPusher(hub.nginx.url, hub.token("2"), table.records, window=4, poll_s=0.05, batch=3)
     table.on_row.append(pusher.nudge)
     stop = threading.Event()
     thread = pusher.start(stop)
     try:
-        writer = table.run(200.0)  # rows far faster than a round trip: pushes overlap
-        time.sleep(3.0)
+        writer = table.run(40.0)
+        time.sleep(1.0)
+        for w in hub.workers:
+            assert w.proc is not None
+            os.kill(w.proc.pid, signal.SIGSTOP)
+        try:
+            time.sleep(1.0)
+        finally:
+            for w in hub.workers:
+                assert w.proc is not None
+                os.kill(w.proc.pid, signal.SIGCONT)
+        time.sleep(1.0)
         table.stop.set()
         writer.join()
         last = table.last()["game-001"]
@@ -95,8 +109,8 @@ def test_a_pipelining_pusher_loses_nothing_and_duplicates_nothing(hub: Hub, tmp_
         stop.set()
         thread.join(15)
     assert pusher.stats.acked.get("game-001") == last
-    assert pusher.stats.most_in_flight > 1, "no push was ever sent before the previous one was answered"
-    assert pusher.stats.duplicates == 0 and pusher.stats.last_error == ""
+    assert pusher.stats.most_in_flight == 4, "the pusher did not keep its window of pushes on their way"
+    assert (pusher.stats.duplicates, pusher.stats.last_error, pusher.stats.connects) == (0, "", 1)
     held = HubStore(hub.redis.url).rows("2", "game-001")
     assert [r["seq"] for r in held] == list(range(1, last + 1))
     assert [r["hash"] for r in held] == [r.hash for r in table.rows("game-001")]

@@ -60,15 +60,20 @@ class HubPusher:
     def __init__(self, url: str, token: str, records_dir: Path,
                  status: Callable[[], dict[str, Any]] | None = None, poll_s: float = 0.25,
                  batch: int = 200, status_every_s: float = 1.0, window: int = 4,
-                 answer_timeout_s: float = 10.0) -> None:
+                 answer_timeout_s: float = 10.0, max_pushes_per_s: float = 20.0) -> None:
         """`poll_s`: how often the records are looked at when no `nudge` came (a new game, a restart);
         `window`: pushes of a game on their way at once (1: wait for each answer before the next);
-        `answer_timeout_s`: a push unanswered that long means the link is dead: reconnect and resend."""
+        `answer_timeout_s`: a push unanswered that long means the link is dead: reconnect and resend;
+        `max_pushes_per_s`: pushes are spaced at least this far apart (rows recorded meanwhile go together),
+        well under the hub's limit per connection (50 messages a second): a table writes a few rows a second,
+        so this only ever merges rows of a burst, it never delays a row of a steady game."""
         if window < 1:
             raise ValueError(f"hub pusher window: expected at least 1 push on its way, got {window}")
         self.url, self.token, self.records_dir = url.rstrip("/"), token, Path(records_dir)
         self.status, self.poll_s, self.batch, self.status_every_s = status, poll_s, batch, status_every_s
         self.window, self.answer_timeout_s = window, answer_timeout_s
+        self.push_gap_s = 1.0 / max_pushes_per_s
+        self._last_push = 0.0
         self._answered_cv = threading.Condition(threading.Lock())
         self._generation = 0  # bumped at every (re)connect: answers meant for an older link are ignored
         self._failed = ""  # an answer said the hub cannot store now: reconnect (with backoff) and ask again
@@ -204,6 +209,9 @@ class HubPusher:
                     self._check_answers(cursor)
                     continue
                 generation = self._generation
+            wait = self._last_push + self.push_gap_s - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
             rows = cursor.db.execute(
                 "SELECT seq, ts, kind, source, body, prev, hash FROM records WHERE seq > ? AND seq <= ? "
                 "ORDER BY seq LIMIT ?", (start, top, self.batch)).fetchall()
@@ -224,6 +232,7 @@ class HubPusher:
                 cursor.inflight += 1
                 cursor.sent = int(rows[-1][0])
                 self.stats.most_in_flight = max(self.stats.most_in_flight, cursor.inflight)
+            self._last_push = time.monotonic()
             self._emit_rows(cursor, data, generation)
             sent += len(rows)
             self.stats.rows_sent += len(rows)
