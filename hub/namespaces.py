@@ -139,8 +139,9 @@ class WatchNamespace(Namespace):  # type: ignore[misc]
         except redis.RedisError as exc:  # the live rows still come; only the recent ones are missing
             log.warning("spectator of table %s joined without the recent rows: %s", table, exc)
             return
-        if games:
-            self.emit("rows", [public_row(table, games[-1], r) for r in rows], room=_sid())
+        if games:  # to this socket, which is in this process: not through Redis to every process
+            self.socketio.emit("rows", [public_row(table, games[-1], r) for r in rows], to=_sid(),
+                               namespace=self.namespace, ignore_queue=True)
 
 
 class OrganiserNamespace(Namespace):  # type: ignore[misc]

@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
-    with running_hub(tmp_path_factory.mktemp("hub"), tables=3) as running:
+    with running_hub(tmp_path_factory.mktemp("hub"), tables=4) as running:
         yield running
 
 
@@ -166,6 +166,35 @@ def test_each_hub_process_reports_how_late_rows_were_at_each_stage(hub: Hub, tmp
     assert all(0.0 <= x < 20.0 for late in samples.values() for x in late)
     with pytest.raises(urllib.error.HTTPError, match="400"):
         urllib.request.urlopen(f"http://127.0.0.1:{hub.workers[0].port}/healthz?since=soon", timeout=10)
+    table.close()
+
+
+def test_a_joining_spectator_alone_gets_the_recent_public_rows(hub: Hub, tmp_path: Path) -> None:
+    """The recent rows a spectator gets on joining go straight to its socket (not through Redis to every
+    process): it gets them, with no shown card, and a spectator already watching gets no second copy."""
+    table = SimTable(tmp_path, seed=35)
+    table.write(12)
+    rows = [r.to_json() for r in table.rows("game-001")]
+    store = HubStore(hub.redis.url)
+    assert store.append("4", "game-001", [check_row(r) for r in rows]).top == 13
+    got: dict[str, list[dict[str, Any]]] = {"first": [], "second": []}
+    clients = []
+    for name in got:
+        client = socketio.Client(reconnection=False)
+        client.on("rows", lambda rows, name=name: got[name].extend(rows), namespace="/watch")
+        client.connect(hub.nginx.url, auth={"table": "4"}, namespaces=["/watch"], transports=["websocket"],
+                       wait_timeout=10)
+        clients.append(client)
+        end = time.monotonic() + 10
+        while len(got[name]) < 13 and time.monotonic() < end:
+            time.sleep(0.05)
+    time.sleep(0.5)
+    for client in clients:
+        client.disconnect()
+    for name, seen in got.items():
+        assert [r["seq"] for r in seen] == list(range(1, 14)), name
+        assert all(set(r) == {"table", "game", "seq", "ts", "kind", "body"} for r in seen)
+        assert [r["body"] for r in seen if r["kind"] == "shown"] == [{}] * sum(1 for r in rows if r["kind"] == "shown")
     table.close()
 
 
