@@ -28,12 +28,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.hub_spectators import run_spectators
+import socketio
+
+from bench.hub_spectators import WITNESSES, run_spectators
 from hub.streams import HubStore
 from hub.verify import check_row, head_valid
 from tests.hub_servers import CutProxy, Hub, running_hub
 from tests.hub_tables import SimTable
-from tracker.record.hub_push import HubPusher
+from tracker.record.hub_push import PUSH_WINDOW, HubPusher
 
 
 class TimedPusher(HubPusher):
@@ -89,7 +91,7 @@ def pct(values: list[float], q: float) -> float:
 class Load:
     """Tables pushing through their own cuttable links, and the spectator process."""
 
-    def __init__(self, hub: Hub, folder: Path, tables: int, spectators: int, window: int = 4) -> None:
+    def __init__(self, hub: Hub, folder: Path, tables: int, spectators: int, window: int = 1) -> None:
         self.hub, self.stop = hub, threading.Event()
         self.tables = {str(n): SimTable(folder / f"table-{n}", seed=7000 + n) for n in range(1, tables + 1)}
         self.links = {t: CutProxy(hub.nginx.port, f"127.0.{n % 250 + 1}.1") for n, t in enumerate(self.tables)}
@@ -103,9 +105,29 @@ class Load:
         self.spectators = ctx.Process(target=run_spectators,
                                       args=(hub.nginx.port, spectators, tables, self.commands, self.results))
         self.wanted = spectators
+        # a handful of real python-socketio clients beside the lean ones, to check they get the same rows
+        self.real: dict[str, socketio.Client] = {}
+        self.real_rows: dict[str, list[dict[str, Any]]] = {}
+        self.real_recording = False
+        self.real_tables = [str(t) for t in range(1, min(WITNESSES, tables) + 1)] if spectators >= 400 else []
         self.started = 0.0  # when the recorded play began (epoch seconds)
 
+    def _connect_real(self) -> None:
+        for t in self.real_tables:
+            client = socketio.Client(reconnection=False)
+            self.real_rows[t] = []
+
+            def got(rows: list[dict[str, Any]], t: str = t) -> None:
+                if self.real_recording:
+                    self.real_rows[t] += rows
+
+            client.on("rows", got, namespace="/watch")
+            client.connect(f"http://127.0.0.1:{self.hub.nginx.port}", auth={"table": t}, namespaces=["/watch"],
+                           transports=["websocket"], wait_timeout=30)
+            self.real[t] = client
+
     def connect(self, timeout: float) -> dict[str, Any]:
+        self._connect_real()
         self.spectators.start()
         for pusher in self.pushers.values():
             pusher.start(self.stop)
@@ -119,6 +141,7 @@ class Load:
 
     def play(self, rate: float, seconds: float) -> dict[str, Any]:
         self.commands.put("record")
+        self.real_recording = True
         time.sleep(0.5)
         for pusher in self.pushers.values():
             pusher.recording = True
@@ -134,11 +157,15 @@ class Load:
         time.sleep(1.0)
         self.commands.put("stop")
         got: dict[str, Any] = self.results.get(timeout=60)
+        self.real_recording = False
         got["elapsed"] = elapsed
+        got["same"] = same_content(got.get("seen", {}), self.real_rows)
         return got
 
     def close(self) -> None:
         self.stop.set()
+        for client in self.real.values():
+            client.disconnect()
         if self.spectators.is_alive():
             self.commands.put("stop")
             self.spectators.join(20)
@@ -148,6 +175,31 @@ class Load:
             link.close()
         for t in self.tables.values():
             t.close()
+
+
+def same_content(lean: dict[str, list[list[Any]]], real: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """Compare, table by table, the rows a lean bench socket got with those a real python-socketio client
+    got over the moments both were listening: the same (game, seq), in order, once; and the real client's
+    rows public only (no field beyond a spectator's, no shown card's body)."""
+    compared = differing = private = 0
+    example = ""
+    for t, rows in real.items():
+        theirs = [(str(g), int(q)) for g, q in lean.get(t, [])]
+        mine = [(str(r["game"]), int(r["seq"])) for r in rows]
+        private += sum(1 for r in rows if set(r) != {"table", "game", "seq", "ts", "kind", "body"}
+                       or (r["kind"] == "shown" and r["body"]))
+        if not theirs or not mine:
+            differing += 1
+            continue
+        lo, hi = max(theirs[0], mine[0]), min(theirs[-1], mine[-1])
+        a, b = [k for k in theirs if lo <= k <= hi], [k for k in mine if lo <= k <= hi]
+        compared += len(b)
+        if not (a == b and len(set(b)) == len(b) and b == sorted(b)):
+            differing += 1
+            first = next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+            example = f"table {t}: lean {a[max(0, first - 2):first + 3]} real {b[max(0, first - 2):first + 3]}"
+    return {"tables": len(real), "compared": compared, "differing": differing, "private": private,
+            "example": example}
 
 
 def stage_times(hub: Hub, since: float) -> dict[str, list[float]]:
@@ -181,7 +233,7 @@ def _children(pid: int) -> list[int]:
 
 
 def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: float,
-            delay_min: float = 0.0, broadcast: str = "framed", window: int = 4) -> dict[str, Any]:
+            delay_min: float = 0.0, broadcast: str = "framed", window: int = 1) -> dict[str, Any]:
     with running_hub(folder, tables, delay_min=delay_min, broadcast=broadcast) as hub:
         load = Load(hub, folder, tables, spectators, window)
         try:
@@ -215,7 +267,7 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
                     "dropped": got["dropped"],
                     "elapsed": got["elapsed"], "acked": acked, "written": written, "cpu": cpu,
                     "messages": got["messages"], "client_cpu_s": got["cpu_s"], "sent": sent,
-                    "hub_kernel_s": kernel, "stages": stages,
+                    "hub_kernel_s": kernel, "stages": stages, "same": got["same"],
                     "rss_per_socket_kb": (sum(loaded.values()) - sum(idle.values())) / max(1, state["connected"]),
                     "nginx_kb": (rss_kb(hub.nginx.proc.pid) if hub.nginx.proc else 0) - nginx_idle}
         finally:
@@ -346,6 +398,14 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
           + ", ".join(f"{k} {pct(stages[k], 0.5) * 1000:.0f} / {pct(stages[k], 0.99) * 1000:.0f}"
                       for k in order if stages.get(k))
           + f", received {p50 * 1000:.0f} / {p99 * 1000:.0f}", flush=True)
+    same = r.get("same", {})
+    if same.get("tables"):
+        print(f"  content: {same['tables']} real python-socketio clients (tables 1-{same['tables']}) and the lean "
+              f"client's socket of the same table got the same rows, in order, once: "
+              f"{'yes' if same['differing'] == 0 else 'NO, ' + str(same['differing']) + ' tables differ'} "
+              f"({same['compared']} rows compared); rows with more than a spectator may see: {same['private']}"
+              + (f"; first difference: {same['example']}" if same.get("example") else ""),
+              flush=True)
     print(f"  memory per spectator socket: {r['rss_per_socket_kb']:.1f} KB in the hub processes "
           f"(+{r['nginx_kb'] / max(1, r['spectators']):.1f} KB in nginx)", flush=True)
     return p99
@@ -362,10 +422,13 @@ def main() -> int:
                     help="also measure the spectators behind a tournament delay (rows coalesced per table)")
     ap.add_argument("--no-before", action="store_true",
                     help="skip the run with the library's own per-socket broadcast (broadcast = \"plain\")")
-    ap.add_argument("--window", type=int, default=4,
-                    help="pushes a table sends before the first is answered (the pusher's default, 4)")
-    ap.add_argument("--unpipelined", action="store_true",
-                    help="also measure the tables waiting for each answer before the next push (window 1)")
+    ap.add_argument("--window", type=int, default=PUSH_WINDOW,
+                    help=f"pushes a table keeps on their way before the first is answered (the pusher's default, "
+                         f"{PUSH_WINDOW})")
+    ap.add_argument("--also-window", type=int, default=0,
+                    help="also measure the tables with this push window (e.g. 4: pipelined), in this process")
+    ap.add_argument("--also-first", action="store_true",
+                    help="with --also-window: run that one first (the machine's load drifts)")
     ap.add_argument("--no-faults", action="store_true", help="skip the store capacity and the fault run")
     ap.add_argument("--cut-seconds", type=float, help="how long one table is cut off (default 300; --short 5)")
     args = ap.parse_args()
@@ -384,17 +447,25 @@ def main() -> int:
             before = measure(Path(tmp) / "load-plain", tables, spectators, args.rate, seconds, broadcast="plain")
             report("before (broadcast = \"plain\": python-socketio frames and sends per socket)", before, tables,
                    args.rate, base_p99)
-        one = None
-        if args.unpipelined:
-            one = measure(Path(tmp) / "load-window-1", tables, spectators, args.rate, seconds, window=1)
-            report("unpipelined (each table waits for the hub's answer before its next push)", one, tables,
+        other = None
+
+        def windowed(window: int) -> dict[str, Any]:
+            got = measure(Path(tmp) / f"load-window-{window}", tables, spectators, args.rate, seconds, window=window)
+            report(f"the same, tables keeping up to {window} pushes on their way (window {window})", got, tables,
                    args.rate, base_p99)
+            return got
+
+        if args.also_window and args.also_first:
+            other = windowed(args.also_window)
         r = measure(Path(tmp) / "load", tables, spectators, args.rate, seconds, window=args.window)
         p99 = report(f"after (broadcast = \"framed\": encoded and framed once per room, merged while sending; "
-                     f"pushes pipelined, window {args.window})", r, tables, args.rate, base_p99)
-        if one is not None:
-            print(f"pipelined / unpipelined: p50 {pct(r['latencies'], 0.5) / pct(one['latencies'], 0.5):.3f}, "
-                  f"p99 {p99 / pct(one['latencies'], 0.99):.3f}", flush=True)
+                     f"push window {args.window})", r, tables, args.rate, base_p99)
+        if args.also_window and not args.also_first:
+            other = windowed(args.also_window)
+        if other is not None:
+            print(f"window {args.also_window} / window {args.window}: "
+                  f"p50 {pct(other['latencies'], 0.5) / pct(r['latencies'], 0.5):.3f}, "
+                  f"p99 {pct(other['latencies'], 0.99) / p99:.3f}", flush=True)
         if before is not None:
             b99 = pct(before["latencies"], 0.99)
             b50 = pct(before["latencies"], 0.5)
@@ -407,15 +478,16 @@ def main() -> int:
                   f"{d['spectators']} spectators, lateness beyond the delay p50 {late50:.0f} ms, "
                   f"p99 {late99:.0f} ms, messages {d['messages'] / d['elapsed']:.0f}/s, "
                   f"hub {d['cpu']['hub processes'] / (d['elapsed'] + 1.5):.2f} cores", flush=True)
+        same_ok = r["same"].get("differing", 0) == 0 and r["same"].get("private", 0) == 0
         if args.no_faults:
-            return 0 if p99 <= 0.25 else 1
+            return 0 if p99 <= 0.25 and same_ok else 1
         one, many = store_capacity(Path(tmp) / "capacity-1"), store_capacity(Path(tmp) / "capacity-32", clients=32)
         print(f"store capacity: {one:.0f} single-row appends/s from 1 client, {many:.0f}/s from 32 concurrent "
               "clients (Lua contiguity and chain check, appendfsync always: one fsync per Redis loop)", flush=True)
         f = faults(Path(tmp) / "faults", tables, args.rate, cut_s)
         print(f"faults (hub process killed, Redis killed and restarted, table cut off {cut_s:g} s): "
               f"{f['rows']} rows, lost {f['lost']}, duplicated {f['duplicated']}, not verifying {f['bad']}")
-        ok = f["lost"] == 0 and f["duplicated"] == 0 and f["bad"] == 0 and p99 <= 0.25
+        ok = f["lost"] == 0 and f["duplicated"] == 0 and f["bad"] == 0 and p99 <= 0.25 and same_ok
     return 0 if ok else 1
 
 

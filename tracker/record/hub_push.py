@@ -6,11 +6,11 @@ The hub answers each push with the highest contiguous sequence number it holds f
 disconnect the pusher asks again and resends from there. At-least-once delivery, idempotent by sequence
 number at the hub: nothing lost, nothing duplicated, and the table never waits for the hub.
 
-Pushes are pipelined: up to `window` pushes of a game are on their way before the first is answered, so a
-row recorded while a push is out leaves at once instead of waiting a round trip (issue 20: waiting for each
-answer was the largest part of a row's way to the spectators under load). The hub handles one table's
-pushes in the order they arrive; should one be refused (a gap, Redis away), every later push of that game
-is refused too, and the pusher resends from what the hub acknowledged.
+Pushes can be pipelined (`window` > 1): up to `window` pushes of a game on their way before the first is
+answered, so a row recorded while a push is out leaves at once instead of waiting a round trip (issue 20:
+that wait was the largest part of a row's way to the spectators under load; the default stays 1, see
+`PUSH_WINDOW`). The hub stores one table's pushes in seq order; should one be refused (a gap, Redis away),
+every later push of that game is refused too, and the pusher resends from what the hub acknowledged.
 """
 
 from __future__ import annotations
@@ -29,6 +29,11 @@ import socketio
 
 log = logging.getLogger("kipukas-tracker.hub")
 NAMESPACE = "/push"
+# Pushes of a game on their way at once. 1: each push waits for the hub's answer, so rows recorded
+# meanwhile go together in the next one. Pipelining (more) takes the round trip out of a row's way, but
+# sends more, smaller pushes, each costing the hub a Socket.IO event: on this 2-core machine, starved by
+# other jobs, it measured slower (p99 x1.2-1.6, `bench/bench_hub.py --also-window 4`); kept as an option.
+PUSH_WINDOW = 1
 
 
 @dataclass
@@ -59,7 +64,7 @@ class HubPusher:
 
     def __init__(self, url: str, token: str, records_dir: Path,
                  status: Callable[[], dict[str, Any]] | None = None, poll_s: float = 0.25,
-                 batch: int = 200, status_every_s: float = 1.0, window: int = 4,
+                 batch: int = 200, status_every_s: float = 1.0, window: int = PUSH_WINDOW,
                  answer_timeout_s: float = 10.0, max_pushes_per_s: float = 20.0) -> None:
         """`poll_s`: how often the records are looked at when no `nudge` came (a new game, a restart);
         `window`: pushes of a game on their way at once (1: wait for each answer before the next);
