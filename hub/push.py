@@ -2,8 +2,8 @@
 
 A table is who its token says (never what it claims); each push is verified (every row's hash and chain,
 the signed head against the table's pinned key) and stored in one round trip to Redis that also announces
-the rows to the spectators. A table pipelines its pushes (`tracker.record.hub_push`); they are stored in
-seq order (`SeqGate`).
+the rows to the spectators. A table may pipeline its pushes (`tracker.record.hub_push`, off by default);
+they are stored in seq order whatever order their tasks run in (`SeqGate`).
 """
 
 from __future__ import annotations
