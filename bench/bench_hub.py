@@ -30,36 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import socketio
 
-from bench.hub_spectators import WITNESSES, run_spectators
+from bench.hub_spectators import WITNESSES, run_spectators, same_content
+from bench.hub_table_groups import TimedPusher, run_group
 from hub.streams import HubStore
 from hub.verify import check_row, head_valid
 from tests.hub_servers import CutProxy, Hub, running_hub
 from tests.hub_tables import SimTable
-from tracker.record.hub_push import PUSH_WINDOW, HubPusher
-
-
-class TimedPusher(HubPusher):
-    """The real pusher, noting how late each row is when its push leaves ("sent": the table's own queueing:
-    the pusher waking, reading SQLite, the bench process's threads) and when the hub's answer is back
-    ("acked": the push through the link and nginx, checked and stored in Redis, and the answer back).
-    A row sent again (after a refusal or a reconnect) is noted each time."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.late: dict[str, list[float]] = {"sent": [], "acked": []}
-        self.recording = False
-
-    def _emit_rows(self, cursor: Any, data: dict[str, Any], generation: int) -> None:
-        if self.recording:
-            sent = time.time()
-            self.late["sent"] += [sent - float(row["ts"]) for row in data["rows"]]
-        super()._emit_rows(cursor, data, generation)
-
-    def _answered(self, cursor: Any, data: dict[str, Any], generation: int, answer: Any) -> None:
-        if self.recording:
-            acked = time.time()
-            self.late["acked"] += [acked - float(row["ts"]) for row in data["rows"]]
-        super()._answered(cursor, data, generation, answer)
+from tracker.record.hub_push import PUSH_WINDOW
 
 
 def rss_kb(pid: int) -> int:
@@ -91,15 +68,27 @@ def pct(values: list[float], q: float) -> float:
 class Load:
     """Tables pushing through their own cuttable links, and the spectator process."""
 
-    def __init__(self, hub: Hub, folder: Path, tables: int, spectators: int, window: int = 1) -> None:
+    def __init__(self, hub: Hub, folder: Path, tables: int, spectators: int, window: int = 1,
+                 groups: int = 0) -> None:
+        """`groups` > 0: the tables, their links and pushers run in that many processes of their own
+        (`bench.hub_table_groups`) instead of in this one, behind its one GIL."""
         self.hub, self.stop = hub, threading.Event()
-        self.tables = {str(n): SimTable(folder / f"table-{n}", seed=7000 + n) for n in range(1, tables + 1)}
+        ctx = mp.get_context("spawn")
+        self.groups = []
+        for g in range(groups):
+            mine = [str(n) for n in range(1, tables + 1) if (n - 1) % groups == g]
+            commands, results = ctx.Queue(), ctx.Queue()
+            proc = ctx.Process(target=run_group, args=(hub.nginx.port, {t: hub.token(t) for t in mine},
+                                                        str(folder / f"group-{g}"), window, commands, results))
+            self.groups.append((proc, commands, results))
+        self.group_figures: list[dict[str, Any]] = []
+        tables_here = 0 if groups else tables
+        self.tables = {str(n): SimTable(folder / f"table-{n}", seed=7000 + n) for n in range(1, tables_here + 1)}
         self.links = {t: CutProxy(hub.nginx.port, f"127.0.{n % 250 + 1}.1") for n, t in enumerate(self.tables)}
         self.pushers = {t: TimedPusher(self.links[t].url, hub.token(t), self.tables[t].records, window=window)
                         for t in self.tables}
         for t, table in self.tables.items():
             table.on_row.append(self.pushers[t].nudge)
-        ctx = mp.get_context("spawn")
         self.commands: Any = ctx.Queue()
         self.results: Any = ctx.Queue()
         self.spectators = ctx.Process(target=run_spectators,
@@ -131,6 +120,8 @@ class Load:
         self.spectators.start()
         for pusher in self.pushers.values():
             pusher.start(self.stop)
+        for proc, _, _ in self.groups:
+            proc.start()
         end = time.monotonic() + timeout
         while True:
             time.sleep(1.0)
@@ -146,6 +137,8 @@ class Load:
         for pusher in self.pushers.values():
             pusher.recording = True
         self.started = time.time()
+        for _, commands, _ in self.groups:
+            commands.put(("play", rate, seconds))
         threads = [t.run(rate) for t in self.tables.values()]
         start = time.monotonic()
         time.sleep(seconds)
@@ -154,6 +147,7 @@ class Load:
         for th in threads:
             th.join()
         elapsed = time.monotonic() - start
+        self.group_figures = [results.get(timeout=120) for _, _, results in self.groups]
         time.sleep(1.0)
         self.commands.put("stop")
         got: dict[str, Any] = self.results.get(timeout=60)
@@ -162,8 +156,30 @@ class Load:
         got["same"] = same_content(got.get("seen", {}), self.real_rows)
         return got
 
+    def figures(self) -> dict[str, Any]:
+        """Rows acknowledged and written, the pushers' lateness samples and the tables' CPU seconds, from
+        this process's tables or from the groups'."""
+        late: dict[str, list[float]] = {"sent": [], "acked": []}
+        for pusher in self.pushers.values():
+            for k in late:
+                late[k] += pusher.late[k]
+        out = {"acked": sum(sum(p.stats.acked.values()) for p in self.pushers.values()),
+               "written": sum(sum(t.last().values()) for t in self.tables.values()), "late": late, "cpu_s": 0.0}
+        for g in self.group_figures:
+            out["acked"] += g["acked"]
+            out["written"] += g["written"]
+            out["cpu_s"] += g["cpu_s"]
+            for k in late:
+                late[k] += g["late"][k]
+        return out
+
     def close(self) -> None:
         self.stop.set()
+        for proc, commands, _ in self.groups:
+            commands.put(("stop",))
+            proc.join(20)
+            if proc.is_alive():
+                proc.kill()
         for client in self.real.values():
             client.disconnect()
         if self.spectators.is_alive():
@@ -175,31 +191,6 @@ class Load:
             link.close()
         for t in self.tables.values():
             t.close()
-
-
-def same_content(lean: dict[str, list[list[Any]]], real: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    """Compare, table by table, the rows a lean bench socket got with those a real python-socketio client
-    got over the moments both were listening: the same (game, seq), in order, once; and the real client's
-    rows public only (no field beyond a spectator's, no shown card's body)."""
-    compared = differing = private = 0
-    example = ""
-    for t, rows in real.items():
-        theirs = [(str(g), int(q)) for g, q in lean.get(t, [])]
-        mine = [(str(r["game"]), int(r["seq"])) for r in rows]
-        private += sum(1 for r in rows if set(r) != {"table", "game", "seq", "ts", "kind", "body"}
-                       or (r["kind"] == "shown" and r["body"]))
-        if not theirs or not mine:
-            differing += 1
-            continue
-        lo, hi = max(theirs[0], mine[0]), min(theirs[-1], mine[-1])
-        a, b = [k for k in theirs if lo <= k <= hi], [k for k in mine if lo <= k <= hi]
-        compared += len(b)
-        if not (a == b and len(set(b)) == len(b) and b == sorted(b)):
-            differing += 1
-            first = next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-            example = f"table {t}: lean {a[max(0, first - 2):first + 3]} real {b[max(0, first - 2):first + 3]}"
-    return {"tables": len(real), "compared": compared, "differing": differing, "private": private,
-            "example": example}
 
 
 def stage_times(hub: Hub, since: float) -> dict[str, list[float]]:
@@ -233,9 +224,9 @@ def _children(pid: int) -> list[int]:
 
 
 def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: float,
-            delay_min: float = 0.0, broadcast: str = "framed", window: int = 1) -> dict[str, Any]:
+            delay_min: float = 0.0, broadcast: str = "framed", window: int = 1, groups: int = 0) -> dict[str, Any]:
     with running_hub(folder, tables, delay_min=delay_min, broadcast=broadcast) as hub:
-        load = Load(hub, folder, tables, spectators, window)
+        load = Load(hub, folder, tables, spectators, window, groups)
         try:
             idle = {w.port: rss_kb(w.proc.pid) for w in hub.workers if w.proc}
             nginx_idle = rss_kb(hub.nginx.proc.pid) if hub.nginx.proc else 0
@@ -252,16 +243,13 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
             sent0 = deliveries(hub)
             got = load.play(rate, seconds + delay_min * 60)
             sent = {k: v - sent0.get(k, 0) for k, v in deliveries(hub).items()}
-            stages: dict[str, list[float]] = {"sent": [], "acked": []}
-            for pusher in load.pushers.values():
-                for k in stages:
-                    stages[k] += pusher.late[k]
+            tables_fig = load.figures()
+            stages: dict[str, list[float]] = dict(tables_fig["late"])
             stages |= stage_times(hub, load.started)
             cpu = {k: sum(cpu_s(p) for p in v) - before[k] for k, v in pids.items()}
             kernel = sum(sys_s(p) for p in pids["hub processes"]) - kernel0
-            cpu["tables and pushers (bench)"] = time.process_time() - own
-            acked = sum(sum(p.stats.acked.values()) for p in load.pushers.values())
-            written = sum(sum(t.last().values()) for t in load.tables.values())
+            cpu["tables and pushers (bench)"] = time.process_time() - own + tables_fig["cpu_s"]
+            acked, written = int(tables_fig["acked"]), int(tables_fig["written"])
             return {"spectators": state["connected"], "refused": state["refused"], "connect_s": connect_s,
                     "latencies": [x - delay_min * 60 for x in got["latencies"]], "rows_seen": got["rows"],
                     "dropped": got["dropped"],
@@ -429,6 +417,8 @@ def main() -> int:
                     help="also measure the tables with this push window (e.g. 4: pipelined), in this process")
     ap.add_argument("--also-first", action="store_true",
                     help="with --also-window: run that one first (the machine's load drifts)")
+    ap.add_argument("--table-procs", type=int, default=0,
+                    help="run the simulated tables in this many processes of their own (default 0: in this one)")
     ap.add_argument("--no-faults", action="store_true", help="skip the store capacity and the fault run")
     ap.add_argument("--cut-seconds", type=float, help="how long one table is cut off (default 300; --short 5)")
     args = ap.parse_args()
@@ -450,14 +440,16 @@ def main() -> int:
         other = None
 
         def windowed(window: int) -> dict[str, Any]:
-            got = measure(Path(tmp) / f"load-window-{window}", tables, spectators, args.rate, seconds, window=window)
+            got = measure(Path(tmp) / f"load-window-{window}", tables, spectators, args.rate, seconds, window=window,
+                          groups=args.table_procs)
             report(f"the same, tables keeping up to {window} pushes on their way (window {window})", got, tables,
                    args.rate, base_p99)
             return got
 
         if args.also_window and args.also_first:
             other = windowed(args.also_window)
-        r = measure(Path(tmp) / "load", tables, spectators, args.rate, seconds, window=args.window)
+        r = measure(Path(tmp) / "load", tables, spectators, args.rate, seconds, window=args.window,
+                    groups=args.table_procs)
         p99 = report(f"after (broadcast = \"framed\": encoded and framed once per room, merged while sending; "
                      f"push window {args.window})", r, tables, args.rate, base_p99)
         if args.also_window and not args.also_first:

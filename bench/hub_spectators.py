@@ -204,3 +204,26 @@ def run_spectators(port: int, count: int, tables: int, commands: Any, results: A
     asyncio.run(main())
 
 
+def same_content(lean: dict[str, list[list[Any]]], real: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """Compare, table by table, the rows a lean bench socket got with those a real python-socketio client
+    got over the moments both were listening: the same (game, seq), in order, once; and the real client's
+    rows public only (no field beyond a spectator's, no shown card's body)."""
+    compared = differing = private = 0
+    example = ""
+    for t, rows in real.items():
+        theirs = [(str(g), int(q)) for g, q in lean.get(t, [])]
+        mine = [(str(r["game"]), int(r["seq"])) for r in rows]
+        private += sum(1 for r in rows if set(r) != {"table", "game", "seq", "ts", "kind", "body"}
+                       or (r["kind"] == "shown" and r["body"]))
+        if not theirs or not mine:
+            differing += 1
+            continue
+        lo, hi = max(theirs[0], mine[0]), min(theirs[-1], mine[-1])
+        a, b = [k for k in theirs if lo <= k <= hi], [k for k in mine if lo <= k <= hi]
+        compared += len(b)
+        if not (a == b and len(set(b)) == len(b) and b == sorted(b)):
+            differing += 1
+            first = next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+            example = f"table {t}: lean {a[max(0, first - 2):first + 3]} real {b[max(0, first - 2):first + 3]}"
+    return {"tables": len(real), "compared": compared, "differing": differing, "private": private,
+            "example": example}
