@@ -32,6 +32,8 @@ import socketio
 
 from bench.hub_spectators import WITNESSES, run_spectators, same_content
 from bench.hub_table_groups import TimedPusher, run_group
+from hub.namespaces import page_key
+from hub.settings import load_hub_config
 from hub.streams import HubStore
 from hub.verify import check_row, head_valid
 from tests.hub_servers import CutProxy, Hub, running_hub
@@ -196,8 +198,9 @@ class Load:
 def stage_times(hub: Hub, since: float) -> dict[str, list[float]]:
     """Every hub process's lateness samples per stage (`broadcast.timing`) taken after `since`."""
     total: dict[str, list[float]] = {}
+    key = page_key(load_hub_config(hub.config), "judge")
     for w in hub.workers:
-        with urllib.request.urlopen(f"http://127.0.0.1:{w.port}/healthz?since={since}", timeout=30) as resp:
+        with urllib.request.urlopen(f"http://127.0.0.1:{w.port}/healthz?since={since}&k={key}", timeout=30) as resp:
             for k, v in json.loads(resp.read()).get("timing", {}).items():
                 total.setdefault(k, []).extend(v)
     return total

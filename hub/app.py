@@ -143,12 +143,14 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
-        """Liveness, deliveries so far, and with `?since=EPOCH` how late rows were at each of this process's
-        stages after that moment (`broadcast.timing`: where a broadcast's latency goes)."""
+        """Liveness, deliveries so far, and with `?since=EPOCH&k=KEY` (an organiser's or judge's page key)
+        how late rows were at each of this process's stages after that moment (`broadcast.timing`: where a
+        broadcast's latency goes)."""
         out: dict[str, Any] = {"ok": store.ping(), "tables_connected": len(push.tables),
                                "deliveries": dict(getattr(manager, "deliveries", {}))}
         since = request.args.get("since")
         if since is not None:
+            role()  # the timing samples are the organiser's and judges' (and the bench's), not the public's
             try:
                 out["timing"] = timing.since(float(since))
             except ValueError:

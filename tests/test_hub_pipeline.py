@@ -22,6 +22,8 @@ import pytest
 import socketio
 
 from broadcast.timing import STAGES, StageTimes
+from hub.namespaces import page_key
+from hub.settings import load_hub_config
 from hub.streams import Head, HubStore
 from hub.verify import check_row
 from tests.hub_servers import Hub, running_hub
@@ -156,8 +158,9 @@ def test_each_hub_process_reports_how_late_rows_were_at_each_stage(hub: Hub, tmp
         thread.join(15)
         spectator.disconnect()
     samples: dict[str, list[float]] = {s: [] for s in STAGES}
+    key = page_key(load_hub_config(hub.config), "judge")
     for w in hub.workers:
-        with urllib.request.urlopen(f"http://127.0.0.1:{w.port}/healthz?since={since}", timeout=10) as resp:
+        with urllib.request.urlopen(f"http://127.0.0.1:{w.port}/healthz?since={since}&k={key}", timeout=10) as resp:
             for stage, late in json.loads(resp.read())["timing"].items():
                 samples[stage] += late
     assert len(samples["stored"]) == 11  # each row stored once, by whichever process the table reached
@@ -165,7 +168,11 @@ def test_each_hub_process_reports_how_late_rows_were_at_each_stage(hub: Hub, tmp
     assert len(samples["written"]) >= 11  # the spectator's process wrote each row (the other may too)
     assert all(0.0 <= x < 20.0 for late in samples.values() for x in late)
     with pytest.raises(urllib.error.HTTPError, match="400"):
-        urllib.request.urlopen(f"http://127.0.0.1:{hub.workers[0].port}/healthz?since=soon", timeout=10)
+        urllib.request.urlopen(f"http://127.0.0.1:{hub.workers[0].port}/healthz?since=soon&k={key}", timeout=10)
+    with pytest.raises(urllib.error.HTTPError, match="403"):  # not the public's: through nginx, without a key
+        urllib.request.urlopen(f"{hub.nginx.url}/healthz?since={since}", timeout=10)
+    with urllib.request.urlopen(f"{hub.nginx.url}/healthz", timeout=10) as resp:
+        assert "timing" not in json.loads(resp.read())
     table.close()
 
 
