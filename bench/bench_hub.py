@@ -28,12 +28,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.hub_spectators import run_spectators
+import socketio
+
+from bench.hub_spectators import WITNESSES, run_spectators, same_content
+from bench.hub_table_groups import TimedPusher, run_group
+from hub.namespaces import page_key
+from hub.settings import load_hub_config
 from hub.streams import HubStore
 from hub.verify import check_row, head_valid
 from tests.hub_servers import CutProxy, Hub, running_hub
 from tests.hub_tables import SimTable
-from tracker.record.hub_push import HubPusher
+from tracker.record.hub_push import PUSH_WINDOW
 
 
 def rss_kb(pid: int) -> int:
@@ -65,24 +70,60 @@ def pct(values: list[float], q: float) -> float:
 class Load:
     """Tables pushing through their own cuttable links, and the spectator process."""
 
-    def __init__(self, hub: Hub, folder: Path, tables: int, spectators: int) -> None:
+    def __init__(self, hub: Hub, folder: Path, tables: int, spectators: int, window: int = 1,
+                 groups: int = 0) -> None:
+        """`groups` > 0: the tables, their links and pushers run in that many processes of their own
+        (`bench.hub_table_groups`) instead of in this one, behind its one GIL."""
         self.hub, self.stop = hub, threading.Event()
-        self.tables = {str(n): SimTable(folder / f"table-{n}", seed=7000 + n) for n in range(1, tables + 1)}
+        ctx = mp.get_context("spawn")
+        self.groups = []
+        for g in range(groups):
+            mine = [str(n) for n in range(1, tables + 1) if (n - 1) % groups == g]
+            commands, results = ctx.Queue(), ctx.Queue()
+            proc = ctx.Process(target=run_group, args=(hub.nginx.port, {t: hub.token(t) for t in mine},
+                                                        str(folder / f"group-{g}"), window, commands, results))
+            self.groups.append((proc, commands, results))
+        self.group_figures: list[dict[str, Any]] = []
+        tables_here = 0 if groups else tables
+        self.tables = {str(n): SimTable(folder / f"table-{n}", seed=7000 + n) for n in range(1, tables_here + 1)}
         self.links = {t: CutProxy(hub.nginx.port, f"127.0.{n % 250 + 1}.1") for n, t in enumerate(self.tables)}
-        self.pushers = {t: HubPusher(self.links[t].url, hub.token(t), self.tables[t].records) for t in self.tables}
+        self.pushers = {t: TimedPusher(self.links[t].url, hub.token(t), self.tables[t].records, window=window)
+                        for t in self.tables}
         for t, table in self.tables.items():
             table.on_row.append(self.pushers[t].nudge)
-        ctx = mp.get_context("spawn")
         self.commands: Any = ctx.Queue()
         self.results: Any = ctx.Queue()
         self.spectators = ctx.Process(target=run_spectators,
                                       args=(hub.nginx.port, spectators, tables, self.commands, self.results))
         self.wanted = spectators
+        # a handful of real python-socketio clients beside the lean ones, to check they get the same rows
+        self.real: dict[str, socketio.Client] = {}
+        self.real_rows: dict[str, list[dict[str, Any]]] = {}
+        self.real_recording = False
+        self.real_tables = [str(t) for t in range(1, min(WITNESSES, tables) + 1)] if spectators >= 400 else []
+        self.started = 0.0  # when the recorded play began (epoch seconds)
+
+    def _connect_real(self) -> None:
+        for t in self.real_tables:
+            client = socketio.Client(reconnection=False)
+            self.real_rows[t] = []
+
+            def got(rows: list[dict[str, Any]], t: str = t) -> None:
+                if self.real_recording:
+                    self.real_rows[t] += rows
+
+            client.on("rows", got, namespace="/watch")
+            client.connect(f"http://127.0.0.1:{self.hub.nginx.port}", auth={"table": t}, namespaces=["/watch"],
+                           transports=["websocket"], wait_timeout=30)
+            self.real[t] = client
 
     def connect(self, timeout: float) -> dict[str, Any]:
+        self._connect_real()
         self.spectators.start()
         for pusher in self.pushers.values():
             pusher.start(self.stop)
+        for proc, _, _ in self.groups:
+            proc.start()
         end = time.monotonic() + timeout
         while True:
             time.sleep(1.0)
@@ -93,7 +134,13 @@ class Load:
 
     def play(self, rate: float, seconds: float) -> dict[str, Any]:
         self.commands.put("record")
+        self.real_recording = True
         time.sleep(0.5)
+        for pusher in self.pushers.values():
+            pusher.recording = True
+        self.started = time.time()
+        for _, commands, _ in self.groups:
+            commands.put(("play", rate, seconds))
         threads = [t.run(rate) for t in self.tables.values()]
         start = time.monotonic()
         time.sleep(seconds)
@@ -102,14 +149,41 @@ class Load:
         for th in threads:
             th.join()
         elapsed = time.monotonic() - start
+        self.group_figures = [results.get(timeout=120) for _, _, results in self.groups]
         time.sleep(1.0)
         self.commands.put("stop")
         got: dict[str, Any] = self.results.get(timeout=60)
+        self.real_recording = False
         got["elapsed"] = elapsed
+        got["same"] = same_content(got.get("seen", {}), self.real_rows)
         return got
+
+    def figures(self) -> dict[str, Any]:
+        """Rows acknowledged and written, the pushers' lateness samples and the tables' CPU seconds, from
+        this process's tables or from the groups'."""
+        late: dict[str, list[float]] = {"sent": [], "acked": []}
+        for pusher in self.pushers.values():
+            for k in late:
+                late[k] += pusher.late[k]
+        out = {"acked": sum(sum(p.stats.acked.values()) for p in self.pushers.values()),
+               "written": sum(sum(t.last().values()) for t in self.tables.values()), "late": late, "cpu_s": 0.0}
+        for g in self.group_figures:
+            out["acked"] += g["acked"]
+            out["written"] += g["written"]
+            out["cpu_s"] += g["cpu_s"]
+            for k in late:
+                late[k] += g["late"][k]
+        return out
 
     def close(self) -> None:
         self.stop.set()
+        for proc, commands, _ in self.groups:
+            commands.put(("stop",))
+            proc.join(20)
+            if proc.is_alive():
+                proc.kill()
+        for client in self.real.values():
+            client.disconnect()
         if self.spectators.is_alive():
             self.commands.put("stop")
             self.spectators.join(20)
@@ -119,6 +193,17 @@ class Load:
             link.close()
         for t in self.tables.values():
             t.close()
+
+
+def stage_times(hub: Hub, since: float) -> dict[str, list[float]]:
+    """Every hub process's lateness samples per stage (`broadcast.timing`) taken after `since`."""
+    total: dict[str, list[float]] = {}
+    key = page_key(load_hub_config(hub.config), "judge")
+    for w in hub.workers:
+        with urllib.request.urlopen(f"http://127.0.0.1:{w.port}/healthz?since={since}&k={key}", timeout=30) as resp:
+            for k, v in json.loads(resp.read()).get("timing", {}).items():
+                total.setdefault(k, []).extend(v)
+    return total
 
 
 def deliveries(hub: Hub) -> dict[str, int]:
@@ -142,9 +227,9 @@ def _children(pid: int) -> list[int]:
 
 
 def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: float,
-            delay_min: float = 0.0, broadcast: str = "framed") -> dict[str, Any]:
+            delay_min: float = 0.0, broadcast: str = "framed", window: int = 1, groups: int = 0) -> dict[str, Any]:
     with running_hub(folder, tables, delay_min=delay_min, broadcast=broadcast) as hub:
-        load = Load(hub, folder, tables, spectators)
+        load = Load(hub, folder, tables, spectators, window, groups)
         try:
             idle = {w.port: rss_kb(w.proc.pid) for w in hub.workers if w.proc}
             nginx_idle = rss_kb(hub.nginx.proc.pid) if hub.nginx.proc else 0
@@ -161,17 +246,19 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
             sent0 = deliveries(hub)
             got = load.play(rate, seconds + delay_min * 60)
             sent = {k: v - sent0.get(k, 0) for k, v in deliveries(hub).items()}
+            tables_fig = load.figures()
+            stages: dict[str, list[float]] = dict(tables_fig["late"])
+            stages |= stage_times(hub, load.started)
             cpu = {k: sum(cpu_s(p) for p in v) - before[k] for k, v in pids.items()}
             kernel = sum(sys_s(p) for p in pids["hub processes"]) - kernel0
-            cpu["tables and pushers (bench)"] = time.process_time() - own
-            acked = sum(sum(p.stats.acked.values()) for p in load.pushers.values())
-            written = sum(sum(t.last().values()) for t in load.tables.values())
+            cpu["tables and pushers (bench)"] = time.process_time() - own + tables_fig["cpu_s"]
+            acked, written = int(tables_fig["acked"]), int(tables_fig["written"])
             return {"spectators": state["connected"], "refused": state["refused"], "connect_s": connect_s,
                     "latencies": [x - delay_min * 60 for x in got["latencies"]], "rows_seen": got["rows"],
                     "dropped": got["dropped"],
                     "elapsed": got["elapsed"], "acked": acked, "written": written, "cpu": cpu,
                     "messages": got["messages"], "client_cpu_s": got["cpu_s"], "sent": sent,
-                    "hub_kernel_s": kernel,
+                    "hub_kernel_s": kernel, "stages": stages, "same": got["same"],
                     "rss_per_socket_kb": (sum(loaded.values()) - sum(idle.values())) / max(1, state["connected"]),
                     "nginx_kb": (rss_kb(hub.nginx.proc.pid) if hub.nginx.proc else 0) - nginx_idle}
         finally:
@@ -296,6 +383,20 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
           f"per row delivery {per_row(r) / max(1.0, r['spectators'] / tables) * 1e6:.1f} us, "
           f"per message delivered {r['cpu']['hub processes'] / max(1, r['messages']) * 1e6:.1f} us "
           f"({r['hub_kernel_s'] / max(1e-9, r['cpu']['hub processes']):.0%} of the hub's CPU in the kernel)")
+    stages = r.get("stages", {})
+    order = ("sent", "arrived", "stored", "acked", "picked", "writing", "written")
+    print("  where the latency is (how late a row is, p50 / p99 ms, at each stage; 'received' at the spectator): "
+          + ", ".join(f"{k} {pct(stages[k], 0.5) * 1000:.0f} / {pct(stages[k], 0.99) * 1000:.0f}"
+                      for k in order if stages.get(k))
+          + f", received {p50 * 1000:.0f} / {p99 * 1000:.0f}", flush=True)
+    same = r.get("same", {})
+    if same.get("tables"):
+        print(f"  content: {same['tables']} real python-socketio clients (tables 1-{same['tables']}) and the lean "
+              f"client's socket of the same table got the same rows, in order, once: "
+              f"{'yes' if same['differing'] == 0 else 'NO, ' + str(same['differing']) + ' tables differ'} "
+              f"({same['compared']} rows compared); rows with more than a spectator may see: {same['private']}"
+              + (f"; first difference: {same['example']}" if same.get("example") else ""),
+              flush=True)
     print(f"  memory per spectator socket: {r['rss_per_socket_kb']:.1f} KB in the hub processes "
           f"(+{r['nginx_kb'] / max(1, r['spectators']):.1f} KB in nginx)", flush=True)
     return p99
@@ -312,6 +413,15 @@ def main() -> int:
                     help="also measure the spectators behind a tournament delay (rows coalesced per table)")
     ap.add_argument("--no-before", action="store_true",
                     help="skip the run with the library's own per-socket broadcast (broadcast = \"plain\")")
+    ap.add_argument("--window", type=int, default=PUSH_WINDOW,
+                    help=f"pushes a table keeps on their way before the first is answered (the pusher's default, "
+                         f"{PUSH_WINDOW})")
+    ap.add_argument("--also-window", type=int, default=0,
+                    help="also measure the tables with this push window (e.g. 4: pipelined), in this process")
+    ap.add_argument("--also-first", action="store_true",
+                    help="with --also-window: run that one first (the machine's load drifts)")
+    ap.add_argument("--table-procs", type=int, default=0,
+                    help="run the simulated tables in this many processes of their own (default 0: in this one)")
     ap.add_argument("--no-faults", action="store_true", help="skip the store capacity and the fault run")
     ap.add_argument("--cut-seconds", type=float, help="how long one table is cut off (default 300; --short 5)")
     args = ap.parse_args()
@@ -330,9 +440,27 @@ def main() -> int:
             before = measure(Path(tmp) / "load-plain", tables, spectators, args.rate, seconds, broadcast="plain")
             report("before (broadcast = \"plain\": python-socketio frames and sends per socket)", before, tables,
                    args.rate, base_p99)
-        r = measure(Path(tmp) / "load", tables, spectators, args.rate, seconds)
-        p99 = report("after (broadcast = \"framed\": encoded and framed once per room, merged while sending)", r,
-                     tables, args.rate, base_p99)
+        other = None
+
+        def windowed(window: int) -> dict[str, Any]:
+            got = measure(Path(tmp) / f"load-window-{window}", tables, spectators, args.rate, seconds, window=window,
+                          groups=args.table_procs)
+            report(f"the same, tables keeping up to {window} pushes on their way (window {window})", got, tables,
+                   args.rate, base_p99)
+            return got
+
+        if args.also_window and args.also_first:
+            other = windowed(args.also_window)
+        r = measure(Path(tmp) / "load", tables, spectators, args.rate, seconds, window=args.window,
+                    groups=args.table_procs)
+        p99 = report(f"after (broadcast = \"framed\": encoded and framed once per room, merged while sending; "
+                     f"push window {args.window})", r, tables, args.rate, base_p99)
+        if args.also_window and not args.also_first:
+            other = windowed(args.also_window)
+        if other is not None:
+            print(f"window {args.also_window} / window {args.window}: "
+                  f"p50 {pct(other['latencies'], 0.5) / pct(r['latencies'], 0.5):.3f}, "
+                  f"p99 {pct(other['latencies'], 0.99) / p99:.3f}", flush=True)
         if before is not None:
             b99 = pct(before["latencies"], 0.99)
             b50 = pct(before["latencies"], 0.5)
@@ -345,15 +473,16 @@ def main() -> int:
                   f"{d['spectators']} spectators, lateness beyond the delay p50 {late50:.0f} ms, "
                   f"p99 {late99:.0f} ms, messages {d['messages'] / d['elapsed']:.0f}/s, "
                   f"hub {d['cpu']['hub processes'] / (d['elapsed'] + 1.5):.2f} cores", flush=True)
+        same_ok = r["same"].get("differing", 0) == 0 and r["same"].get("private", 0) == 0
         if args.no_faults:
-            return 0 if p99 <= 0.25 else 1
+            return 0 if p99 <= 0.25 and same_ok else 1
         one, many = store_capacity(Path(tmp) / "capacity-1"), store_capacity(Path(tmp) / "capacity-32", clients=32)
         print(f"store capacity: {one:.0f} single-row appends/s from 1 client, {many:.0f}/s from 32 concurrent "
               "clients (Lua contiguity and chain check, appendfsync always: one fsync per Redis loop)", flush=True)
         f = faults(Path(tmp) / "faults", tables, args.rate, cut_s)
         print(f"faults (hub process killed, Redis killed and restarted, table cut off {cut_s:g} s): "
               f"{f['rows']} rows, lost {f['lost']}, duplicated {f['duplicated']}, not verifying {f['bad']}")
-        ok = f["lost"] == 0 and f["duplicated"] == 0 and f["bad"] == 0 and p99 <= 0.25
+        ok = f["lost"] == 0 and f["duplicated"] == 0 and f["bad"] == 0 and p99 <= 0.25 and same_ok
     return 0 if ok else 1
 
 

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 NS = "/watch"
+WITNESSES = 4  # tables 1..4: one sampled socket of each returns what it got, to compare with real clients
 
 
 def _frame(text: str) -> bytes:
@@ -39,6 +40,7 @@ class Stats:
         self.rows = 0
         self.messages = 0
         self.recording = False
+        self.seen: dict[str, list[list[Any]]] = {}  # per table, what its first sampled socket got: [game, seq]
 
 
 class Spectator(asyncio.Protocol):
@@ -48,6 +50,7 @@ class Spectator(asyncio.Protocol):
 
     def __init__(self, table: str, stats: Stats, sample: bool) -> None:
         self.table, self.stats, self.sample = table, stats, sample
+        self.witness = False  # this socket's rows are returned, to compare with a real client's
         self.buf = bytearray()
         self.upgraded = self.joined = False
         self.transport: asyncio.Transport | None = None
@@ -104,10 +107,14 @@ class Spectator(asyncio.Protocol):
             if not stats.recording:
                 return
             stats.messages += 1
-            if self.sample:
+            if self.sample or self.witness:
                 now = time.time()
                 event, data = json.loads(payload[len(NS) + 3:])[:2]
                 if event == "rows":
+                    if self.witness:
+                        stats.seen[self.table] += [[row["game"], row["seq"]] for row in data]
+                    if not self.sample:
+                        return
                     for row in data:
                         stats.latencies.append(now - float(row["ts"]))
                         stats.rows += 1
@@ -128,7 +135,7 @@ class Spectator(asyncio.Protocol):
 
 
 async def spectator(port: int, table: str, source_ip: str, stats: Stats, stop: asyncio.Event,
-                    sample: bool = True) -> None:
+                    sample: bool = True, witness: bool = False) -> None:
     """Connect one socket from `source_ip`, keep it until `stop`."""
     loop = asyncio.get_running_loop()
     try:
@@ -137,6 +144,7 @@ async def spectator(port: int, table: str, source_ip: str, stats: Stats, stop: a
     except OSError:
         stats.refused += 1
         return
+    proto.witness = witness
     key = base64.b64encode(os.urandom(16)).decode()
     transport.write((f"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
                      f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
@@ -154,15 +162,23 @@ async def spectator(port: int, table: str, source_ip: str, stats: Stats, stop: a
 def run_spectators(port: int, count: int, tables: int, commands: Any, results: Any) -> None:
     """Process entry: connect `count` sockets spread over tables and over source addresses (nginx's ip_hash
     then spreads them over the hub processes); obey "record"/"stop"; send back the latencies of every
-    tenth socket (a sample of every table) and the count of messages all sockets received."""
+    tenth socket (a sample of every table), the count of messages all sockets received, and the rows one
+    socket of each of the first tables got (`seen`: compared with real python-socketio clients)."""
+
+    witnesses = {str(t) for t in range(1, min(WITNESSES, tables) + 1)}
 
     async def main() -> None:
         stats, stop = Stats(), asyncio.Event()
+        chosen: set[str] = set()
         tasks = []
         for i in range(count):
             table = str(i % tables + 1)
             source = f"127.1.{i % 200 + 1}.{i // 200 % 250 + 1}"
-            tasks.append(asyncio.ensure_future(spectator(port, table, source, stats, stop, sample=i % 10 == 0)))
+            witness = table in witnesses and table not in chosen
+            if witness:
+                chosen.add(table)
+            tasks.append(asyncio.ensure_future(spectator(port, table, source, stats, stop, sample=i % 10 == 0,
+                                                         witness=witness)))
             if i % 50 == 49:
                 await asyncio.sleep(0.05)
         loop = asyncio.get_running_loop()
@@ -173,11 +189,13 @@ def run_spectators(port: int, count: int, tables: int, commands: Any, results: A
                 results.put({"connected": stats.connected, "refused": stats.refused})
             elif command == "record":
                 stats.latencies, stats.rows, stats.messages, stats.recording = [], 0, 0, True
+                stats.seen = {t: [] for t in witnesses}
                 cpu0 = time.process_time()
             elif command == "stop":
                 stats.recording = False
                 results.put({"connected": stats.connected, "refused": stats.refused, "dropped": stats.dropped,
                              "latencies": stats.latencies, "rows": stats.rows, "messages": stats.messages,
+                             "seen": stats.seen,
                              "cpu_s": time.process_time() - cpu0})
                 stop.set()
                 await asyncio.wait(tasks, timeout=10)
@@ -186,3 +204,26 @@ def run_spectators(port: int, count: int, tables: int, commands: Any, results: A
     asyncio.run(main())
 
 
+def same_content(lean: dict[str, list[list[Any]]], real: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """Compare, table by table, the rows a lean bench socket got with those a real python-socketio client
+    got over the moments both were listening: the same (game, seq), in order, once; and the real client's
+    rows public only (no field beyond a spectator's, no shown card's body)."""
+    compared = differing = private = 0
+    example = ""
+    for t, rows in real.items():
+        theirs = [(str(g), int(q)) for g, q in lean.get(t, [])]
+        mine = [(str(r["game"]), int(r["seq"])) for r in rows]
+        private += sum(1 for r in rows if set(r) != {"table", "game", "seq", "ts", "kind", "body"}
+                       or (r["kind"] == "shown" and r["body"]))
+        if not theirs or not mine:
+            differing += 1
+            continue
+        lo, hi = max(theirs[0], mine[0]), min(theirs[-1], mine[-1])
+        a, b = [k for k in theirs if lo <= k <= hi], [k for k in mine if lo <= k <= hi]
+        compared += len(b)
+        if not (a == b and len(set(b)) == len(b) and b == sorted(b)):
+            differing += 1
+            first = next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+            example = f"table {t}: lean {a[max(0, first - 2):first + 3]} real {b[max(0, first - 2):first + 3]}"
+    return {"tables": len(real), "compared": compared, "differing": differing, "private": private,
+            "example": example}

@@ -18,6 +18,7 @@ from socketio import packet as sio_packet
 
 from broadcast.coalesce import Coalescer
 from broadcast.frames import FramedPacket, ws_text_frame
+from broadcast.timing import StageTimes
 from broadcast.wire import COOPERATIVE, Wire, WiredSocket
 
 log = logging.getLogger(__name__)
@@ -141,6 +142,7 @@ class FramedRedisManager(socketio.RedisManager):  # type: ignore[misc]
                  coalesce: Callable[[str, Any, str], str | None] | None = None, **kwargs: Any) -> None:
         super().__init__(url, channel=channel, **kwargs)
         self.deliveries = {"direct": 0, "queued": 0}  # written straight to a wire / through engine.io's queue
+        self.timing = StageTimes()  # how late the rows are at each stage (`broadcast.timing`)
         self._coalesce_rule = coalesce
         self._coalescer: Coalescer | None = None
 
@@ -150,8 +152,13 @@ class FramedRedisManager(socketio.RedisManager):  # type: ignore[misc]
         if self._coalesce_rule is not None:
             self._coalescer = Coalescer(self._deliver, self.server.start_background_task)
 
-    def _deliver(self, namespace: str, room: str, event: str, data: Any) -> None:
+    def _deliver(self, namespace: str, room: Any, event: str, data: Any) -> None:
+        timed = event == "rows" and isinstance(data, list)
+        if timed:
+            self.timing.note("writing", data)
         send_to_room(self, namespace, room, event, data)
+        if timed:
+            self.timing.note("written", data)
 
     def _handle_emit(self, message: dict[str, Any]) -> None:
         namespace, room, event = message.get("namespace") or "/", message.get("room"), message.get("event")
@@ -160,8 +167,10 @@ class FramedRedisManager(socketio.RedisManager):  # type: ignore[misc]
         if not plain or not isinstance(event, str) or not isinstance(data, list) or len(data) != 1:
             super()._handle_emit(message)
             return
+        if event == "rows" and isinstance(data[0], list):
+            self.timing.note("picked", data[0])
         mode = self._coalesce_rule(namespace, room, event) if self._coalesce_rule else None
         if mode is not None and self._coalescer is not None and isinstance(room, str):
             self._coalescer.add(namespace, room, event, data[0], mode)
         else:
-            send_to_room(self, namespace, room, event, data[0])
+            self._deliver(namespace, room, event, data[0])

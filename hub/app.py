@@ -14,8 +14,10 @@ from flask import Flask, Response, abort, render_template, request
 from flask_socketio import SocketIO
 
 from broadcast.rooms import FramedRedisManager
-from hub.namespaces import Broadcaster, OrganiserNamespace, PushNamespace, WatchNamespace, role_of_key
+from broadcast.timing import StageTimes
+from hub.namespaces import Broadcaster, OrganiserNamespace, WatchNamespace, role_of_key
 from hub.pairings import PairingError, parse_csv, to_csv
+from hub.push import PushNamespace
 from hub.settings import HubConfig
 from hub.streams import HubStore
 
@@ -59,8 +61,9 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
                         cors_allowed_origins=origin_check(cfg.allowed_origins), manage_session=False,
                         max_http_buffer_size=MAX_HTTP_BUFFER)
     broadcaster = Broadcaster(cfg, store, socketio)
-    push = PushNamespace(cfg, store, broadcaster)
-    socketio.on_namespace(push)
+    timing = getattr(manager, "timing", None) or StageTimes()
+    push = PushNamespace(cfg, store, broadcaster, socketio, timing)
+    socketio.server.register_namespace(push)  # python-socketio's own: no Flask request context per push
     socketio.on_namespace(WatchNamespace(cfg, store))
     socketio.on_namespace(OrganiserNamespace(cfg, store))
     tables = sorted(set(cfg.tables.values()))
@@ -140,8 +143,19 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
-        return {"ok": store.ping(), "tables_connected": len(push.tables),
-                "deliveries": dict(getattr(manager, "deliveries", {}))}
+        """Liveness, deliveries so far, and with `?since=EPOCH&k=KEY` (an organiser's or judge's page key)
+        how late rows were at each of this process's stages after that moment (`broadcast.timing`: where a
+        broadcast's latency goes)."""
+        out: dict[str, Any] = {"ok": store.ping(), "tables_connected": len(push.tables),
+                               "deliveries": dict(getattr(manager, "deliveries", {}))}
+        since = request.args.get("since")
+        if since is not None:
+            role()  # the timing samples are the organiser's and judges' (and the bench's), not the public's
+            try:
+                out["timing"] = timing.since(float(since))
+            except ValueError:
+                abort(400, description="since: expected a time in seconds since the epoch")
+        return out
 
     return app, socketio, broadcaster
 

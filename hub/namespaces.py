@@ -1,4 +1,5 @@
-"""The hub's Socket.IO namespaces: `/push` (tables), `/watch` (spectators) and `/organiser`.
+"""The hub's Socket.IO namespaces for people: `/watch` (spectators) and `/organiser` (tables push in
+`hub.push`), and what they share: what a spectator may see of a row, rate limits, page keys.
 
 Who is who is decided once, at connect: a table by its token (its table id comes from the token, never
 from what it claims), organisers and judges by their PIN, spectators need nothing and see only public,
@@ -20,11 +21,10 @@ from flask import request
 from flask_socketio import ConnectionRefusedError, Namespace, join_room
 
 from hub.settings import HubConfig
-from hub.streams import Announce, Head, HubStore
-from hub.verify import RowError, check_row, head_valid, public_key
+from hub.streams import Announce, HubStore
+from hub.verify import RowError
 
 log = logging.getLogger("kipukas-hub")
-MAX_ROWS_PER_PUSH = 500
 PUBLIC_BODY = {"action": ("text", "accepted", "rule"), "board": ("observed",), "start": ("players", "map"),
                "undo": ("reason",), "correct": ("target", "text")}  # `shown`/`question` stay private
 STATUS_KEYS = ("players", "phase", "turn", "active", "result", "in_sync", "warnings", "seq", "cameras", "game")
@@ -120,130 +120,6 @@ def coalesce(items: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
     return out + [(t, "status", p) for t, p in status.items()]
 
 
-class PushNamespace(Namespace):  # type: ignore[misc]
-    """Tables push rows here, store-and-forward: each answer is the highest contiguous seq the hub holds."""
-
-    def __init__(self, cfg: HubConfig, store: HubStore, broadcaster: Broadcaster) -> None:
-        super().__init__("/push")
-        self.cfg, self.store, self.broadcaster = cfg, store, broadcaster
-        self.tables: dict[str, str] = {}
-        self.buckets: dict[str, Bucket] = {}
-        self.pinned: dict[str, str] = {}
-
-    def on_connect(self, auth: Any = None) -> None:
-        token = auth.get("token") if isinstance(auth, dict) else None
-        table = self.cfg.table_of(token) if isinstance(token, str) else None
-        if table is None:
-            raise ConnectionRefusedError("unknown table token")
-        self.tables[_sid()] = table
-        self.buckets[_sid()] = Bucket(rate=50.0, burst=200.0, tokens=200.0)
-
-    def on_disconnect(self, *_: Any) -> None:
-        table = self.tables.pop(_sid(), None)
-        self.buckets.pop(_sid(), None)
-        if table is not None and table not in self.tables.values():
-            try:
-                self.store.touch(table, online=False)
-            except Exception:  # Redis away too: the status catches up at the next push
-                log.warning("table %s went away while Redis was unavailable", table)
-
-    def _table(self) -> str:
-        table = self.tables.get(_sid())
-        if table is None:
-            raise ConnectionRefusedError("not authenticated")
-        if not self.buckets[_sid()].take():
-            raise RowError("too many messages: slow down")
-        return table
-
-    def on_hello(self, data: Any) -> dict[str, Any]:
-        """A table names the game it pushes and its public key; the first key a table shows is pinned."""
-        try:
-            table = self._table()
-            game, key_hex = _game(data), str(data.get("public_key", ""))
-            public_key(key_hex)
-            pinned = self.store.pin_key(table, key_hex)
-            self.pinned[table] = pinned
-            if not hmac.compare_digest(pinned, key_hex):
-                self.store.touch(table, alarm="a different table key was shown: refused")
-                return {"error": "this table's key is pinned to another key at the hub"}
-            self.store.touch(table, game=game, online=True)
-            return {"table": table, "acked": self.store.top(table, game)}
-        except redis.RedisError as exc:
-            return {"retry": f"the hub's store is unavailable ({type(exc).__name__}): try again"}
-        except (RowError, ValueError, AttributeError) as exc:
-            return {"error": str(exc)}
-
-    def on_rows(self, data: Any) -> dict[str, Any]:
-        """Verify the rows, then append them, note the activity and witness the head in one round trip to
-        Redis (`HubStore.append`), which also publishes the rows it added to the spectators on the message
-        queue; every process delivers its share from its own broadcast task, never from this request."""
-        try:
-            table = self._table()
-            game = _game(data)
-            raw = data.get("rows", [])
-            if not isinstance(raw, list) or len(raw) > MAX_ROWS_PER_PUSH:
-                raise RowError(f"rows: expected a list of at most {MAX_ROWS_PER_PUSH} rows")
-            rows = [check_row(r) for r in raw]
-            head, bad_head = self._signed_head(table, game, data.get("head"))
-            announce = self.broadcaster.announce(table, [public_row(table, game, r.data) for r in rows])
-            result = self.store.append(table, game, rows, head, announce) if rows or head else None
-            top = result.top if result else self.store.top(table, game)
-            answer: dict[str, Any] = {"acked": top, "duplicates": result.duplicates if result else 0}
-            if result is not None and result.outcome != "ok":
-                answer["error"] = (f"row {top + 1} is missing" if result.outcome == "gap"
-                                   else f"row {top + 1} does not chain to row {top}")
-            if result is not None and result.witnessed == 1:
-                answer["witnessed"] = True
-            elif bad_head is not None or (result is not None and result.witnessed == -1):
-                seq = bad_head if bad_head is not None else head.seq if head else 0
-                self.store.touch(table, alarm=f"game {game}: the signed head at row {seq} does not verify")
-                answer["error"] = f"head at row {seq} does not verify against the pinned key and the rows held"
-            if result is not None and result.added and announce is None:
-                fresh = [r.data for r in rows if top - result.added < r.seq <= top]
-                self.broadcaster.send(table, "rows", [public_row(table, game, r) for r in fresh])
-            return answer
-        except redis.RedisError as exc:
-            return {"retry": f"the hub's store is unavailable ({type(exc).__name__}): try again"}
-        except (RowError, ValueError, AttributeError) as exc:
-            return {"error": str(exc)}
-
-    def _signed_head(self, table: str, game: str, head: Any) -> tuple[Head | None, int | None]:
-        """The head sent with a push if its signature verifies against the table's pinned key (the hash it
-        signs is compared with the rows held in the append script); else the seq it claimed."""
-        if not isinstance(head, dict):
-            return None, None
-        seq, digest, sig = head.get("seq"), head.get("hash"), head.get("signature")
-        if not (isinstance(seq, int) and isinstance(digest, str) and isinstance(sig, str)):
-            return None, seq if isinstance(seq, int) else 0
-        key = self._pinned(table)
-        if not key or seq < 1 or not head_valid(key, seq, digest, sig):
-            return None, seq
-        return Head(seq, digest, sig), None
-
-    def _pinned(self, table: str) -> str | None:
-        """The table's pinned key, remembered by this process once read (a pinned key never changes)."""
-        key = self.pinned.get(table)
-        if key is None:
-            key = self.store.pinned_key(table)
-            if key:
-                self.pinned[table] = key
-        return key
-
-    def on_status(self, data: Any) -> None:
-        table = self._table()
-        if isinstance(data, dict):
-            status = {k: data[k] for k in STATUS_KEYS if k in data}
-            self.store.touch(table, **status, online=True)
-            self.broadcaster.send(table, "status", {"table": table} | {
-                k: status[k] for k in ("players", "phase", "turn", "active", "result") if k in status})
-
-    def on_call_judge(self, *_: Any) -> None:
-        table = self._table()
-        self.store.call_judge(table)
-        self.socketio.emit("judge_call", {"table": table, "at": time.time()}, to="organisers",
-                           namespace="/organiser")
-
-
 class WatchNamespace(Namespace):  # type: ignore[misc]
     """Spectators: one room per table; on joining, the last rows that are past the delay."""
 
@@ -263,8 +139,9 @@ class WatchNamespace(Namespace):  # type: ignore[misc]
         except redis.RedisError as exc:  # the live rows still come; only the recent ones are missing
             log.warning("spectator of table %s joined without the recent rows: %s", table, exc)
             return
-        if games:
-            self.emit("rows", [public_row(table, games[-1], r) for r in rows], room=_sid())
+        if games:  # to this socket, which is in this process: not through Redis to every process
+            self.socketio.emit("rows", [public_row(table, games[-1], r) for r in rows], to=_sid(),
+                               namespace=self.namespace, ignore_queue=True)
 
 
 class OrganiserNamespace(Namespace):  # type: ignore[misc]
@@ -336,7 +213,8 @@ def _sid() -> str:
     return sid
 
 
-def _game(data: Any) -> str:
+def game_name(data: Any) -> str:
+    """The game a table's message names (its record's file name), checked."""
     game = data.get("game") if isinstance(data, dict) else None
     if not isinstance(game, str) or not 1 <= len(game) <= 80 or not all(c.isalnum() or c in "-_." for c in game):
         raise RowError("game: expected the record's name (letters, digits, - _ .)")

@@ -52,7 +52,7 @@ if added > 0 then
 end
 local witnessed = 0
 local hseq = tonumber(ARGV[4])
-if hseq > 0 then
+if hseq > 0 and hseq <= topseq then
   local held = nil
   if hseq == topseq then
     held = tophash
@@ -100,6 +100,7 @@ class AppendResult:
     added: int
     duplicates: int
     witnessed: int = 0  # the head sent along: 1 kept, -1 its hash is not the one held at its seq, 0 none
+    # (or a head past the rows held, e.g. its rows refused as a gap: not judged, it comes again)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ this one module.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,9 +61,16 @@ def check_row(raw: Any) -> PushedRow:
 
 def public_key(hex_key: str) -> Ed25519PublicKey:
     try:
-        return Ed25519PublicKey.from_public_bytes(bytes.fromhex(hex_key))
+        return _loaded_key(hex_key)
     except ValueError as exc:
         raise RowError(f"not an Ed25519 public key: {hex_key[:16]!r}...") from exc
+
+
+@functools.lru_cache(maxsize=1024)
+def _loaded_key(hex_key: str) -> Ed25519PublicKey:
+    """A table's key, parsed once per process: every push's head is checked against the same pinned key
+    (a bad key raises, and an exception is never cached)."""
+    return Ed25519PublicKey.from_public_bytes(bytes.fromhex(hex_key))
 
 
 def head_valid(key_hex: str, seq: int, digest: str, signature: str) -> bool:
