@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -332,6 +333,7 @@ class BoardReader:
         c, s = chroma(patch)
         r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, strict=True,
                                      cs=(c, s))
+        r = self._confirmed(sid, r)
         veto = None if r.obstructed or self.opinion is None else self.opinion.veto(sid, r.state)
         if veto is not None:
             r = StandReading("unknown", None, 0, 0.0, True, False, veto)
@@ -352,6 +354,19 @@ class BoardReader:
             if hidden is not None:
                 return self._not_read(self.last_stands.get(sid), f"a {hidden} piece would not show on this stand")
         return StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)
+
+    def _confirmed(self, sid: str, r: StandReading) -> StandReading:
+        """The rule's reading, made confident where the rule was unsure but found nothing foreign (no
+        obstruction) and the patch classifier is sure of the rule's candidate or of a piece the measured size
+        alone allows (``StandReading.alternatives``). The owner stays the rule's, from colour."""
+        if r.obstructed or self.opinion is None or r.confidence >= CONFIDENT_EMPTY:
+            return r
+        sure = self.opinion.confirms(sid, (r.state, *r.alternatives))
+        if sure is None:
+            return r
+        state, p, flipped = sure
+        return replace(r, state=state, confidence=max(r.confidence, p),
+                       flipped=(r.flipped if state == r.state else flipped) and state == "soul")
 
     def _ask_opinion(self, img: NDArray[np.uint8], gains: F32, wanted: set[str] | None, changed: set[str],
                      retry: set[str]) -> None:

@@ -43,6 +43,7 @@ STAND_CLASSES = ("empty", "capital", "basecamp", "soul", "soul flipped", "unknow
 SLOT_CLASSES = ("empty", "down", "up", "landscape", "unknown")
 VETO = 0.9  # calibrated probability of another reading (or of "unknown") that vetoes the rule's
 FLOOR = 0.02  # the rule's reading is vetoed when the network gives it less than this
+ACCEPT = 0.97  # calibrated probability of the rule's own unsure candidate that makes it confident
 F32 = NDArray[np.float32]
 
 
@@ -142,6 +143,15 @@ def verdict(probs: F32, classes: tuple[str, ...], rule: str) -> str | None:
     return None
 
 
+def agreement(probs: F32, classes: tuple[str, ...], rule: str) -> float:
+    """The network's calibrated probability of the rule's reading ``rule`` (an upright and a flipped soul
+    token count as one reading); 0 for a reading it has no class for."""
+    p = {c: float(v) for c, v in zip(classes, probs, strict=True)}
+    if "soul flipped" in p:
+        p["soul"] += p.pop("soul flipped")
+    return p.get(rule, 0.0)
+
+
 class SecondOpinion:
     """The reader's hook: one batch per network over the regions read this frame, then a veto per region.
     Without a classifier (missing or corrupt weights) every reading is vetoed with the reason: the reader
@@ -176,6 +186,21 @@ class SecondOpinion:
                 ids = list(regions)
                 probs = net.probs([patch_input(img, regions[rid], gains) for rid in ids])
                 self._probs.update((rid, (p, net.classes)) for rid, p in zip(ids, probs, strict=True))
+
+    def confirms(self, rid: str, candidates: tuple[str, ...]) -> tuple[str, float, bool] | None:
+        """Which of the rule's unsure ``candidates`` for ``rid`` the network is sure of this frame (calibrated
+        probability >= ``ACCEPT``, an upright and a flipped soul token as one), with that probability and
+        whether it sees a soul token flipped; None when it is sure of none (or did not classify ``rid``)."""
+        got = self._probs.get(rid) if self.patches is not None else None
+        if got is None:
+            return None
+        probs, classes = got
+        for cand in candidates:
+            p = agreement(probs, classes, cand)
+            if p >= ACCEPT:
+                named = dict(zip(classes, (float(v) for v in probs), strict=True))
+                return cand, p, named.get("soul flipped", 0.0) > named.get("soul", 0.0)
+        return None
 
     def veto(self, rid: str, rule: str) -> str | None:
         """Why the rule's reading ``rule`` of ``rid`` may not be accepted this frame, or None."""

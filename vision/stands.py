@@ -65,6 +65,9 @@ class StandReading:
     reason: str | None = None
     piece: NDArray[np.bool_] | None = None  # where the piece and its side walls are (for the stand's look)
     area: float = 0.0  # mm^2 of the piece's top as measured
+    # what else the rule's own measurements allow when they disagree (its shape says one piece, the measured
+    # size another): the candidates a second opinion may confirm (``vision.board``), never read on their own
+    alternatives: tuple[str, ...] = ()
 
 
 class StandClassifier:
@@ -154,11 +157,30 @@ class StandClassifier:
             flipped = False
         if TRACE_A is not None:
             TRACE_A.append((state, area, fill))
+        alternatives: tuple[str, ...] = ()
         if strict:
             lo, hi = self.areas[state]
             margin = min(margin, (area - lo) / 15.0, (hi - area) / 15.0)  # shape and size must agree
+            alternatives = self.sized(kind, area, state)
         conf = float(np.clip(min(margin, 1.0) * purity, 0.0, 1.0))
-        return StandReading(state, owner, 1, conf, False, flipped, None, _piece_zone(hull, n, px_per_mm, 1.0), area)
+        return StandReading(state, owner, 1, conf, False, flipped, None, _piece_zone(hull, n, px_per_mm, 1.0), area,
+                            alternatives)
+
+    def sized(self, kind: str, area: float, shaped: str) -> tuple[str, ...]:
+        """The pieces other than ``shaped`` that the measured top ``area`` allows (only a territory stand
+        takes capitals and base camps): those whose range of areas holds it, or, when the area fits no
+        piece's range and not ``shaped``'s either, the piece whose range is nearest. When blur or JPEG blocks
+        round a square's corners, its size still says which square it is."""
+        kinds = ("soul", "basecamp", "capital") if kind == "territory" else ("soul",)
+        inside = tuple(k for k in kinds if k != shaped and self.areas[k][0] <= area <= self.areas[k][1])
+        lo, hi = self.areas[shaped]
+        if inside or lo <= area <= hi:
+            return inside
+        others = [k for k in kinds if k != shaped]
+        if not others:
+            return ()
+        gap = {k: max(self.areas[k][0] - area, area - self.areas[k][1]) for k in others}
+        return (min(others, key=lambda k: gap[k]),)
 
     def _unexplained(self, c: F32, s: F32, owners: NDArray[np.int8], changed: NDArray[np.bool_] | None,
                      allowed: NDArray[np.bool_] | None, hull: NDArray[np.int32] | None, foot: NDArray[np.uint8],
