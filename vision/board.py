@@ -52,6 +52,7 @@ from vision.under_mat import read_under
 from vision.warp import extract, prepare
 
 UNREADABLE_FRACTION = 0.5
+GRAZED = 0.1  # share of a stand's core an obstruction blob may cover and leave the stand to its own decision
 CONFIDENT_EMPTY = 0.8
 AMBIGUOUS_SHARE = 0.08  # of the map looking like a player's colour: more than all of one player's pieces
 QR_RETRIES = 8  # unchanged frames in which a face-down card whose QR did not decode is read again
@@ -318,12 +319,12 @@ class BoardReader:
         """A model's BGR form, computed once per model (models are replaced, never changed in place)."""
         return self._bgr.get(model, lambda: bgr_of(*model))
 
-    def _covered(self, mask: NDArray[np.uint8] | None, rid: str) -> bool:
-        return mask is not None and self.finder is not None and self.finder.covered(mask, rid)
+    def _covered(self, mask: NDArray[np.uint8] | None, rid: str, least: float = 0.0) -> bool:
+        return mask is not None and self.finder is not None and self.finder.covered(mask, rid, least)
 
     def _read_stand(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None,
                     gains: F32) -> StandObs:
-        if self._covered(mask, sid):
+        if self._covered(mask, sid, GRAZED):
             self.models.reset(sid)
             return self._not_read(self.last_stands.get(sid), "covered")
         spec = self.layout.stand(sid)
