@@ -271,7 +271,7 @@ def run_condition(cond: Condition, layout: TableLayout, args: argparse.Namespace
             # bumps go through the product's own re-posing (the pose watch), as `run` and `demo` do
             table = Overhead(layout, base_pose, palette, reference if mode == "photo" else None, args,
                              watch=cond.bump is not None and not args.before)
-            stab = Stabiliser(frames=AGREE)
+            stab: Stabiliser[StandValue] = Stabiliser(frames=AGREE)
             slots = SlotAgreement()
             for f in warm:
                 seen = table.read(f)
@@ -280,7 +280,7 @@ def run_condition(cond: Condition, layout: TableLayout, args: argparse.Namespace
                     slots.feed(seen.slots)
             for i, f in enumerate(frames):
                 seen = table.read(f)
-                obs = not_read(layout) if seen is None else seen
+                obs: Any = not_read(layout) if seen is None else seen
                 tally.qr_cpu += table.reader.fusion.spent if seen is not None else 0.0
                 if seen is not None:
                     stab.feed({s: stand_value(o) for s, o in obs.stands.items()})

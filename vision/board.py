@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -40,19 +39,18 @@ from vision.light import SMALL, LightModel, bgr_of, normalise, saturated_fractio
 from vision.memo import IdentityMemo
 from vision.motion import MotionGuard
 from vision.observation import BoardObservation, SlotObs, StandObs, under_id, under_slot
-from vision.obstruction import ObstructionFinder
+from vision.obstruction import GRAZED, ObstructionFinder
 from vision.palette import map_mask, map_share
 from vision.patch_classifier import PatchClassifier, SecondOpinion
 from vision.regions import SLOT_Z_MM, Region, moved, slot_regions, stand_regions, under_regions
 from vision.slot_qr import qr_window
 from vision.slot_qr_fusion import QrFusion
 from vision.slots import mat_reference, qr_homography, read_slot
-from vision.stands import StandClassifier, StandReading, prepare_model
+from vision.stands import StandClassifier, prepare_model
 from vision.under_mat import read_under
 from vision.warp import extract, prepare
 
 UNREADABLE_FRACTION = 0.5
-GRAZED = 0.1  # share of a stand's core an obstruction blob may cover and leave the stand to its own decision
 CONFIDENT_EMPTY = 0.8
 AMBIGUOUS_SHARE = 0.08  # of the map looking like a player's colour: more than all of one player's pieces
 QR_RETRIES = 8  # unchanged frames in which a face-down card whose QR did not decode is read again
@@ -334,10 +332,8 @@ class BoardReader:
         c, s = chroma(patch)
         r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, strict=True,
                                      cs=(c, s))
-        r = self._confirmed(sid, r)
-        veto = None if r.obstructed or self.opinion is None else self.opinion.veto(sid, r.state)
-        if veto is not None:
-            r = StandReading("unknown", None, 0, 0.0, True, False, veto)
+        if self.opinion is not None:
+            r = self.opinion.judge(sid, r)  # confirms an unsure reading or vetoes a doubtful one
         # without a model or a look, an empty reading is capped as unverified: its uncapped verdict starts both
         unverified = model is None and look is None
         confident_empty = r.state == "empty" and not r.obstructed and (
@@ -355,19 +351,6 @@ class BoardReader:
             if hidden is not None:
                 return self._not_read(self.last_stands.get(sid), f"a {hidden} piece would not show on this stand")
         return StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)
-
-    def _confirmed(self, sid: str, r: StandReading) -> StandReading:
-        """The rule's reading, made confident where the rule was unsure but found nothing foreign (no
-        obstruction) and the patch classifier is sure of the rule's candidate or of a piece the measured size
-        alone allows (``StandReading.alternatives``). The owner stays the rule's, from colour."""
-        if r.obstructed or self.opinion is None or r.confidence >= CONFIDENT_EMPTY:
-            return r
-        sure = self.opinion.confirms(sid, (r.state, *r.alternatives))
-        if sure is None:
-            return r
-        state, p, flipped = sure
-        return replace(r, state=state, confidence=max(r.confidence, p),
-                       flipped=(r.flipped if state == r.state else flipped) and state == "soul")
 
     def _ask_opinion(self, img: NDArray[np.uint8], gains: F32, wanted: set[str] | None, changed: set[str],
                      retry: set[str]) -> None:

@@ -16,6 +16,7 @@ from vision.regions import Region
 
 SCALE = 4
 MIN_OUTSIDE_PX = 12
+GRAZED = 0.1  # share of a stand's core a blob may cover and leave the stand to its own decision (vision.board)
 EDGE_NEW = 40.0  # brightness-sum gradient (0..765 per px) that appears where the reference had none
 
 

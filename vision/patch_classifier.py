@@ -34,6 +34,7 @@ from numpy.typing import NDArray
 from vision.errors import VisionError
 from vision.light import normalise
 from vision.regions import Region
+from vision.stands import StandReading
 from vision.warp import extract
 
 FORMAT = "kipukas-patch-classifier/1"
@@ -44,6 +45,7 @@ SLOT_CLASSES = ("empty", "down", "up", "landscape", "unknown")
 VETO = 0.9  # calibrated probability of another reading (or of "unknown") that vetoes the rule's
 FLOOR = 0.02  # the rule's reading is vetoed when the network gives it less than this
 ACCEPT = 0.97  # calibrated probability of the rule's own unsure candidate that makes it confident
+CONFIRM_BELOW = 0.8  # a rule's reading below this confidence is unsure (the reader's CONFIDENT_EMPTY)
 F32 = NDArray[np.float32]
 
 
@@ -201,6 +203,20 @@ class SecondOpinion:
                 named = dict(zip(classes, (float(v) for v in probs), strict=True))
                 return cand, p, named.get("soul flipped", 0.0) > named.get("soul", 0.0)
         return None
+
+    def judge(self, rid: str, r: StandReading) -> StandReading:
+        """The stand reading ``r`` of the rule after this second opinion: made confident where the rule was
+        unsure but found nothing foreign (not obstructed) and the network is sure of the rule's candidate or
+        of a piece the measured size alone allows (``StandReading.alternatives``; the owner stays the rule's,
+        from colour); unknown where the network vetoes it (``veto``); else unchanged."""
+        if not r.obstructed and r.confidence < CONFIRM_BELOW:
+            sure = self.confirms(rid, (r.state, *r.alternatives))
+            if sure is not None:
+                state, p, flipped = sure
+                r = replace(r, state=state, confidence=max(r.confidence, p), reason=None,
+                            flipped=(r.flipped if state == r.state else flipped) and state == "soul")
+        veto = None if r.obstructed else self.veto(rid, r.state)
+        return r if veto is None else StandReading("unknown", None, 0, 0.0, True, False, veto)
 
     def veto(self, rid: str, rule: str) -> str | None:
         """Why the rule's reading ``rule`` of ``rid`` may not be accepted this frame, or None."""

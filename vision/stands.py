@@ -44,6 +44,11 @@ UNEXPLAINED_FRACTION = 0.15
 PROTO_COMMON = 0.02
 PROTO_STRANGE_FRACTION = 0.12
 UNVERIFIED_EMPTY = 0.3
+# with neither a model nor a look, skin-coloured pixels are the only sign of a hand; a share of them up to
+# MARGINAL_SKIN times the threshold (a map's own warm colours, blurred at low resolution, reach it) leaves
+# the reading unsure, for the patch classifier to confirm or not (``vision.board``), instead of covered
+MARGINAL_SKIN = 2.0
+SKIN_UNSURE = "a few skin-coloured pixels"
 AREA_MM2 = {"soul": (50.0, 160.0), "basecamp": (110.0, 200.0), "capital": (215.0, 380.0)}
 TRACE: list[float] | None = None
 TRACE_A: list[tuple[str, float, float]] | None = None
@@ -124,11 +129,14 @@ class StandClassifier:
         area = float(blob.sum()) / px_per_mm**2
         border = float(np.concatenate([any_owner[0], any_owner[-1], any_owner[:, 0], any_owner[:, -1]]).mean())
         hull = _hull(blob) if area >= EMPTY_MAX_MM2 else None
+        unsure: str | None = None  # a weak sign of something else: the reading needs a second opinion
         if strict:
             reason = self._unexplained(c, s, owners, changed, allowed, hull, foot, px_per_mm, kind, size_mm)
             if reason is None and area > 2.0 * CAPITAL_MIN_MM2:
                 reason = "too large for a piece"
-            if reason is not None:
+            if reason == SKIN_UNSURE:
+                unsure = reason
+            elif reason is not None:
                 return StandReading("unknown", None, 0, 0.0, True, False, reason)
         elif ref is not None:
             near = cv2.dilate((owners >= 0).astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
@@ -141,7 +149,7 @@ class StandClassifier:
             conf = float(np.clip(1.0 - area / EMPTY_MAX_MM2, 0.0, 1.0)) * 0.5 + 0.5
             if strict and ref is None and look is None:
                 conf = min(conf, UNVERIFIED_EMPTY)  # nothing tells an empty stand from a covered one
-            return StandReading("empty", None, 0, conf, False, False)
+            return StandReading("empty", None, 0, 0.0 if unsure else conf, False, False, unsure)
         inside = owners[(blob > 0) & (owners >= 0)]
         votes = np.bincount(inside.astype(np.int64), minlength=len(self.owners))
         owner = self.owners[int(votes.argmax())]
@@ -162,8 +170,8 @@ class StandClassifier:
             lo, hi = self.areas[state]
             margin = min(margin, (area - lo) / 15.0, (hi - area) / 15.0)  # shape and size must agree
             alternatives = self.sized(kind, area, state)
-        conf = float(np.clip(min(margin, 1.0) * purity, 0.0, 1.0))
-        return StandReading(state, owner, 1, conf, False, flipped, None, _piece_zone(hull, n, px_per_mm, 1.0), area,
+        conf = 0.0 if unsure else float(np.clip(min(margin, 1.0) * purity, 0.0, 1.0))
+        return StandReading(state, owner, 1, conf, False, flipped, unsure, _piece_zone(hull, n, px_per_mm, 1.0), area,
                             alternatives)
 
     def sized(self, kind: str, area: float, shaped: str) -> tuple[str, ...]:
@@ -212,7 +220,10 @@ class StandClassifier:
             if TRACE_U is not None:
                 TRACE_U.append(("model", frac))
             return "unexplained object" if frac > UNEXPLAINED_FRACTION else None
-        return "covered" if skin_fraction(c, s) > OBSTRUCTED_FRACTION else None
+        skin = skin_fraction(c, s)
+        if skin > MARGINAL_SKIN * OBSTRUCTED_FRACTION:
+            return "covered"
+        return SKIN_UNSURE if skin > OBSTRUCTED_FRACTION else None
 
 
 def changed_pixels(patch: NDArray[np.uint8], ref: tuple[F32, F32], strict: bool = True) -> NDArray[np.bool_]:
