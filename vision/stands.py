@@ -176,19 +176,24 @@ class StandClassifier:
 
     def sized(self, kind: str, area: float, shaped: str) -> tuple[str, ...]:
         """The pieces other than ``shaped`` that the measured top ``area`` allows (only a territory stand
-        takes capitals and base camps): those whose range of areas holds it, or, when the area fits no
-        piece's range and not ``shaped``'s either, the piece whose range is nearest. When blur or JPEG blocks
-        round a square's corners, its size still says which square it is."""
+        takes capitals and base camps): those whose range of areas holds it, or, when the area falls
+        between ranges (and outside ``shaped``'s), the pieces whose ranges bound that gap, nearest below and
+        nearest above. When blur or JPEG blocks round a square's corners, its size still says which squares
+        it may be; JPEG shrinks a saturated top, so the piece above the gap stays a candidate."""
         kinds = ("soul", "basecamp", "capital") if kind == "territory" else ("soul",)
         inside = tuple(k for k in kinds if k != shaped and self.areas[k][0] <= area <= self.areas[k][1])
         lo, hi = self.areas[shaped]
         if inside or lo <= area <= hi:
             return inside
         others = [k for k in kinds if k != shaped]
-        if not others:
-            return ()
-        gap = {k: max(self.areas[k][0] - area, area - self.areas[k][1]) for k in others}
-        return (min(others, key=lambda k: gap[k]),)
+        below = [k for k in others if self.areas[k][1] < area]
+        above = [k for k in others if self.areas[k][0] > area]
+        out = []
+        if below:
+            out.append(max(below, key=lambda k: self.areas[k][1]))
+        if above:
+            out.append(min(above, key=lambda k: self.areas[k][0]))
+        return tuple(out)
 
     def _unexplained(self, c: F32, s: F32, owners: NDArray[np.int8], changed: NDArray[np.bool_] | None,
                      allowed: NDArray[np.bool_] | None, hull: NDArray[np.int32] | None, foot: NDArray[np.uint8],
