@@ -9,11 +9,17 @@ agreement rule, to count wrong readings that would reach the record.
 
 Columns: stands correct (of stands nothing covers, read confidently and right), covered flagged (of
 regions a foreign object, hand or arm covers by >= 25 %, flagged unknown), wrong accepted (stable
-readings after the stabiliser that differ from the truth, stands + slots), slots correct (uncovered),
+readings after the stabiliser that differ from the truth, stands + slots), /frame (confident wrong readings
+of single frames of uncovered regions, before the stabiliser), slots correct (uncovered),
 face-down QR (payload read, uncovered face-down cards), QR wrong (payloads reported that are not the card's:
 must be 0), how many frames the reader called unreadable, and QR/jpeg: the CPU time of the reader's QR work
 beyond the plain decoders (``vision.slot_qr``, capped per frame by ``--qr-budget``) per condition frame, as a
 multiple of decoding one 2028x1520 JPEG frame measured in the same process.
+
+Camera bumps go through the product's re-posing (``PoseWatch``, then a reader at the new pose), as `run`
+and `demo` do. A palette the set-up check refuses is printed as "refused at set-up: <message>" under its
+row (the table never runs; its figures are still measured). ``--reasons`` prints why uncovered stands were
+not read right, per row; ``--tuning`` runs the magnitudes the availability thresholds were tuned at.
 
 Run: PYTHONPATH=. .venv/bin/python bench/bench_overhead_stress.py [--tables 4] [--seed 7] [--only NAME...]
 """

@@ -7,8 +7,11 @@ This module runs a small convolutional network, trained on domain-randomised ren
 (``training/train_patches.py``), over the same light-normalised patch, as a **veto**: the rule's reading
 stands unless the network is confident of something else (another class or an unknown object, calibrated
 probability >= ``VETO``) or all but rules the rule's reading out (probability < ``FLOOR``); a vetoed region
-is unknown. A network unsure of everything costs nothing: the rule, which never guesses, decides. Both
-thresholds were tuned on the stress bench's seed 7 only (docs/overhead.md).
+is unknown. A network unsure of everything costs nothing: the rule, which never guesses, decides. Where
+the rule itself is unsure but found nothing foreign, the network may **confirm** one of the rule's own
+candidates at calibrated probability >= ``ACCEPT`` (``SecondOpinion.judge``): the rule's measurements
+name what it could be, the network says which. All thresholds were tuned on the stress bench's seed 7
+only (docs/overhead.md).
 
 Runtime is OpenCV's DNN module (``cv2.dnn.readNetFromONNX``, no new dependency). The ONNX file holds the
 network up to its last hidden layer (the features); the last layer (``W``, ``b``) and the temperature that
