@@ -221,7 +221,7 @@ class Overhead:
 
     def read(self, frame: np.ndarray) -> Any | None:
         if self.watch is not None:
-            self.now += 0.5
+            self.now += getattr(self.args, "frame_interval", 0.5)
             seen = self.watch.process(frame, self.now)
             if seen.pose is not None:
                 if self.reference is not None:
@@ -397,6 +397,8 @@ def main() -> int:
     ap.add_argument("--misses", type=int, default=8, help="misses to print per condition")
     ap.add_argument("--tuning", action="store_true",
                     help="run the tuning magnitudes (JPEG q30/q20, 1200x900, ...) instead of the conditions")
+    ap.add_argument("--frame-interval", type=float, default=0.5,
+                    help="seconds between frames, for the pose watch's clock (it checks fully every 5 s)")
     ap.add_argument("--accept", type=float, default=None,
                     help="override the classifier's ACCEPT (vision.patch_classifier) for tuning")
     ap.add_argument("--reasons", action="store_true",
