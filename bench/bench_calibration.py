@@ -36,7 +36,7 @@ from calibration.drift import PoseTracker
 from calibration.errors import CalibrationError
 from calibration.layout import MAP_SURFACE_Z_MM
 from calibration.procedure import calibrate_frame, drift_px
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tracker.overhead.layout import board_artwork, table_artworks, table_layout
 from vision.assets import asset
 from vision.synth import Renderer, TableScene

@@ -3,7 +3,7 @@
 For each game (Colossal Kaiju Combat with 2 and 4 seats, the tile-map game on `skirmish` (2 seats) and
 `arena` (4 seats)) random legal games are played through `rules.core` (`legal_actions()` + `apply()` of
 one of them, picked by `rules.core.selfplay.choose`), interleaved with Kipukas steps (its adapter, the
-progress player of `rules.selfplay`) so machine load hits all alike. Prints per game: the mean *apply*
+progress player of `rules.kipukas.selfplay`) so machine load hits all alike. Prints per game: the mean *apply*
 (one accepted line: parse, rules, snapshot), the mean *step* (legal_actions + apply), the ratio of each
 against the Kipukas step of the same run (the baseline), random self-play games per second (incl. the
 random player) and the share of games that reached a result within the cap.
@@ -23,15 +23,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rules.catalog import Catalog
-from rules.context import Ctx
 from rules.core.interface import TableGame
 from rules.core.registry import new_game
 from rules.core.selfplay import choose
-from rules.decks import COPY_LIMITS
 from rules.kaiju.decks import preconstructed
-from rules.kipukas import KipukasGame
-from rules.selfplay import choose as kipukas_choose
+from rules.kipukas.adapter import KipukasGame
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.context import Ctx
+from rules.kipukas.decks import COPY_LIMITS
+from rules.kipukas.selfplay import choose as kipukas_choose
 
 KAIJU = {"pass": 0.2, "keep": 3.0, "discard": 0.3, "attack": 6.0, "rampage": 4.0, "card": 4.0, "rage": 5.0,
          "roar": 0.5, "decline": 0.3}

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import default_pose
 from calibration.layout import TableLayout
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tracker.overhead.layout import table_layout
 from tracker.table.stabiliser import Stabiliser
 from vision.board import BoardReader

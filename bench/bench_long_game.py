@@ -70,7 +70,7 @@ def keep_one(out: dict[str, float], key: str, sample: tuple[float, float]) -> No
 
 
 def measure(rows: int, seed: int, folder: Path) -> dict[str, float]:
-    from rules.board_map import BoardMap
+    from rules.kipukas.board_map import BoardMap
     from tests.long_game import long_table
     from tests.table_helpers import KEY
     from tracker.record.snapshots import SnapshotStore, snapshot_path

@@ -45,8 +45,8 @@ from calibration.camera import CameraPose, default_pose
 from calibration.drift import moved_reference
 from calibration.layout import TableLayout
 from calibration.mat_pose import Artwork
-from rules.board_map import BoardMap
-from rules.identity import is_kipukas_payload
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.identity import is_kipukas_payload
 from tracker.overhead.layout import table_artworks, table_layout
 from tracker.overhead.pose_watch import PoseWatch
 from tracker.table.board import StandValue
@@ -109,6 +109,8 @@ CONDITIONS = [
     Condition("blur 2", {"blur": 2.0}),
     Condition("jpeg q25", {"jpeg_quality": 25}),
     Condition("1014x760", size=(1014, 760)),
+    Condition("1014x760 blur 2", {"blur": 2.0}, size=(1014, 760)),
+    Condition("1014x760 q25", {"jpeg_quality": 25}, size=(1014, 760)),
     Condition("bump 1deg 5mm", bump=(1.0, 5.0)),
     Condition("bump 3deg 20mm", bump=(3.0, 20.0)),
     Condition("phone on map", clutter=_on_map),

@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import default_pose
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tracker.overhead.layout import table_layout
 from training.patch_data import build
 from vision.light import channel_gains, shrink

@@ -30,7 +30,7 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rules.identity import is_kipukas_payload  # noqa: E402
+from rules.kipukas.identity import is_kipukas_payload  # noqa: E402
 from vision.card_reader import CardReader  # noqa: E402
 from vision.qr_decoders import as_grey, decode_zbar, decode_zxing  # noqa: E402
 from vision.qr_presentation import PresentationReader  # noqa: E402

@@ -2,7 +2,7 @@
 
 A Kipukas *step* is `Game.legal_actions()` + `Game.apply()` of one of them; a python-chess *ply* is
 `list(board.legal_moves)` + `board.push()` of one of them. Both sides play random games (Kipukas with the
-progress player of `rules.selfplay`, chess uniformly) alternating in runs of 50 steps and 50 plies (as many
+progress player of `rules.kipukas.selfplay`, chess uniformly) alternating in runs of 50 steps and 50 plies (as many
 plies as steps), so machine load hits both alike while each keeps its caches warm. Prints the mean step
 and ply, their ratio (target: step / ply <= 1), random self-play games per second, and the share of
 Kipukas games that reach a result, split by how they ended.
@@ -30,11 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import chess
 
-from rules.catalog import Catalog
-from rules.context import Ctx
-from rules.decks import COPY_LIMITS
-from rules.game import Game
-from rules.selfplay import choose
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.context import Ctx
+from rules.kipukas.decks import COPY_LIMITS
+from rules.kipukas.game import Game
+from rules.kipukas.selfplay import choose
 
 
 def deck(rng: random.Random, serial: int) -> list[str]:
@@ -46,21 +46,33 @@ def deck(rng: random.Random, serial: int) -> list[str]:
 SEATS = ("red", "blue", "green", "yellow")
 
 
-def kipukas_game(rng: random.Random, max_actions: int, cycles: int | None, seats: int = 2) -> Iterator[float]:
+def kipukas_game(rng: random.Random, max_actions: int, cycles: int | None, seats: int = 2,
+                 costs: Counter[str] | None = None) -> Iterator[float]:
     """One random game, one step at a time: yields the seconds each step spent in legal_actions + apply;
-    returns how the game ended."""
+    returns how the game ended. `costs` collects the seconds outside the steps: dealing the decks and
+    `Game.new` ("setup") and the random player's choices ("player")."""
+    t0 = time.perf_counter()
     decks = {seat: deck(rng, i + 1) for i, seat in enumerate(SEATS[:seats])}
     g = Game.new(decks, style="domination" if seats == 2 else "mass-conflict", cycles=cycles)
+    ctx = Ctx(g.state, g.board, g.catalog, g.style)  # the state is changed in place: one view serves the game
+    player = 0.0
+    setup = time.perf_counter() - t0
     steps = 0
     while steps < max_actions and not g.result:
         t0 = time.perf_counter()
         actions = g.legal_actions()
         t1 = time.perf_counter()
-        action = choose(Ctx(g.state, g.board, g.catalog, g.style), actions, rng)  # the player, not the engine
+        if ctx.s is not g.state:  # only a #BS ruling replaces the state object
+            ctx = Ctx(g.state, g.board, g.catalog, g.style)
+        action = choose(ctx, actions, rng)  # the player, not the engine
         t2 = time.perf_counter()
         g.apply(action)
         yield (t1 - t0) + (time.perf_counter() - t2)
+        player += t2 - t1
         steps += 1
+    if costs is not None:
+        costs["setup"] += setup
+        costs["player"] += player
     return ending(g.result)
 
 
@@ -131,8 +143,9 @@ def main() -> int:
     lengths: list[int] = []
     ends: Counter[str] = Counter()
     wall = 0.0
+    costs: Counter[str] = Counter()
     for _ in range(args.games):
-        game = kipukas_game(rng_k, args.actions, args.cycles or None, args.seats)
+        game = kipukas_game(rng_k, args.actions, args.cycles or None, args.seats, costs)
         n = 0
         while True:  # alternate runs of CHUNK steps and CHUNK plies, so load hits both alike
             t0 = time.perf_counter()
@@ -158,7 +171,10 @@ def main() -> int:
     print(f"kipukas step (legal_actions + apply): {step_us:.1f} us")
     print(f"python-chess ply (legal moves + push), baseline: {ply_us:.1f} us over {plies} plies")
     print(f"ratio step / ply: {step_us / ply_us:.2f} (target <= 1)")
-    print(f"random self-play games per second: {args.games / wall:.1f} (incl. the random player)")
+    print(f"random self-play games per second: {args.games / wall:.1f} (incl. the random player); per game "
+          f"{wall / args.games * 1e3:.1f} ms = steps {k_time / args.games * 1e3:.1f} ms + random player "
+          f"{costs['player'] / args.games * 1e3:.1f} ms + decks and Game.new "
+          f"{costs['setup'] / args.games * 1e3:.1f} ms")
     print(f"games reaching a result: {reached}/{args.games} = {reached / args.games:.0%} ("
           + ", ".join(f"{k} {v}" for k, v in sorted(ends.items())) + ")")
     return 0

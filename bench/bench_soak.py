@@ -55,7 +55,7 @@ def keyframe_jpeg() -> bytes:
     import cv2
 
     from calibration.camera import default_pose
-    from rules.board_map import BoardMap
+    from rules.kipukas.board_map import BoardMap
     from tracker.overhead.layout import table_layout
     from tracker.runtime.demo import DEMO_IMAGE_SIZE, PALETTE
     from vision.synth import Renderer, TableScene
@@ -74,7 +74,7 @@ class Day:
     def __init__(self, folder: Path, limit_mb: float) -> None:
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-        from rules.board_map import BoardMap
+        from rules.kipukas.board_map import BoardMap
         from tracker.record.keyframes import KeyframeStore
         from tracker.runtime.demo_script import demo_steps
         from tracker.runtime.server import WebServer

@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="skip the run with whole states framed per socket by the library (what was before)")
     args = ap.parse_args(argv)
 
-    from rules.board_map import BoardMap
+    from rules.kipukas.board_map import BoardMap
     from tests.table_helpers import KEY
     from tests.test_web_support import PIN, golden_script
     from tracker.record.store import GameRecord

@@ -4,10 +4,14 @@ Wall-clock timings on the shared machine swing 3x with load; the number of instr
 executes does not. This plays `GAMES` seeded random games (seed 11, the bench's progress player, `legal_actions`
 + `apply` every step) and nothing else, so two versions of the engine compare exactly:
 
-    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null python bench/rules_instructions.py 3
-    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null python bench/rules_instructions.py 0
+    PYTHONHASHSEED=0 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+        python bench/rules_instructions.py 3
+    PYTHONHASHSEED=0 valgrind ... python bench/rules_instructions.py 0
 
-The difference of the two "I refs" totals is the games' own instructions (the second run counts start-up alone).
+The difference of the two "I refs" totals is the games' own instructions (the second run counts start-up alone;
+a fixed hash seed keeps start-up's count the same from run to run). Optional arguments: the deck seed (11, the
+reporting seed; 7 is the tuning seed) and ``legal``, which calls `legal_actions` twice per step (the difference
+to a plain run is what legal-action generation costs).
 """
 
 from __future__ import annotations
@@ -19,19 +23,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_rules import deck
-from rules.context import Ctx
-from rules.game import Game
-from rules.selfplay import choose
+from rules.kipukas.context import Ctx
+from rules.kipukas.game import Game
+from rules.kipukas.selfplay import choose
 
 
 def main() -> int:
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    rng = random.Random(11)
+    rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 11)
+    twice = len(sys.argv) > 3 and sys.argv[3] == "legal"
     steps = 0
     for i in range(games):
         g = Game.new({"red": deck(rng, 1), "blue": deck(rng, 2)}, style="domination", cycles=40)
         player = random.Random(i)
         while not g.result:
+            if twice:
+                g.legal_actions()
             g.apply(choose(Ctx(g.state, g.board, g.catalog), g.legal_actions(), player))
             steps += 1
     print(f"{games} games, {steps} steps")

@@ -1,7 +1,6 @@
-"""Kipukas rules: pure game logic.
+"""Pure game logic for every game the table can play: no I/O beyond each game's packaged data, no OpenCV,
+so that every decision the tracker takes can be replayed and tested without cameras.
 
-Holds the card catalog, card identity from QR payloads, the map model and its graph queries, and (as it
-grows) the game state machine, combat arithmetic and deck validation. Imports nothing from the other
-packages of this project and does no I/O beyond reading its own packaged data, so that every decision the
-tracker takes can be replayed and tested without cameras.
+`rules.core` is the game interface every game implements (verdicts, prompts, notation framework, snapshot
+engine, registry); `rules.kipukas`, `rules.kaiju` and `rules.tilemap` hold one game each (docs/games.md).
 """

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rules.game import Game
-from rules.notation import PLAYERS
+from rules.kipukas.game import Game
+from rules.kipukas.notation import PLAYERS
 
 
 def new_game(red: list[str], blue: list[str], *, red_hand: int = 3, blue_hand: int = 3) -> Game:

@@ -10,7 +10,7 @@ File format (tests/golden/*.game):
     rejected #movement: <message>   rejected: the state must be unchanged, so no state follows
 
 An optional ``style NAME key=value ...`` line before the first action picks a play style and its
-parameters (rules.styles), e.g. ``style king-of-the-hill hill=3 hold=2``; without it the game is Domination.
+parameters (rules.kipukas.styles), e.g. ``style king-of-the-hill hill=3 hold=2``; without it the game is Domination.
 
 `render(path)` replays the actions and renders the file as it should be; `check(path)` compares and returns
 a readable unified diff (empty when the file matches). Regenerate after an intended rules change with
@@ -23,8 +23,8 @@ import difflib
 import sys
 from pathlib import Path
 
-from rules.decks import check_deck
-from rules.game import Game
+from rules.kipukas.decks import check_deck
+from rules.kipukas.game import Game
 
 DECK_PREFIX = "deck "
 STYLE_PREFIX = "style "

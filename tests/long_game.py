@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.table_helpers import KEY
 from tests.test_web_support import golden_script
 from tracker.record.snapshots import SnapshotStore, snapshot_path

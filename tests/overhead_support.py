@@ -9,7 +9,7 @@ import numpy as np
 
 from calibration.camera import CameraPose, default_pose
 from calibration.layout import TableLayout
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tracker.overhead.layout import table_layout
 from vision.synth import Renderer, TableScene, Token
 

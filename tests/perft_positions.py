@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rules.game import Game
+from rules.kipukas.game import Game
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -92,8 +92,8 @@ def random_position(seed: int, n: int) -> Game:
     """The game after `n` uniformly random legal actions from two random valid decks (seeded)."""
     import random
 
-    from rules.catalog import Catalog
-    from rules.decks import COPY_LIMITS
+    from rules.kipukas.catalog import Catalog
+    from rules.kipukas.decks import COPY_LIMITS
 
     rng = random.Random(seed)
     catalog = Catalog.packaged()

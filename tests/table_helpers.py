@@ -6,8 +6,8 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from rules.board_map import BoardMap
-from rules.identity import parse_payload
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.identity import parse_payload
 from tracker.overhead.layout import table_layout
 from tracker.record.store import GameRecord
 from tracker.runtime.demo_script import Step

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from rules.board_map import BoardMap
-from rules.errors import MapFileError
-from rules.movement import downed_range
+from rules.core.errors import MapFileError
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.movement import downed_range
 
 
 def starter_data() -> Any:
-    return json.loads((resources.files("rules") / "data" / "maps" / "starter.json").read_text())
+    return json.loads((resources.files("rules.kipukas") / "data" / "maps" / "starter.json").read_text())
 
 
 def test_starter_map_has_nine_territories_and_water() -> None:

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 import pytest
 
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.table_helpers import DECKS, KEY
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
 from tracker.record.keys import fingerprint

@@ -9,7 +9,7 @@ import pytest
 from calibration.calfile import Calibration
 from calibration.camera import default_pose
 from calibration.procedure import drift_px
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tracker.errors import InputError
 from tracker.overhead.calibration_service import CalibrationService, mat_corners_world, pose_from_corners
 from tracker.overhead.layout import table_layout

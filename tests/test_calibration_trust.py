@@ -19,7 +19,7 @@ from calibration.errors import CalibrationError
 from calibration.layout import MAP_SURFACE_Z_MM, TableLayout
 from calibration.mat_pose import Artwork
 from calibration.procedure import calibrate_frame, map_artwork, mat_artwork
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.conftest import SHARED
 from tracker.cli import main
 from tracker.overhead.layout import table_layout

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from rules.identity import is_kipukas_payload
+from rules.kipukas.identity import is_kipukas_payload
 from tests.qr_helpers import DEV_PHOTOS, dev_truth, plain_qr
 from vision.card_reader import CardReader, ReaderConfig
 

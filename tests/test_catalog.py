@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from rules.adaptations import ADAPTATIONS, adaptation
-from rules.catalog import Catalog
-from rules.dice import parse_die
-from rules.errors import CatalogError, PayloadError
-from rules.habitats import habitat
-from rules.motives import Motives
+from rules.core.errors import CatalogError, PayloadError
+from rules.kipukas.adaptations import ADAPTATIONS, adaptation
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.dice import parse_die
+from rules.kipukas.habitats import habitat
+from rules.kipukas.motives import Motives
 
 
 def test_all_56_cards_load_with_souls_fully_modelled() -> None:

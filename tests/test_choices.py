@@ -6,16 +6,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rules.board_map import BoardMap
-from rules.catalog import Catalog
-from rules.game import Game
-from rules.notation import parse
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.game import Game
+from rules.kipukas.notation import parse
 from tests.test_web_support import golden_script, new_service
 from tracker.service.choices import choices_for, resolve
 from tracker.service.seats import player
 from tracker.service.views import knows
 
-NOT_SAMPLED: tuple[str, ...] = ()  # every crafting combination is offered now (rules.legal_rare)
+NOT_SAMPLED: tuple[str, ...] = ()  # every crafting combination is offered now (rules.kipukas.legal_rare)
 
 
 def offered(choices: dict[str, object], game: Game, seat: str, line: str) -> bool:
@@ -98,9 +98,9 @@ def test_every_verb_the_engine_accepts_is_offered_as_a_labelled_button() -> None
     path, sent back, is an action the rules accept."""
     import random
 
-    from rules.context import Ctx
-    from rules.notation import Imprison
-    from rules.selfplay import choose
+    from rules.kipukas.context import Ctx
+    from rules.kipukas.notation import Imprison
+    from rules.kipukas.selfplay import choose
     from tests.perft_positions import random_position
     from tracker.service.choices import VERBS
 

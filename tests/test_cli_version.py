@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.catalog import Catalog
+from rules.kipukas.catalog import Catalog
 from tracker.cli import installed_version, main
 from tracker.front.names import card_label
 

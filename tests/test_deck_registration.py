@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.errors import PayloadError
+from rules.core.errors import PayloadError
 from tracker.front.registration import DeckRegistration, DuplicateCard, physical_key, read_deck_file
 
 
@@ -51,7 +51,7 @@ def test_read_deck_file_skips_comments_and_blanks(tmp_path: Path) -> None:
 
 
 def test_registered_deck_is_checked_by_the_rules() -> None:
-    from rules.catalog import Catalog
+    from rules.kipukas.catalog import Catalog
 
     deck = DeckRegistration(owner="red")
     souls = [c for c in Catalog.packaged().cards.values() if c.type in ("Character", "Species")]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rules.catalog import Catalog
-from rules.decks import COPY_LIMITS, check_deck
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.decks import COPY_LIMITS, check_deck
 from tracker.cli import main
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from calibration.camera import default_pose
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tracker.overhead.layout import table_layout
 from vision.dice import DiceReader
 from vision.dice_crop import CROP_PX

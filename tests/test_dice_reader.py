@@ -16,7 +16,7 @@ import pytest
 from calibration.camera import default_pose
 from calibration.errors import CalibrationFileError
 from calibration.layout import load_mat, parse_mat
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tracker.overhead.layout import table_layout
 from vision.dice import DiceReader
 from vision.dice_faces import FACES, mark

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from calibration.camera import default_pose
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.table_helpers import KEY
 from tracker.config import parse_config
 from tracker.overhead.layout import table_layout

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules.catalog import Catalog
-from rules.effects import FLAGS, effects_from_row, packaged_effects
-from rules.errors import CatalogError
+from rules.core.errors import CatalogError
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.effects import FLAGS, effects_from_row, packaged_effects
 
 
 def test_packaged_effects_name_catalog_cards_and_give_the_raven_its_printed_text() -> None:

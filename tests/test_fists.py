@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from rules.fists import affinity_bonus, brawl, final_blow_modifier, habitat_modifiers, keal_modifier, type_chart
-from rules.movement import DOWNED_MOVEMENT, downed_range
+from rules.kipukas.fists import affinity_bonus, brawl, final_blow_modifier, habitat_modifiers, keal_modifier, type_chart
+from rules.kipukas.movement import DOWNED_MOVEMENT, downed_range
 from tracker.cli import main
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.game import Game, Rejected
-from rules.notation import parse
+from rules.kipukas.game import Game, Rejected
+from rules.kipukas.notation import parse
 from tests.game_helpers import new_game, place, play_until
 
 RED = ["HMPU#0001", "WCA9#0001", "FOFE#0001", "K-LE#0001", "zwZA#0001", "PhAU#0001", "jSYU#0001"]

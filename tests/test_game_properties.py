@@ -8,11 +8,11 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.catalog import Catalog
-from rules.decks import COPY_LIMITS, check_deck
-from rules.game import Game
-from rules.notation import parse
-from rules.state import ZONES
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.decks import COPY_LIMITS, check_deck
+from rules.kipukas.game import Game
+from rules.kipukas.notation import parse
+from rules.kipukas.state import ZONES
 
 STEPS = 160
 

@@ -9,8 +9,8 @@ import pytest
 from rules.core.interface import TableGame
 from rules.core.notation import NotationError, Words
 from rules.core.registry import UnknownGame, names, new_game
-from rules.kipukas import KipukasGame
-from rules.notation import parse
+from rules.kipukas.adapter import KipukasGame
+from rules.kipukas.notation import parse
 from tests.game_helpers import new_game as set_up
 from tests.test_game_properties import random_deck
 

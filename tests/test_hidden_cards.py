@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from calibration.camera import default_pose
-from rules.board_map import BoardMap
-from rules.game import Game
-from rules.notation import Play, parse
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.game import Game
+from rules.kipukas.notation import Play, parse
 from tests.game_helpers import new_game
 from tests.table_helpers import CLAIMS, DECKS, KEY, SETUP, empty_board, new_table, say, set_up
 from tracker.overhead.layout import table_layout

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hub.streams import HubStore
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.hub_servers import running_hub
 from tests.table_helpers import DECKS
 from tracker.api import player

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rules.catalog import Catalog
-from rules.errors import PayloadError
-from rules.identity import is_kipukas_payload, parse_payload
+from rules.core.errors import PayloadError
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.identity import is_kipukas_payload, parse_payload
 
 
 def test_full_payload() -> None:

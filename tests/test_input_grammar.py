@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.notation import NotationError, parse
+from rules.kipukas.notation import NotationError, parse
 from tests.table_helpers import new_table
 from tracker.errors import InputError
 from tracker.runtime.demo import DemoTable

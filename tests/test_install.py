@@ -156,7 +156,8 @@ def test_a_build_is_silent_and_ships_every_room_and_its_data(tmp_path: Path) -> 
     names = set(zipfile.ZipFile(wheel).namelist())
     for room in ("sources", "front", "overhead", "table", "record", "service", "runtime", "commands"):
         assert f"tracker/{room}/__init__.py" in names
-    for data in ("rules/data/cards.json", "rules/data/maps/starter.json", "calibration/data/mat_12_slot.json",
-                 "vision/assets/map_top.jpeg", "web/static/table.js", "web/templates/table.html"):
+    for data in ("rules/kipukas/data/cards.json", "rules/kipukas/data/maps/starter.json",
+                 "calibration/data/mat_12_slot.json", "vision/assets/map_top.jpeg", "web/static/table.js",
+                 "web/templates/table.html"):
         assert data in names
     assert not any(n.startswith(("tests/", "bench/")) for n in names)

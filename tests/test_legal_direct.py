@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from rules.context import Ctx
-from rules.selfplay import choose
+from rules.kipukas.context import Ctx
+from rules.kipukas.selfplay import choose
 from tests.perft_positions import random_position
 
 

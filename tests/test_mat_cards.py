@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.table_helpers import new_table, say, set_up
 from tracker.overhead.layout import table_layout
 from tracker.service.seats import JUDGE, SPECTATOR, player

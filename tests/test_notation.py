@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.notation import VERBS, NotationError, parse
+from rules.kipukas.notation import VERBS, NotationError, parse
 
 EXAMPLES = [
     "red affinity Avian", "red roll d6 5", "blue capital 4", "blue camp 6", "red personal aS1Q#0001",

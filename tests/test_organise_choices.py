@@ -10,7 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.table_helpers import DECKS, KEY
 from tests.test_run_command import deck_lines
 from tracker.config import parse_config

@@ -11,7 +11,7 @@ import pytest
 from calibration.calfile import Calibration
 from calibration.camera import default_pose
 from calibration.procedure import drift_px
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tracker.overhead.auto_calibration import OverheadCalibration
 from tracker.overhead.layout import table_layout
 from vision.synth import Renderer, TableScene

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.overhead_support import PALETTE, layout, pose, random_tokens, reference, renderer
 from tests.table_helpers import DECKS, KEY
 from tracker.record.store import GameRecord

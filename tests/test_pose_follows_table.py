@@ -13,7 +13,7 @@ import pytest
 from calibration.camera import CameraPose, default_pose
 from calibration.drift import PoseTracker
 from calibration.procedure import drift_px
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.overhead_support import PALETTE, layout, random_tokens
 from tracker.overhead.layout import table_artworks
 from tracker.overhead.pose_watch import UNREADABLE, PoseWatch

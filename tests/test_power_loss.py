@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.table_helpers import KEY, new_table
 from tests.test_crash import run_item, script
 from tracker.record.keys import PinnedKey

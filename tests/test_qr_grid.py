@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from rules.identity import is_kipukas_payload
+from rules.kipukas.identity import is_kipukas_payload
 from vision.card_reader import CardReader
 from vision.qr_deblur import deconvolve, estimate_blur, motion_kernel
 from vision.qr_decoders import as_grey, decode_zbar, decode_zxing

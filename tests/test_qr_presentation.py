@@ -7,7 +7,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from rules.identity import is_kipukas_payload
+from rules.kipukas.identity import is_kipukas_payload
 from vision.card_reader import CardReader
 from vision.qr_presentation import PresentationConfig, PresentationReader
 from vision.synth.qr import SynthSample, SynthSet

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rules.identity import is_kipukas_payload, parse_payload
+from rules.kipukas.identity import is_kipukas_payload, parse_payload
 from vision.card_reader import CardReader
 from vision.qr_decoders import decode_zbar
 from vision.synth.qr import CONDITIONS, SynthSet, qr_modules, random_payload

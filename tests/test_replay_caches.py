@@ -9,7 +9,7 @@ import shutil
 import zlib
 from pathlib import Path
 
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.table_helpers import DECKS, KEY, new_table, say, set_up
 from tracker.record.snapshots import SnapshotStore, snapshot_path
 from tracker.record.store import GameRecord

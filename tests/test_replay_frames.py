@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.table_helpers import DECKS, KEY, exact_mat
 from tracker.record.store import GameRecord
 from tracker.runtime.demo import DemoFrames, DemoTable, begin_step

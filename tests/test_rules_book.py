@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.game import Game
-from rules.notation import NotationError, parse
+from rules.kipukas.game import Game
+from rules.kipukas.notation import NotationError, parse
 from tests.game_helpers import new_game, place, play_until
 
 RED = ["HMPU#0001", "WCA9#0001", "FOFE#0001", "K-LE#0001", "zwZA#0001", "PhAU#0001", "jSYU#0001"]
@@ -58,7 +58,7 @@ def test_retreat_ends_on_the_nearest_stand_in_territory_the_player_controls() ->
 
 def test_raven_is_constantly_downed_yet_moves_and_attacks_normally() -> None:
     # #contention_ex, the Raven's printed effects: "Constantly downed. Able to move and attack normally when
-    # downed." (injury tolerance 0; entered in rules/data/effects.json)
+    # downed." (injury tolerance 0; entered in rules/kipukas/data/effects.json)
     g = new_game(RED, BLUE)
     place(g, "ZrrD#0001", "T6")
     place(g, "HMPU#0001", "T7")

@@ -17,7 +17,7 @@ import cv2
 import pytest
 import socketio
 
-from rules.catalog import Catalog
+from rules.kipukas.catalog import Catalog
 from tracker.cli import main
 
 pytestmark = pytest.mark.slow
@@ -43,7 +43,7 @@ def free_port() -> int:
 @pytest.fixture()
 def table_dir(tmp_path: Path, shared_dir: Path) -> tuple[Path, int]:
     from calibration.camera import default_pose
-    from rules.board_map import BoardMap
+    from rules.kipukas.board_map import BoardMap
     from tracker.overhead.layout import table_layout
     from vision.synth import Renderer, TableScene, Token
 
@@ -197,7 +197,7 @@ def test_bad_decks_and_configs_exit_2(table_dir: tuple[Path, int], capsys: pytes
 
 def test_game_new_takes_a_play_style_the_record_keeps(table_dir: tuple[Path, int],
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    from rules.board_map import BoardMap
+    from rules.kipukas.board_map import BoardMap
     from tracker.record.store import GameRecord
     from tracker.table.replay import replay
 

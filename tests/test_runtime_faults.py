@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from calibration.camera import default_pose
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.table_helpers import DECKS, KEY
 from tracker.config import parse_config
 from tracker.overhead.layout import table_layout

@@ -10,15 +10,15 @@ import random
 
 import pytest
 
-from rules.board_map import BoardMap
-from rules.catalog import Catalog
-from rules.context import Ctx
-from rules.decks import COPY_LIMITS
-from rules.game import Game
-from rules.notation import NotationError, parse
-from rules.seating import full_seats
-from rules.selfplay import choose
-from rules.styles import StyleError
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.context import Ctx
+from rules.kipukas.decks import COPY_LIMITS
+from rules.kipukas.game import Game
+from rules.kipukas.notation import NotationError, parse
+from rules.kipukas.seating import full_seats
+from rules.kipukas.selfplay import choose
+from rules.kipukas.styles import StyleError
 from tests.game_helpers import place
 
 RED = ["HMPU#0001", "WCA9#0001", "FOFE#0001", "K-LE#0001"]
@@ -170,7 +170,7 @@ def test_direct_generation_equals_trial_application_with_more_seats(style: str, 
 
 
 def test_the_game_interface_names_every_seat_and_shows_each_its_own_hand() -> None:
-    from rules.kipukas import new
+    from rules.kipukas.adapter import new
 
     game = new({"decks": {"red": RED, "blue": BLUE, "green": GREEN}, "style": "mass-conflict"})
     assert game.seats == ("red", "blue", "green")

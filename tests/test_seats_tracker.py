@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.catalog import Catalog
+from rules.kipukas.catalog import Catalog
 from tracker.cli import main
 from tracker.config import load_config
 from tracker.runtime.appliance import current_game, load_board, open_game

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from rules.identity import is_kipukas_payload
+from rules.kipukas.identity import is_kipukas_payload
 from tests.overhead_support import PALETTE, layout, pose, reference, renderer
 from vision.assets import CARD_BACK, asset
 from vision.board import BoardReader

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.long_game import long_table
 from tests.table_helpers import KEY
 from tracker.record.snapshots import SnapshotStore, snapshot_path

@@ -1,11 +1,12 @@
-"""Play styles of #playstyleoptions: set-up and ends written from the book's text (rules.styles, rules.scoring)."""
+"""Play styles of #playstyleoptions: set-up and ends written from the book's text (rules.kipukas.styles,
+rules.kipukas.scoring)."""
 
 from __future__ import annotations
 
 import pytest
 
-from rules.game import Game
-from rules.styles import STYLES, StyleError
+from rules.kipukas.game import Game
+from rules.kipukas.styles import STYLES, StyleError
 from tests.game_helpers import place, play_until
 
 RED = ["HMPU#0001", "WCA9#0001", "FOFE#0001", "K-LE#0001", "zwZA#0001", "PhAU#0001", "jSYU#0001"]
@@ -207,7 +208,7 @@ def test_explorer_and_trap_springer_the_referee_confirms_on_the_marked_space(sty
     g.push("red move HMPU#0001 M4-T5")
     assert g.result is None
     assert not g.apply("judge award blue").accepted
-    from rules.notation import Award
+    from rules.kipukas.notation import Award
     assert Award("judge", "red") in g.legal_actions(free=True)
     g.push("judge award red")
     assert g.result == expected

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rules.core.errors import MapFileError
 from rules.core.registry import new_game
 from rules.core.selfplay import choose
-from rules.errors import MapFileError
 from rules.tilemap.board import distance, packaged, path_cost
 from rules.tilemap.game import TileGame, TileSetupError
 from rules.tilemap.state import Permanent

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from calibration.camera import default_pose
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.qr_helpers import DEV_PHOTOS, dev_truth
 from tracker.front.camera import FrontCamera
 from tracker.overhead.layout import table_layout

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rules.board_map import BoardMap
-from rules.catalog import Catalog
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.catalog import Catalog
 from tests.table_helpers import KEY
 from tests.test_web_support import golden_script
 from tracker.record.store import GameRecord

@@ -11,8 +11,8 @@ from flask_socketio import SocketIOTestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.errors import RulesError
-from rules.notation import parse
+from rules.core.errors import RulesError
+from rules.kipukas.notation import parse
 from tests.test_web_support import auth_for, new_service
 from tracker.service.service import TableService
 from web.app import create_app

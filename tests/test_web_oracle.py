@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from flask_socketio import SocketIOTestClient
 
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.table_helpers import DECKS, KEY, set_up
 from tests.test_web_support import PIN
 from tracker.record.store import GameRecord

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from rules.catalog import Catalog
-from rules.state import GameState
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.state import GameState
 from tests.test_web_support import Peer, auth_for, close_all, connect, golden_script, new_service, running
 from tracker.service.seats import JUDGE, player
 from tracker.service.service import TableService

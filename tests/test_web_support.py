@@ -13,7 +13,7 @@ from typing import Any
 
 import socketio
 
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tests.table_helpers import KEY
 from tracker.record.store import GameRecord
 from tracker.runtime.server import WebServer

@@ -74,12 +74,14 @@ class TableService(Protocol):
         """A judge's view of the table after row `seq` (replay); `InputError` outside the record."""
 
     def start_game(self, viewer: Viewer, decks: dict[str, list[str]], style: str = ...,
-                   colours: dict[str, str] | None = ...) -> dict[str, Any]:
+                   colours: dict[str, str] | None = ..., game: str = ...) -> dict[str, Any]:
         """A judge starts a new game with each seat's deck lines (or the cards registered with the front
-        camera), a play style and the seats' token colours; `InputError` names what is wrong."""
+        camera), a play style and the seats' token colours; `game` names which game of `games` in
+        `organise_options` (default: the table's). `InputError` names what is wrong."""
 
     def organise_options(self) -> dict[str, Any]:
-        """Seats, play styles, token colours and whether the front camera can register decks."""
+        """Seats, play styles, token colours, whether the front camera can register decks, the game in
+        play (``game``) and the games the page may start (``games``)."""
 
     def registration(self, viewer: Viewer, action: str, seat: str = ...) -> dict[str, Any]:
         """Deck registration with the front camera: ``start`` (for `seat`), ``stop`` or ``status``."""

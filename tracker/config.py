@@ -166,7 +166,7 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None) 
     g = sec["game"]
     game = g.text("name", d.game)
     if not re.fullmatch(r"[a-z][a-z0-9_]*", game):
-        raise ConfigError(source, "[game] name", f"{game!r} is not a game name (kipukas, kaiju, tilemap, ...)")
+        raise ConfigError(source, "[game] name", f"{game!r} is not a game name (one lowercase word, e.g. kipukas)")
     game_params = tuple(sorted((k, v) for k, v in g.data.items() if k != "name"))
     if game == "kipukas":
         g.finish()  # Kipukas takes its style from `game new --style`, not from [game]

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import default_pose
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tracker.overhead.layout import table_layout
 from vision.dice import DiceReader
 from vision.dice_faces import FACES, SIZE_MM

@@ -26,7 +26,7 @@ import torch
 from numpy.typing import NDArray
 from torch import nn
 
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tracker.overhead.layout import table_layout
 from training.patch_data import PatchSet, build
 from vision.patch_classifier import (

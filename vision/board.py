@@ -35,7 +35,7 @@ from vision.change import RegionChanges
 from vision.colour import F32, chroma
 from vision.empty_model import EmptyModels
 from vision.errors import VisionError
-from vision.light import SMALL, LightModel, bgr_of, normalise, saturated_fraction, shrink
+from vision.light import SMALL, LightModel, bgr_of, normalise, saturated_fraction, shrink, small_of
 from vision.memo import IdentityMemo
 from vision.motion import MotionGuard
 from vision.observation import BoardObservation, SlotObs, StandObs, under_id, under_slot
@@ -48,7 +48,7 @@ from vision.slot_qr_fusion import QrFusion
 from vision.slots import mat_reference, qr_homography, read_slot
 from vision.stands import StandClassifier, prepare_model
 from vision.under_mat import read_under
-from vision.warp import extract, prepare
+from vision.warp import extract, one_frame, prepare
 
 UNREADABLE_FRACTION = 0.5
 CONFIDENT_EMPTY = 0.8
@@ -112,6 +112,8 @@ class BoardReader:
         self._prev_stands: dict[str, StandObs] = {}
         self._prev_slots: dict[str, SlotObs] = {}
         self._prev_under: dict[str, SlotObs] = {}
+        self._boxes: tuple[tuple[int, int, int, int], ...] = ()  # the obstruction finder's last boxes
+        self.regions_read = 0  # stands, slots and under-mat areas the last frame read (the rest repeated)
         self._qr_tries: dict[str, int] = {}  # slot -> unchanged frames its unread face-down card was read again
         self.ambiguous: set[str] = set()
         self.opinion = SecondOpinion.build(patches, *((adaptation.stand_head, adaptation.slot_head)
@@ -177,9 +179,19 @@ class BoardReader:
             raise VisionError(f"{what}: {img.shape[1]}x{img.shape[0]} does not match the calibrated {w}x{h}")
         return img
 
-    def read(self, frame: np.ndarray, only: Iterable[str] | None = None) -> BoardObservation:
-        """Observe every stand and slot, or only the ids in ``only`` (the others repeat the last reading)."""
+    def read(self, frame: np.ndarray, only: Iterable[str] | None = None,
+             lores: np.ndarray | None = None) -> BoardObservation:
+        """Observe every stand and slot, or only the ids in ``only`` (the others repeat the last reading).
+        ``lores``: the camera's low-resolution stream of the same frame (BGR; ``tracker.sources`` gives it
+        as ``Frame.lores``): the change test, light, motion and obstruction steps run on it, so a frame
+        where nothing changed never touches the full image; without it the reader shrinks the frame."""
         img = self._check(frame, "frame")
+        small = None if lores is None else small_of(img, check_frame(lores, "lores"))
+        with one_frame(img):
+            return self._read(img, only, small)
+
+    def _read(self, img: NDArray[np.uint8], only: Iterable[str] | None,
+              small: NDArray[np.uint8] | None) -> BoardObservation:
         wanted = set(only) if only is not None else None
         if wanted is not None:
             unknown = wanted - set(self.stand_regions) - set(self.slot_regions)
@@ -187,7 +199,8 @@ class BoardReader:
                 raise VisionError(f"only: unknown stand or slot ids {sorted(unknown)}")
         if not self.strict:
             return self._read_legacy(img, wanted)
-        small = shrink(img)
+        if small is None:
+            small = shrink(img)
         if self.global_model is None:
             self._set_global(small)  # no photo of the empty table: the first frame is the light and view model
         assert self.light is not None and self.motion is not None and self.finder is not None
@@ -202,6 +215,7 @@ class BoardReader:
             return self._unreadable("too dark", wanted)
         lit = normalise(aligned, gains, self._global_bgr)
         changed = self._changed_regions(lit)
+        self.regions_read = 0
         retry = self._qr_retries(changed) if self.accept is None else set()
         self.fusion.new_frame()
         if not changed and not retry and self._prev is not None and all(
@@ -209,8 +223,12 @@ class BoardReader:
                 self._settled_slot(k, o) for k, o in self._prev.slots.items()) and all(
                 _settled(o) for o in self._prev.under.values()):
             return self._prev  # nothing moved anywhere: the last observation stands (a few ms)
-        mask, boxes = self.finder.find_small(lit, margin=False)
-        self._ask_opinion(img, gains, wanted, changed, retry)
+        if self._reads_any(wanted, changed, retry):
+            mask, boxes = self.finder.find_small(lit, margin=False)
+            self._boxes = boxes
+            self._ask_opinion(img, gains, wanted, changed, retry)
+        else:  # every region repeats its reading (as after a partial re-read): nothing needs the whole frame
+            mask, boxes = None, self._boxes
         stands: dict[str, StandObs] = {}
         for sid, reg in self.stand_regions.items():
             if wanted is not None and sid not in wanted and sid in self.last_stands:
@@ -220,6 +238,7 @@ class BoardReader:
                 stands[sid] = self._prev_stands[sid]
                 continue
             stands[sid] = self._read_stand(img, sid, reg, mask, gains)
+            self.regions_read += 1
             self.changes.keep(lit, sid)
         slots: dict[str, SlotObs] = {}
         # the QR budget goes round: each frame another slot is first
@@ -233,6 +252,7 @@ class BoardReader:
                 slots[sid] = self._prev_slots[sid]
                 continue
             slots[sid] = self._read_slot(img, sid, reg, mask, gains, fuse=sid not in changed)
+            self.regions_read += 1
             self.changes.keep(lit, sid)
         read = self.fusion.read_pending(self.accept) if self.accept is not None else {}
         slots = {sid: SlotObs("down", read[sid], 1.0, False) if sid in read else slots[sid]
@@ -247,6 +267,7 @@ class BoardReader:
                 under[sid] = self._prev_under[sid]
                 continue
             under[sid] = self._read_under(img, rid, reg, mask, gains)
+            self.regions_read += 1
             self.changes.keep(lit, rid)
         self._prev_stands, self._prev_slots, self._prev_under = stands, slots, under
         self.last_stands.update({k: v for k, v in stands.items() if not v.obstructed})
@@ -261,6 +282,24 @@ class BoardReader:
         obs = BoardObservation(stands, slots, any_obstructed, boxes, why, under)
         self._prev = obs if wanted is None else None
         return obs
+
+    def _reads_any(self, wanted: set[str] | None, changed: set[str], retry: set[str]) -> bool:
+        """Whether the loops of ``read`` will read any stand, slot or under-mat area this frame (the same
+        tests as theirs); when none, the obstruction finder and the patch classifier have nothing to serve."""
+        for sid in self.stand_regions:
+            if not (wanted is not None and sid not in wanted and sid in self.last_stands) and not (
+                    sid not in changed and _settled(self._prev_stands.get(sid))):
+                return True
+        for sid in self.slot_regions:
+            if not (wanted is not None and sid not in wanted and sid in self.last_slots) and not (
+                    sid not in changed and sid not in retry and self._settled_slot(sid, self._prev_slots.get(sid))):
+                return True
+        for rid in self.under_regions:
+            sid = under_slot(rid)
+            if not (wanted is not None and sid not in wanted and sid in self.last_under) and not (
+                    rid not in changed and _settled(self._prev_under.get(sid))):
+                return True
+        return False
 
     def _qr_retries(self, changed: set[str]) -> set[str]:
         """Unchanged slots holding a face-down card whose QR did not decode: read again (and their QR tried)

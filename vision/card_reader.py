@@ -19,7 +19,7 @@ and spends effort only where a code is likely:
 5. only when no candidate was found and nothing decoded, full-frame fallbacks run.
 Every stage checks a time budget (CPU time of the calling thread: on a dedicated device that is the
 wall time of a frame, and other processes' load cannot make results vary). Payloads are filtered by an
-`accept` predicate supplied by the caller (the tracker passes `rules.identity.is_kipukas_payload`:
+`accept` predicate supplied by the caller (the tracker passes `rules.kipukas.identity.is_kipukas_payload`:
 vision does not know the rules), and identical payloads are reported once.
 """
 

@@ -77,14 +77,24 @@ class StillFrames:
         self._kept: NDArray[np.float32] | None = None
         self._skipped = 0
         self.last_read = False  # whether the last frame asked about is to be read (not still)
+        self._before: tuple[NDArray[np.float32] | None, int] = (None, 0)
 
-    def still(self, frame: NDArray[np.uint8]) -> bool:
+    def unread(self) -> None:
+        """The frame just found not still was not read after all (the reader had no time for it): the frame
+        read before it stays the one later frames are compared with, so the next frame that differs from
+        what was last read is read."""
+        self._kept, self._skipped = self._before
+        self.last_read = False
+
+    def still(self, frame: NDArray[np.uint8], lores: NDArray[np.uint8] | None = None) -> bool:
         """True when ``frame`` need not be read (it looks like the last frame read); False keeps it as the
-        new frame read."""
-        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-        h, w = grey.shape[:2]
-        small = np.asarray(cv2.resize(grey, (max(w // STILL_BLOCK, 1), max(h // STILL_BLOCK, 1)),
-                                      interpolation=cv2.INTER_AREA), np.float32)
+        new frame read. ``lores``: the camera's low-resolution stream of ``frame``, looked at instead (its
+        blocks cover the same part of the view), so the full frame is not touched."""
+        h, w = frame.shape[:2]
+        size = (max(w // STILL_BLOCK, 1), max(h // STILL_BLOCK, 1))
+        seen = frame if lores is None else lores
+        grey = cv2.cvtColor(seen, cv2.COLOR_BGR2GRAY) if seen.ndim == 3 else seen
+        small = np.asarray(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), np.float32)
         kept = self._kept
         if kept is not None and kept.shape == small.shape and self._skipped + 1 < self.recheck:
             scale = np.float32(float(kept.mean()) / max(float(small.mean()), 1.0))
@@ -92,6 +102,7 @@ class StillFrames:
                 self._skipped += 1
                 self.last_read = False
                 return True
+        self._before = (self._kept, self._skipped)
         self._kept = small
         self._skipped = 0
         self.last_read = True

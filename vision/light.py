@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import median
+from vision.errors import VisionError
 
 F32 = NDArray[np.float32]
 Image = NDArray[np.uint8]
@@ -23,9 +24,27 @@ SMALL = 4  # the global model and the change finder work at a quarter of the res
 
 
 def shrink(frame: Image) -> Image:
-    """A quarter-resolution copy (bilinear: each pixel averages 2x2, thirty times cheaper than INTER_AREA)."""
+    """A quarter-resolution copy (bilinear: each pixel averages 2x2 of its 4x4 block; about 1 ms at
+    2028x1520 on one core where INTER_AREA takes 5)."""
     h, w = frame.shape[:2]
     return np.asarray(cv2.resize(frame, (w // SMALL, h // SMALL), interpolation=cv2.INTER_LINEAR), np.uint8)
+
+
+def small_of(frame: Image, lores: Image | None) -> Image:
+    """The quarter-resolution frame the global steps work on: the camera's own low-resolution stream when
+    it gives one (resized only when its size differs, e.g. 508x380 for 507x380), else ``shrink(frame)``."""
+    if lores is None:
+        return shrink(frame)
+    h, w = frame.shape[:2]
+    size = (w // SMALL, h // SMALL)
+    if lores.ndim != 3 or lores.shape[2] != 3:
+        raise VisionError(f"lores: a BGR image is needed, got shape {lores.shape}")
+    if (lores.shape[1], lores.shape[0]) == size:
+        return lores
+    if abs(lores.shape[1] * h - lores.shape[0] * w) > max(w, h) * 2:
+        raise VisionError(f"lores: {lores.shape[1]}x{lores.shape[0]} is not the view of the "
+                         f"{w}x{h} frame (another aspect ratio)")
+    return np.asarray(cv2.resize(lores, size, interpolation=cv2.INTER_LINEAR), np.uint8)
 
 
 def channel_gains(small: Image, model: Image) -> F32:
@@ -86,10 +105,14 @@ def normalise(patch: Image, gains: F32, model: F32 | None = None) -> Image:
         return patch
     out = np.asarray(cv2.LUT(patch, _lut(np.asarray(gains, np.float32).tobytes())), np.uint8)
     if model is not None and bool((gains > 1.02).any()):
-        hot = patch >= 235
-        if bool(hot.any()):
-            fix = hot & (model * gains >= 245)
-            out[fix] = np.clip(model[fix], 0, 255).astype(np.uint8)
+        # only the near-clipped pixels are looked at (few), not the model times the gains everywhere: on
+        # the whole small frame that product was most of the frame's light step
+        hot = np.flatnonzero(patch.reshape(-1) >= 235)
+        if hot.size:
+            m = model.reshape(-1)[hot]
+            g = np.asarray(gains, np.float32)[hot % patch.shape[-1]] if patch.ndim == 3 else gains
+            fix = m * g >= 245
+            out.reshape(-1)[hot[fix]] = np.clip(m[fix], 0, 255).astype(np.uint8)
     return out
 
 

@@ -171,7 +171,7 @@ def find_code(view: GreyImage, px_per_mm: float, side_mm: float = QR_SIDE_MM,
     return out
 
 
-def _grid_view(view: FloatImage, mapping: Mat3, n: int) -> GreyImage:
+def grid_view(view: FloatImage, mapping: Mat3, n: int) -> GreyImage:
     """The n x n modules of ``view`` under ``mapping`` (module units -> view px), ``_GRID_PPM`` px each."""
     to_view = mapping @ scale(1.0 / _GRID_PPM)
     side = n * _GRID_PPM
@@ -198,7 +198,9 @@ def pattern_fit(means: FloatImage, version: int) -> float:
     return (float(light.mean()) - float(d.mean())) / spread
 
 
-def _decode_means(means: FloatImage, version: int, accept: Accept) -> str | None:
+def decode_means(means: FloatImage, version: int, accept: Accept) -> str | None:
+    """The payload of an n x n grid of module lightnesses: thresholded locally (each of ``_WINDOWS``),
+    function patterns written back, rendered clean and read by zxing-cpp; only what ``accept`` takes."""
     for window in _WINDOWS:
         grid = render(repair_function_patterns(classify(means, window), version))
         for found in decode_zxing(grid):
@@ -223,7 +225,7 @@ def fit_geometry(view: FloatImage, mapping: Mat3, version: int, steps: tuple[flo
         return np.asarray(delta @ mapping, dtype=np.float64)
 
     def fit(pts: npt.NDArray[np.float32]) -> float:
-        return pattern_fit(module_means(_grid_view(view, mapped(pts), n), n), version)
+        return pattern_fit(module_means(grid_view(view, mapped(pts), n), n), version)
 
     pts = apply(mapping, src).astype(np.float32)
     unit = float(np.linalg.norm(pts[1] - pts[0])) / (n - 7)
@@ -256,16 +258,16 @@ def read_grid(deconv: Deconvolver, sigmas: list[float], cand: Candidate, accept:
     for plan in plan_grid(guide_bgr, cand)[:1]:
         n = 17 + 4 * plan.version
         mapping = plan.mappings[0]
-        fits = sorted(((pattern_fit(module_means(_grid_view(v, mapping, n), n), plan.version), s)
+        fits = sorted(((pattern_fit(module_means(grid_view(v, mapping, n), n), plan.version), s)
                        for s, v in views.items()), reverse=True)
         _, mapping = fit_geometry(views[fits[0][1]], mapping, plan.version)
         for _, s in fits[:tries]:
-            grid = _grid_view(views[s], mapping, n)
+            grid = grid_view(views[s], mapping, n)
             # what deconvolution left mixed between neighbouring modules, an unsharp mask of about a module
             # takes out (as vision.qr_grid does for defocus)
             soft = cv2.GaussianBlur(grid, (0, 0), 0.8 * _GRID_PPM)
             for g in (grid, as_grey(cv2.addWeighted(grid, 2.0, soft, -1.0, 0))):
-                found = _decode_means(module_means(g, n), plan.version, accept)
+                found = decode_means(module_means(g, n), plan.version, accept)
                 if found is not None:
                     return found
     return None

@@ -3,13 +3,20 @@
 Both directions work on the bounding box of the patch only, which is what keeps the renderer and the
 reader cheap at 2028 x 1520. ``extract`` keeps the sampling map of every homography it sees twice (the
 reader's regions are fixed between calibrations), so a region costs one ``cv2.remap`` a frame instead of
-a ``warpPerspective`` that recomputes every pixel's source: same pixels, about half the time.
+a ``warpPerspective`` that recomputes every pixel's source: same pixels, about half the time. (OpenCV's
+fixed-point maps, ``cv2.convertMaps``, would save a third of a ``remap`` more but move a textured pixel
+by up to five levels: not taken.)
+
+Within ``one_frame(frame)`` (``vision.board`` reads a frame inside one), a patch asked for twice (the rule's
+reading and the patch classifier's input) is warped once: the kept patch is returned read-only.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import cv2
 import numpy as np
@@ -141,10 +148,44 @@ def _key(H: Mat3, size: tuple[int, int], shape: tuple[int, ...]) -> bytes:
     return np.asarray(H, np.float64).tobytes() + np.array([size[0], size[1], *shape], np.int64).tobytes()
 
 
+class _FramePatches(threading.local):
+    """The patches of the frame being read on this thread (``one_frame``), by homography and size."""
+
+    def __init__(self) -> None:
+        self.frame: Image | None = None
+        self.patches: dict[bytes, Image] = {}
+
+
+_FRAME = _FramePatches()
+
+
+@contextmanager
+def one_frame(frame: Image) -> Iterator[None]:
+    """While inside, ``extract`` from ``frame`` warps each patch once and returns it read-only after (the
+    frame must not change meanwhile: the reader holds it for one read)."""
+    outer = (_FRAME.frame, _FRAME.patches)
+    _FRAME.frame, _FRAME.patches = frame, {}
+    try:
+        yield
+    finally:
+        _FRAME.frame, _FRAME.patches = outer
+
+
 def extract(frame: Image, H: Mat3, size: tuple[int, int]) -> Image:
     """The patch of ``size`` (w, h) whose pixel (u, v) is frame pixel H @ (u, v): rectify a region."""
-    w, h = size
     key = _key(H, size, frame.shape)
+    if _FRAME.frame is frame:
+        kept = _FRAME.patches.get(key)
+        if kept is None:
+            kept = _extract(frame, H, size, key)
+            kept.flags.writeable = False
+            _FRAME.patches[key] = kept
+        return kept
+    return _extract(frame, H, size, key)
+
+
+def _extract(frame: Image, H: Mat3, size: tuple[int, int], key: bytes) -> Image:
+    w, h = size
     hit, keep = _MAPS.get(key)
     if hit is None:
         box, Hb = _box_and_warp(H, size, frame.shape)

@@ -69,7 +69,8 @@ def organise_page() -> str:
 @tools.post("/organise/new")
 def organise_new() -> Response:
     """Start a new game: one deck per seat, pasted or uploaded as text (docs/deck-format.md) or registered
-    with the front camera, a play style and the seats' token colours."""
+    with the front camera, a play style and the seats' token colours; on a table of another game, which
+    game (``game``) and, optionally, each seat's JSON deck."""
     if not service().judge_key_ok(request.form.get("k")):
         abort(403, description="judge key missing or wrong: open this from the judge page")
     decks: dict[str, list[str]] = {}
@@ -83,7 +84,7 @@ def organise_new() -> Response:
             colours[seat] = str(request.form.get(f"{seat}_colour"))[:40]
     try:
         started = service().start_game(JUDGE, decks, style=str(request.form.get("style", ""))[:60],
-                                       colours=colours or None)
+                                       colours=colours or None, game=str(request.form.get("game", ""))[:40])
     except InputError as exc:
         return Response(json.dumps({"ok": False, "error": str(exc)}), status=400, mimetype="application/json")
     return Response(json.dumps({"ok": True, **started}), mimetype="application/json")

@@ -12,9 +12,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Generic, Protocol, TypeVar
 
+from rules.core.errors import RulesError
 from rules.core.interface import JUDGE, GameResult, Prompt, Verdict, View
 from rules.core.notation import NotationError
-from rules.errors import RulesError
 
 
 class Illegal(RulesError):

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from rules.verdict import Prompt, Verdict
+from rules.core.verdict import Prompt, Verdict
 
 JUDGE = "judge"
 SPECTATOR = "spectator"

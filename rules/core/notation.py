@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rules.errors import RulesError
+from rules.core.errors import RulesError
 
 
 class NotationError(RulesError, ValueError):

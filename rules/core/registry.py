@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rules.core.errors import RulesError
 from rules.core.interface import Config, TableGame
-from rules.errors import RulesError
 
 Factory = Callable[[Config], TableGame]
 
@@ -23,7 +23,7 @@ class UnknownGame(RulesError, ValueError):
 
 
 def _kipukas(config: Config) -> TableGame:
-    from rules.kipukas import new
+    from rules.kipukas.adapter import new
     return new(config)
 
 
@@ -62,6 +62,14 @@ def register(name: str, factory: Factory, example: Example | None = None) -> Non
         raise ValueError(f"a game name is one lowercase word, got {name!r}")
     _FACTORIES[name] = factory
     _EXAMPLES[name] = example or (lambda seats: {})
+
+
+def unregister(name: str) -> None:
+    """Forget a game `register` added (a test's toy game); the three games of the table stay."""
+    if name in ("kipukas", "kaiju", "tilemap"):
+        raise ValueError(f"{name!r} is one of the table's own games")
+    _FACTORIES.pop(name, None)
+    _EXAMPLES.pop(name, None)
 
 
 def example(name: str, seats: list[str] | None = None) -> dict[str, object]:

@@ -10,7 +10,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, TypeVar
 
-from rules.errors import CatalogError
+from rules.core.errors import CatalogError
 
 ICONS = ("offense", "defense")
 COMBAT_KINDS = ("attack", "technique", "defense", "counter")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from rules.core.errors import RulesError
 from rules.core.interface import Config
-from rules.errors import RulesError
 from rules.kaiju.cards import KaijuCatalog
 from rules.kaiju.state import KaijuState, Member, Player, Refill
 

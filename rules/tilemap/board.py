@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from rules.errors import MapFileError
+from rules.core.errors import MapFileError
 
 TILE_TYPES = ("plain", "water", "high")
 Tile = tuple[int, int]

@@ -9,7 +9,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from rules.errors import CatalogError
+from rules.core.errors import CatalogError
 
 TYPES = ("unit", "boss", "spell")
 EFFECTS = ("damage", "push", "poison", "paralysis", "panic", "rage", "ward")

@@ -18,9 +18,9 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations_with_replacement
 
 from rules.core.engine import Illegal, SnapshotEngine
+from rules.core.errors import RulesError
 from rules.core.interface import JUDGE, BoardReading, Config, GameResult, Prompt, View
 from rules.core.notation import Act, Grammar
-from rules.errors import RulesError
 from rules.tilemap import camera, stack, turns
 from rules.tilemap.board import Tile, TileMap, adjacent, name, packaged, path_cost
 from rules.tilemap.cards import card

@@ -34,7 +34,7 @@ def adapt_reader(args: argparse.Namespace) -> int:
     from calibration.calfile import load_calibration
     from calibration.camera import default_pose
     from calibration.errors import CalibrationError
-    from rules.board_map import BoardMap
+    from rules.kipukas.board_map import BoardMap
     from tracker.overhead.layout import table_layout
     from vision.adapt import adapt, classifier_features, load_frames, parse_label
     from vision.board import BoardReader

@@ -21,7 +21,7 @@ from calibration.charuco import calibrate_intrinsics
 from calibration.errors import CalibrationError
 from calibration.overlay import draw_overlay
 from calibration.procedure import calibrate_frame
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from tracker.errors import UsageError
 from tracker.overhead.layout import board_artwork, table_artworks, table_layout
 

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from rules.decks import check_deck
+from rules.kipukas.decks import check_deck
 from tracker.errors import UsageError
 from tracker.front.names import card_label
 

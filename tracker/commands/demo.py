@@ -13,6 +13,9 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
+    from rules.core.registry import names
+
+    others = ", ".join(n for n in names() if n != "kipukas")
     p: argparse.ArgumentParser = sub.add_parser("demo", help="run the built-in demo table with its web UI")
     p.add_argument("--port", type=int, default=5000, help="HTTP port (default 5000)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
@@ -22,7 +25,7 @@ def register(sub: Any) -> None:
                    help="show spectators the table as it was MIN minutes ago (default 0)")
     p.add_argument("--game", default="kipukas",
                    help="the game: kipukas (default: the synthetic camera table), or another game of the registry "
-                        "(kaiju, tilemap) served to phones with no cameras")
+                        f"({others}) served to phones with no cameras")
     p.add_argument("--autoplay", type=float, default=2.0, metavar="S",
                    help="other games: seconds between random legal actions the demo plays itself (0: phones only)")
     p.add_argument("--seed", type=int, default=1, help="other games: the seed of the demo's random play")
@@ -43,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_game(args: argparse.Namespace) -> int:
-    """`demo --game kaiju|tilemap`: a fresh game of the registry served to phones, no cameras."""
+    """`demo --game NAME`: a fresh game of the registry served to phones, no cameras."""
     from rules.core.registry import UnknownGame
     from tracker.runtime.game_runtime import DemoGame
 

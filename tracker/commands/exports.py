@@ -120,30 +120,25 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 
 def _sheet(record: GameRecord, out: BinaryIO) -> int:
     """The score sheet: the game as a replay of the record sees it, and every judged row."""
-    from rules.board_map import BoardMap
-    from tracker.table.replay import replay_record
+    from tracker.table.replay_any import KIPUKAS, replay_any
 
     rows = [r for r in record.rows() if r.kind in ("action", "undo", "correct")]
-    first = next(record.rows(upto=1), None)
     e = html.escape
-    if first is not None and "game" in first.body:  # a game of rules.core.registry other than Kipukas
-        from tracker.table.games import replay
-
-        game = replay(record)
-        result = game.result
-        title, players = str(first.body["game"]), " and ".join(game.seats)
-        summary = (f"phase {e(str(game.view('judge').get('phase', '')))} · result: "
-                   f"{e(result.to_text() if result else 'game under way')}")
-        claims = ""
+    done = replay_any(record)  # any game, read through the game interface
+    view = done.game.view("judge")
+    if done.name == KIPUKAS:  # the Kipukas sheet's wording predates the other games
+        title, players = "Kipukas", " and ".join(sorted(done.game.seats))
+        summary = (f"phase {e(str(view['phase']))}, diel cycle {view['turn']} · result: "
+                   f"{e(str(view['result'] or 'game under way'))}")
     else:
-        board = BoardMap.packaged(str(first.body.get("map", "starter"))) if first is not None else BoardMap.packaged()
-        state = replay_record(record, board).game.state
-        title, players = "Kipukas", " and ".join(sorted(state.players))
-        summary = (f"phase {e(state.phase)}, diel cycle {state.turn} · result: "
-                   f"{e(state.result or 'game under way')}")
-        claims = "<h2>Claims</h2><ul>" + ("".join(f"<li>Territory {e(t)}: {e(owner)} {e(kind)}</li>"
-                                                  for t, (owner, kind) in sorted(state.claims.items()))
-                                          or "<li>none</li>") + "</ul>"
+        result = done.game.result
+        title, players = done.name, " and ".join(done.game.seats)
+        summary = (f"phase {e(str(view.get('phase', '')))} · result: "
+                   f"{e(result.to_text() if result else 'game under way')}")
+    held = view.get("claims")
+    claims = "" if not isinstance(held, dict) else "<h2>Claims</h2><ul>" + (
+        "".join(f"<li>Territory {e(str(t))}: {e(str(c))}</li>" for t, c in sorted(held.items())) or "<li>none</li>") \
+        + "</ul>"
     lines = []
     for r in rows:
         b = r.body

@@ -6,8 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from rules.errors import CatalogError
-from rules.fists import Typing, final_blow_modifier, keal_modifier
+from rules.core.errors import CatalogError
+from rules.kipukas.fists import Typing, final_blow_modifier, keal_modifier
 from tracker.errors import UsageError
 
 

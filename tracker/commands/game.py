@@ -8,18 +8,21 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rules.errors import RulesError
-from tracker.errors import RecordError, UsageError
+from rules.core.errors import RulesError
+from tracker.errors import InputError, RecordError, UsageError
 
 
 def register(sub: Any) -> None:
+    from rules.core.registry import names
+
     p: argparse.ArgumentParser = sub.add_parser("game", help="start a new game, or show the game in progress")
     verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")
     new = verbs.add_parser("new", help="start a new game with each seat's deck file")
     new.add_argument("--config", required=True, type=Path)
-    new.add_argument("--game", help="the game (kipukas, kaiju, tilemap; default: [game] name of the config)")
+    new.add_argument("--game", help=f"the game ({', '.join(names())}; default: [game] name of the config)")
     new.add_argument("--deck", action="append", default=[], metavar="SEAT=FILE",
-                     help="a seat's deck file (Kipukas: required; kaiju: JSON, default the preconstructed decks)")
+                     help="a seat's deck file (Kipukas: required; another game whose seats carry decks: a JSON "
+                          "file replacing the seat's entry of its configuration, default its packaged decks)")
     new.add_argument("--state-dir", type=Path)
     new.add_argument("--style", help="play style of #playstyleoptions (default: table.toml's [style], else "
                                      "domination)")
@@ -69,34 +72,23 @@ def start_interface_game(args: argparse.Namespace, cfg: Any, state_dir: Path, fi
                          name: str) -> int:
     """A game of the registry other than Kipukas: its configuration from [game] and --param, the seats
     from [table] players; recorded (signed, hash-chained) by `tracker.table.games.GameTable`."""
-    from rules.core.registry import UnknownGame, example, factory
-    from tracker.record.keys import load_or_create_key
-    from tracker.record.store import GameRecord
-    from tracker.runtime.appliance import fresh_record, make_current
-    from tracker.table.games import GameTable
+    from rules.core.registry import UnknownGame, factory
+    from tracker.runtime.game_runtime import configuration, start_record
 
     try:
         factory(name)
     except UnknownGame as exc:
         raise UsageError(f"--game / [game] name: {exc}") from exc
     try:  # the game's own configuration for these seats (packaged decks or map), then table.toml and --param
-        config: dict[str, Any] = json.loads(json.dumps(example(name, list(cfg.players))))
-    except (RulesError, ValueError) as exc:
-        raise UsageError(f"{name}: cannot seat {', '.join(cfg.players)}: {exc}") from exc
-    config.update(cfg.game_params)
-    config.update(style_params(args.param))
-    seat_decks(name, config, files)
-    path = fresh_record(state_dir)
-    record = GameRecord(str(path), load_or_create_key(state_dir))
-    try:
-        table = GameTable.start(record, name, config)
-    except (RulesError, KeyError) as exc:
-        record.close()
-        path.unlink(missing_ok=True)
-        raise UsageError(f"{name}: the configuration cannot start a game: {exc}") from exc
-    make_current(path)
-    print(json.dumps({"record": str(path), "rows": record.last_seq, "game": name, "players": list(table.game.seats)}))
-    record.close()
+        config = configuration(cfg, name, {})
+        config.update(style_params(args.param))
+        seat_decks(name, config, files)
+        path, table = start_record(state_dir, name, config)
+    except InputError as exc:
+        raise UsageError(str(exc)) from exc
+    print(json.dumps({"record": str(path), "rows": table.record.last_seq, "game": name,
+                      "players": list(table.game.seats)}))
+    table.record.close()
     return 0
 
 
@@ -127,12 +119,13 @@ def style_params(pairs: list[str]) -> dict[str, object]:
 
 
 def show(args: argparse.Namespace) -> int:
+    from rules.kipukas.adapter import KipukasGame
     from tracker.commands.run import table_setup
     from tracker.record.keys import table_public_key
     from tracker.record.snapshots import SnapshotStore, snapshot_path
     from tracker.record.store import GameRecord
     from tracker.runtime.appliance import current_game, load_board
-    from tracker.table.games import GameTable, start_row
+    from tracker.table.games import GameTable, public_status, start_row
     from tracker.table.replay import replay_record
 
     cfg, state_dir, _ = table_setup(args)
@@ -160,5 +153,6 @@ def show(args: argparse.Namespace) -> int:
                 "claims": {t: f"{o} {k}" for t, (o, k) in sorted(s.claims.items())},
                 "hands": {p: len(s.in_zone("hand", p)) for p in s.players},
                 "decks": {p: len(s.in_zone("deck", p)) for p in s.players}})
+    out.update({"game": "kipukas", **public_status(KipukasGame(done.game))})  # as every game shows them
     print(json.dumps(out))
     return 0

@@ -143,32 +143,22 @@ def export(args: argparse.Namespace) -> int:
 
 
 def state(args: argparse.Namespace) -> int:
-    from rules.board_map import BoardMap
-    from tracker.table.replay import replay
+    """The game's whole state after a row, through the game interface (`to_text`), whatever the game."""
+    from tracker.table.replay_any import KIPUKAS, replay_any
 
     record = _open(args.file)
-    rows = list(record.rows())
-    if not rows:
+    last = record.last_seq
+    if not last:
         raise UsageError(f"{args.file}: the record is empty")
-    upto = rows[-1].seq if args.at is None else args.at
-    if not 1 <= upto <= rows[-1].seq:
-        raise UsageError(f"--at {upto}: the record has rows 1..{rows[-1].seq}")
-    if "game" in rows[0].body:  # a game of rules.core.registry other than Kipukas
-        from tracker.table.games import replay as replay_game
-
-        try:
-            game = replay_game(record, upto)
-        except RecordError as exc:
-            raise UsageError(f"{args.file}: {exc}") from exc
-        print(f"# {rows[0].body['game']} state after row {upto} of {rows[-1].seq}")
-        print(game.to_text())
-        return 0
-    board = BoardMap.packaged(str(rows[0].body.get("map", "starter")))
+    upto = last if args.at is None else args.at
+    if not 1 <= upto <= last:
+        raise UsageError(f"--at {upto}: the record has rows 1..{last}")
     try:
-        done = replay(rows, board, upto=upto)
+        done = replay_any(record, upto)
     except RecordError as exc:
         raise UsageError(f"{args.file}: {exc}") from exc
-    print(f"# state after row {upto} of {rows[-1].seq}")
+    game = "" if done.name == KIPUKAS else f"{done.name} "  # the Kipukas header predates the other games
+    print(f"# {game}state after row {upto} of {last}")
     print(done.game.to_text())
     for problem in done.mismatches:
         print(f"# warning: {problem}", file=sys.stderr)

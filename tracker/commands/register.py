@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from rules.errors import PayloadError
+from rules.core.errors import PayloadError
 from tracker.errors import UsageError
 from tracker.front.camera import FrontCamera
 from tracker.front.names import card_label

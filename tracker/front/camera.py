@@ -7,11 +7,20 @@ sighting, the next read starts a new one. Each event keeps the frame it was firs
 judges can review. Used for deck registration before a game and for cards played revealed.
 Frames are read through `vision.qr_presentation.PresentationReader`, which combines the recent frames of
 a presentation when no single frame decodes (a moving glare band, a finger, motion blur).
+
+The front camera shares one core with the overhead loop, so it reads at its own rate: a frame in which
+nothing moved is not decoded (`vision.change.StillFrames`, on the camera's low-resolution stream when it
+gives one), and with `cpu_per_frame_s` the decoder may spend on average that much CPU time per frame
+(a token bucket: each frame adds it, up to `BURST_S`; a decode runs while the bucket is not empty and
+takes what it used). A frame skipped for time is not read at all and reports no card (never the last
+frame's: a card gone would otherwise stay "shown"); later frames are still compared with the frame read
+last, so the first one that differs from it and finds time is read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from tracker.front.scan import ScannedCard, identify, kipukas_reader
@@ -54,23 +63,45 @@ class Presentations:
         return new
 
 
+LIVE_CPU_PER_FRAME_S = 0.006  # the appliance's front-camera share; see docs/overhead.md, "Speed"
+BURST_S = 0.3  # the most the bucket holds: a card shown after a quiet spell is read at once, at full effort
+
+
 class FrontCamera:
     """Reads every frame of a source and yields one `CardShown` per presentation."""
 
-    def __init__(self, reader: CardReader | None = None, gap_s: float = 1.0) -> None:
+    def __init__(self, reader: CardReader | None = None, gap_s: float = 1.0, cpu_per_frame_s: float | None = None,
+                 clock: Callable[[], float] = time.thread_time) -> None:
+        """``cpu_per_frame_s``: the decoder's average CPU time per frame (None: every moving frame is
+        decoded, as a deck registration at the organiser's desk wants); ``clock``: CPU time of the thread
+        that decodes."""
+        if cpu_per_frame_s is not None and cpu_per_frame_s <= 0:
+            raise ValueError(f"cpu_per_frame_s must be positive, got {cpu_per_frame_s}")
         self.reader = reader or kipukas_reader()
         self.frames = PresentationReader(self.reader)
         self.presentations = Presentations(gap_s)
         self.still = StillFrames()
+        self.cpu_per_frame_s = cpu_per_frame_s
+        self.clock = clock
+        self.credit_s = BURST_S
+        self.skipped = 0  # frames that moved but were not decoded for want of time
         self._last: dict[str, ScannedCard] = {}
 
     def process(self, frame: Frame) -> list[CardShown]:
         """Events started by this frame (usually none). A frame in which nothing moved since the last one
         read (``vision.change.StillFrames``) sees the cards that one saw, without decoding again."""
-        if self.still.still(frame.image):
+        if self.cpu_per_frame_s is not None:
+            self.credit_s = min(self.credit_s + self.cpu_per_frame_s, BURST_S)
+        if self.still.still(frame.image, frame.lores):
             cards = self._last
+        elif self.cpu_per_frame_s is not None and self.credit_s <= 0.0:
+            self.still.unread()
+            self.skipped += 1
+            cards = {}
         else:
+            started = self.clock()
             cards = {r.raw: identify(r) for r in self.frames.read(frame.image)}
+            self.credit_s -= self.clock() - started
             self._last = cards
         return [
             CardShown(raw, cards[raw].physical_id, frame.index, frame.timestamp, frame.image, cards[raw].corners)

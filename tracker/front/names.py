@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from rules.catalog import Card, Catalog
-from rules.errors import PayloadError
+from rules.core.errors import PayloadError
+from rules.kipukas.catalog import Card, Catalog
 
 
 @lru_cache(maxsize=1)

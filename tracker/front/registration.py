@@ -2,7 +2,7 @@
 
 A deck file is UTF-8 text with one QR payload per line; lines starting with ``#`` are comments and blank
 lines are ignored. Payloads keep the per-copy token (the file belongs to the deck's owner). Whether the
-list makes a legal deck is the rules' decision (`check()` asks `rules.decks.check_deck`);
+list makes a legal deck is the rules' decision (`check()` asks `rules.kipukas.decks.check_deck`);
 registration only refuses the same physical card twice: same ``CODE#SERIAL`` for serialised cards, same
 payload for older cards and binder links (copies of those cannot be told apart).
 """
@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rules.decks import DeckReport, check_deck
-from rules.errors import RulesError
-from rules.identity import parse_payload
+from rules.core.errors import RulesError
+from rules.kipukas.decks import DeckReport, check_deck
+from rules.kipukas.identity import parse_payload
 from tracker.errors import TrackerError
 
 
@@ -45,7 +45,7 @@ class DeckRegistration:
     def add(self, payload: str) -> str:
         """Add a shown card; return its physical key. `DuplicateCard` if it is already in the deck.
 
-        A payload that is not a Kipukas card raises `rules.errors.PayloadError`.
+        A payload that is not a Kipukas card raises `rules.core.errors.PayloadError`.
         """
         key = physical_key(payload)
         if key in self._keys:

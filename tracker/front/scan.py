@@ -1,8 +1,8 @@
 """Card reading for the tracker: the vision reader with the rules' payload grammar, and card identities.
 
 `vision` knows images, `rules` knows payloads; this module joins them: it builds a `CardReader` that only
-accepts Kipukas payloads (`rules.identity.is_kipukas_payload`) and turns each read into a `ScannedCard`
-with the code and serial parsed by `rules.identity`.
+accepts Kipukas payloads (`rules.kipukas.identity.is_kipukas_payload`) and turns each read into a `ScannedCard`
+with the code and serial parsed by `rules.kipukas.identity`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from rules.identity import is_kipukas_payload, parse_payload
+from rules.kipukas.identity import is_kipukas_payload, parse_payload
 from vision.card_reader import CardRead, CardReader, ReaderConfig
 from vision.qr_decoders import Corners
 from vision.qr_views import BgrImage

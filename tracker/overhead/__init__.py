@@ -4,5 +4,5 @@
 camera pose and token colours of a running table; `auto_calibration` finds the pose from a first frame;
 `palettes` stores the token colours learned at set-up.
 
-May import: `vision`, `calibration`, `rules.board_map` (the map), `tracker.errors`.
+May import: `vision`, `calibration`, `rules.kipukas.board_map` (the map), `tracker.errors`.
 """

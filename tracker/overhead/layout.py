@@ -8,7 +8,7 @@ import numpy as np
 from calibration.layout import MAP_SURFACE_Z_MM, StandSpec, TableLayout, default_layout
 from calibration.mat_pose import Artwork
 from calibration.procedure import map_artwork, mat_artwork
-from rules.board_map import BoardMap
+from rules.kipukas.board_map import BoardMap
 from vision.assets import asset
 
 

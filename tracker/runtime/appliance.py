@@ -18,13 +18,13 @@ from typing import Any
 import numpy as np
 
 from calibration.calfile import Calibration
-from rules.board_map import BoardMap
-from rules.decks import check_deck
-from rules.identity import is_kipukas_payload
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.decks import check_deck
+from rules.kipukas.identity import is_kipukas_payload
 from tracker.api import JUDGE
 from tracker.config import STYLE_TERRITORIES, CameraConfig, TableConfig
 from tracker.errors import UsageError
-from tracker.front.camera import FrontCamera
+from tracker.front.camera import LIVE_CPU_PER_FRAME_S, FrontCamera
 from tracker.front.registration import FrontEnrolment
 from tracker.overhead import palettes as palette_store
 from tracker.overhead.auto_calibration import OverheadCalibration
@@ -92,7 +92,7 @@ def table_style(cfg: TableConfig, board: BoardMap) -> dict[str, Any] | None:
     """The play style of table.toml's [style] as a start row keeps it (None for plain domination, so its
     records stay as they were). A style the rules do not know, a parameter it does not take or a territory
     the map lacks is a `UsageError` naming the file, section and key."""
-    from rules.styles import STYLES, StyleError, style
+    from rules.kipukas.styles import STYLES, StyleError, style
 
     body = cfg.style_body()
     where = f"{cfg.source_file}: [style]"
@@ -115,8 +115,8 @@ def new_game(state_dir: Path, decks: Mapping[str, list[str]], board: BoardMap,
              style: Mapping[str, Any] | None = None) -> Table:
     """Start a new game record and make it the game in progress (a running tracker switches to it).
     Decks the rules refuse (a card listed twice) are a `UsageError` and leave no record file behind."""
-    from rules.game import Game
-    from rules.styles import StyleError
+    from rules.kipukas.game import Game
+    from rules.kipukas.styles import StyleError
     from tracker.table.derived import style_arguments
 
     try:
@@ -359,14 +359,14 @@ class TableRuntime:
                 self._new_reader()
             if not watch.readable:
                 return  # board unreadable: camera moved; no move from this frame
-            loop.process(frame.image)
+            loop.process(frame.image, frame.lores)
 
         self._camera_loop("overhead camera", self.cfg.overhead, process)
 
     def front_loop(self) -> None:
         from tracker.front.scan import kipukas_reader
 
-        camera = FrontCamera(kipukas_reader())
+        camera = FrontCamera(kipukas_reader(), cpu_per_frame_s=LIVE_CPU_PER_FRAME_S)  # shares the core
 
         def process(frame: Frame) -> None:
             for shown in camera.process(frame):

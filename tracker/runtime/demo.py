@@ -17,8 +17,8 @@ import numpy as np
 from calibration.calfile import Calibration
 from calibration.camera import CameraPose, default_pose
 from calibration.drift import moved_reference
-from rules.board_map import BoardMap
-from rules.identity import is_kipukas_payload
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.identity import is_kipukas_payload
 from tracker.overhead.calibration_service import CalibrationService
 from tracker.overhead.layout import table_artworks, table_layout
 from tracker.overhead.pose_watch import PoseWatch
@@ -27,6 +27,7 @@ from tracker.record.store import GameRecord
 from tracker.runtime.demo_dice import DiceFrames, dice_steps
 from tracker.runtime.demo_script import DECKS, Step, demo_steps
 from tracker.service.service import TableService
+from tracker.sources.capture import simulated_lores
 from tracker.table.dice_roll import DiceDesk
 from tracker.table.loop import OverheadLoop
 from tracker.table.table import Table, open_table
@@ -210,7 +211,7 @@ class DemoTable:
             if not watch.readable:
                 continue  # board unreadable: no move from this frame
             loop.reader = self.reader
-            loop.process(frame)
+            loop.process(frame, simulated_lores(frame))  # what the Pi camera's ISP gives for free
             if period:
                 self.stop.wait(max(0.0, period - (time.monotonic() - started)))
 

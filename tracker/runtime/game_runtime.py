@@ -14,6 +14,7 @@ game move, while phones and the judge page act as at a real table.
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import tempfile
@@ -21,10 +22,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from rules.core.errors import RulesError
 from rules.core.registry import example
 from rules.core.selfplay import choose
 from tracker.config import TableConfig
-from tracker.errors import RecordError
+from tracker.errors import InputError, RecordError
 from tracker.record.hub_push import HubPusher
 from tracker.record.keys import load_or_create_key
 from tracker.record.store import GameRecord
@@ -35,6 +37,41 @@ from tracker.service.seats import JUDGE, Seats
 from tracker.table.games import GameTable
 
 log = logging.getLogger("kipukas-tracker")
+
+
+def start_record(state_dir: Path, name: str, config: dict[str, Any]) -> tuple[Path, GameTable]:
+    """A new record of game `name` set up from `config`, made the game in progress (``records/current``);
+    the game's set-up errors raise `InputError` before any record is kept. The caller closes the record."""
+    from tracker.runtime.appliance import fresh_record, make_current
+
+    path = fresh_record(state_dir)
+    record = GameRecord(str(path), load_or_create_key(state_dir))
+    try:
+        table = GameTable.start(record, name, config)
+    except (RulesError, KeyError) as exc:
+        record.close()
+        path.unlink(missing_ok=True)
+        raise InputError(f"{name}: the configuration cannot start a game: {exc}") from exc
+    make_current(path)
+    return path, table
+
+
+def configuration(cfg: TableConfig, name: str, decks: dict[str, Any]) -> dict[str, Any]:
+    """The configuration a new game of `name` starts from at this table: the registry's example for the
+    table's seats, `[game]`'s keys when it names this game, and each seat's deck (its JSON entry of the
+    configuration's ``seats``, for a game whose seats carry decks)."""
+    try:
+        config: dict[str, Any] = json.loads(json.dumps(example(name, list(cfg.players))))
+    except (RulesError, ValueError) as exc:
+        raise InputError(f"{name}: cannot seat {', '.join(cfg.players)}: {exc}") from exc
+    if name == cfg.game:
+        config.update(cfg.game_params)
+    if decks:
+        seats = config.get("seats")
+        if not isinstance(seats, dict):
+            raise InputError(f"a {name} game takes no decks")
+        seats.update(decks)
+    return config
 
 
 def open_interface_table(path: Path, state_dir: Path) -> GameTable:
@@ -62,6 +99,22 @@ class GameRuntime:
         self.dog = dog or Watchdog(stall_s=20.0)
         self.hub: HubPusher | None = None
         self._retired: list[GameTable] = []
+        self.service.organiser = self.organise
+
+    def organise(self, name: str, decks: dict[str, list[str]]) -> tuple[str, list[str]]:
+        """The organiser page's new game (`GameService.start_game`): a seat's deck lines are its JSON deck,
+        as `game new --deck`; the heartbeat then switches the pages to it, as after `game new`."""
+        parsed: dict[str, Any] = {}
+        for seat, lines in decks.items():
+            if seat not in self.cfg.players:
+                raise InputError(f"deck for {seat!r}: this table seats {', '.join(self.cfg.players)}")
+            try:
+                parsed[seat] = json.loads("\n".join(lines))
+            except ValueError as exc:
+                raise InputError(f"{seat}'s deck: not a JSON deck ({exc})") from exc
+        path, table = start_record(self.state_dir, name, configuration(self.cfg, name, parsed))
+        table.record.close()
+        return path.name, list(table.game.seats)
 
     def switch_game(self) -> bool:
         """Follow ``records/current`` to a new interface game; a Kipukas record there is left to a Kipukas

@@ -10,24 +10,39 @@ against the mat: a tile board has no map texture to calibrate against), and a fr
 beside it (``NAME.empty.png``) is the reader's reference: without it an empty tile cannot be told from a
 covered one. Without either, or for a map with no tile layout, the table says so on every page and plays
 on from the phones.
+
+The pose follows the table as on a Kipukas table (`tracker.overhead.pose_watch.PoseWatch`): the free
+patches of the mat around the tile board, taken from the empty board's frame, are checked quickly on every
+frame and in full every few seconds. A bumped camera is re-posed from them (or from the mat's whole design)
+with its own intrinsics, the empty board's frame is warped to the new pose, the reader is rebuilt and the
+pages say so; the new pose and reference are saved beside the old ones, so a restart starts from them.
+When no pose can be found the pages say "board unreadable: camera moved" and no reading is taken from
+the frames until the table is found again.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.calfile import load_calibration
+from calibration.calfile import Calibration, load_calibration
+from calibration.camera import CameraPose
+from calibration.drift import moved_reference
 from calibration.errors import CalibrationError
+from calibration.mat_pose import Artwork
+from calibration.procedure import mat_artwork
 from rules.core.interface import ReadsBoard
 from tracker.config import TableConfig
 from tracker.overhead import palettes as palette_store
+from tracker.overhead.pose_watch import PoseWatch
 from tracker.overhead.tiles import TileLayout, load, units_seen
 from tracker.runtime.watchdog import Watchdog
 from tracker.sources.capture import Frame
@@ -35,6 +50,7 @@ from tracker.sources.open import open_source
 from tracker.sources.resilient import CameraStatus, ResilientSource
 from tracker.table.games import GameTable
 from tracker.table.stabiliser import Stabiliser
+from vision.assets import asset
 from vision.board import BoardReader
 
 log = logging.getLogger("kipukas-tracker")
@@ -74,16 +90,40 @@ def reference_of(calibration: Path) -> NDArray[np.uint8] | None:
     return None
 
 
+def tile_artworks(layout: TileLayout) -> list[Artwork]:
+    """What a bumped camera is re-posed against when the patches cannot say: the printed mat (a tile board
+    has no design of its own that the tracker knows)."""
+    table = layout.table_layout()
+    return [mat_artwork(table, asset(table.mat_image))]
+
+
 class TileCamera:
     """One overhead camera reading units on tiles into the table in play (`table` is looked up per frame:
-    the runtime may switch to a new game)."""
+    the runtime may switch to a new game). `pose` and `empty` (the empty board's frame in that pose) move
+    together when the watch re-poses the camera; `calibration` and `path`, when given, are what is saved
+    after a re-pose and where; `clock` times the watch's full checks (every few seconds)."""
 
-    def __init__(self, cfg: TableConfig, layout: TileLayout, reader: BoardReader, get_table: Callable[[], GameTable],
-                 dog: Watchdog, stop: threading.Event) -> None:
-        self.cfg, self.layout, self.reader = cfg, layout, reader
+    def __init__(self, cfg: TableConfig, layout: TileLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
+                 empty: NDArray[np.uint8], get_table: Callable[[], GameTable], dog: Watchdog,
+                 stop: threading.Event, calibration: Calibration | None = None, path: Path | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.cfg, self.layout, self.palette = cfg, layout, palette
+        self.clock = clock
+        self.pose, self.empty = pose, empty
+        self.calibration, self.path = calibration, path
         self.get_table = get_table
         self.dog, self.stop = dog, stop
         self.stabiliser: Stabiliser[str] = Stabiliser(frames=cfg.frames_to_agree)
+        self.reader = self._reader()
+        self.watch = PoseWatch(layout.table_layout(), pose, tile_artworks(layout), self._warn)
+        self.watch.reset(pose, empty)  # the empty board is the check's reference: a bump before start is seen too
+
+    def _reader(self) -> BoardReader:
+        # the patch classifier learnt Kipukas' stands and slots: on tiles it would veto every reading
+        return BoardReader(self.layout.table_layout(), self.pose, self.palette, self.empty, veto=False)
+
+    def _warn(self, message: str) -> None:
+        self.get_table().warn(message)
 
     @classmethod
     def build(cls, cfg: TableConfig, table: GameTable, state_dir: Path, get_table: Callable[[], GameTable],
@@ -99,7 +139,7 @@ class TileCamera:
                        "`kipukas-tracker calibrate --target mat`")
             return None
         try:
-            pose = load_calibration(cfg.calibration).pose
+            calibration = load_calibration(cfg.calibration)
         except CalibrationError as exc:
             table.warn(f"overhead camera off: {exc}")
             return None
@@ -111,13 +151,34 @@ class TileCamera:
             return None
         seats = tuple(table.game.seats)
         palette = palette_store.load(state_dir, seats) or palette_store.nominal(seats)
-        # the patch classifier learnt Kipukas' stands and slots: on tiles it would veto every reading
-        reader = BoardReader(layout.table_layout(), pose, palette, empty, veto=False)
-        return cls(cfg, layout, reader, get_table, dog, stop)
+        return cls(cfg, layout, calibration.pose, palette, empty, get_table, dog, stop, calibration,
+                   Path(cfg.calibration))
+
+    def repose(self, pose: CameraPose) -> None:
+        """The watch found the table elsewhere: read with the new pose and the empty board warped to it, and
+        keep both for a restart (a failure to save is said on the pages; tracking goes on)."""
+        self.empty = moved_reference(self.empty, self.pose, pose)
+        self.pose = pose
+        self.reader = self._reader()
+        if self.path is None or self.calibration is None:
+            return
+        self.calibration = replace(self.calibration, pose=pose)
+        try:
+            self.calibration.save(self.path)
+            if not cv2.imwrite(str(self.path.with_suffix(".empty.png")), self.empty):
+                raise OSError(f"cannot write {self.path.with_suffix('.empty.png')}")
+        except OSError as exc:
+            self._warn(f"cannot save the re-posed calibration beside {self.path}: {exc}")
 
     def process(self, frame: Frame) -> None:
-        """One frame: read every tile, feed the stabiliser, and give the table the stable reading when a
-        tile changed (only tiles read steadily; the rest stay unknown)."""
+        """One frame: follow the pose; then read every tile, feed the stabiliser, and give the table the
+        stable reading when a tile changed (only tiles read steadily; the rest stay unknown). A frame of a
+        camera whose pose is lost is not read at all."""
+        watch = self.watch.process(frame.image, self.clock())
+        if watch.pose is not None:
+            self.repose(watch.pose)
+        if not watch.readable:
+            return  # board unreadable: camera moved; nothing is taken from this frame
         obs = self.reader.read(frame.image)
         seen = units_seen(obs)
         readings = {t: (seat or EMPTY, obs.stands[t].confidence < MIN_CONFIDENCE) for t, seat in seen.items()}

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.catalog import Catalog
-from rules.errors import RulesError
-from rules.game import Game
-from rules.notation import Action, parse
-from rules.state import GameState
+from rules.core.errors import RulesError
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.game import Game
+from rules.kipukas.notation import Action, parse
+from rules.kipukas.state import GameState
 
 VERBS = {  # verb -> what its button says
     "affinity": "Declare affinity", "roll": "Roll", "capital": "Place capital", "camp": "Place camp",

@@ -18,6 +18,7 @@ from typing import Any
 from rules.core.interface import JUDGE as JUDGE_SEAT
 from rules.core.interface import SPECTATOR as SPECTATOR_SEAT
 from rules.core.interface import TableGame
+from rules.core.registry import names
 from tracker.errors import InputError
 from tracker.record.store import Row
 from tracker.service.exports import key_fingerprint, record_rows, sqlite_copy
@@ -27,6 +28,8 @@ from tracker.table.games import GameTable, replay
 LOG_TAIL = 200   # record entries a state carries (older ones come in `log` pages)
 LOG_PAGE = 200
 SHOWN_KINDS = ("action", "undo", "correct", "board")
+Organiser = Callable[[str, dict[str, list[str]]], tuple[str, list[str]]]
+"""Start a new record of a game (name, seat -> deck lines); returns the record's file name and the seats."""
 NO_MAP = (b'<svg xmlns="http://www.w3.org/2000/svg" width="320" height="40"><text x="8" y="24">'
           b'this game has no map picture</text></svg>')
 
@@ -88,6 +91,8 @@ class GameService:
         self.public_url = public_url
         self.clock = clock
         self.judge_callers: list[Callable[[str], None]] = []
+        self.organiser: Organiser | None = None  # set by the runtime that can start a new record
+        self.games = tuple(n for n in names() if n != "kipukas")  # Kipukas needs its cameras' runtime
         self._base = 0
         self._lock = threading.Lock()
         self._views: dict[tuple[Viewer, int, int], dict[str, Any]] = {}
@@ -274,14 +279,25 @@ class GameService:
         return record_rows(self.table.record.path)
 
     def start_game(self, viewer: Viewer, decks: dict[str, list[str]], style: str = "",
-                   colours: dict[str, str] | None = None) -> dict[str, Any]:
+                   colours: dict[str, str] | None = None, game: str = "") -> dict[str, Any]:
+        """A judge starts a new game of `game` (default: the one in play) from the organiser page; a seat's
+        deck lines, when given, are its JSON entry of the game's configuration (as `game new --deck`).
+        The runtime's `organiser` writes the new record and makes it current; the pages follow it."""
         self._judge_only(viewer, "start a new game")
-        raise InputError(f"a {self.game} game is started with `kipukas-tracker game new --game {self.game}`; "
-                         "the running tracker follows it within seconds")
+        name = game or self.game
+        if self.organiser is None:
+            raise InputError(f"this table cannot start games from its pages: use `kipukas-tracker game new "
+                             f"--game {name}`")
+        if name not in self.games:
+            raise InputError(f"unknown game {name!r} (this page starts: {', '.join(self.games)})")
+        if colours:
+            raise InputError(f"a {name} table takes its token colours from the calibration page")
+        record, players = self.organiser(name, {seat: lines for seat, lines in decks.items() if lines})
+        return {"record": record, "players": players, "style": name, "game": name, "palette": {}}
 
     def organise_options(self) -> dict[str, Any]:
         return {"players": list(self.seats.players), "styles": [], "colours": [], "palette": {},
-                "front_camera": False, "game": self.game}
+                "front_camera": False, "game": self.game, "games": list(self.games)}
 
     def registration(self, viewer: Viewer, action: str, seat: str = "") -> dict[str, Any]:
         self._judge_only(viewer, "register decks")

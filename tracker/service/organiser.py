@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from rules.styles import STYLES
+from rules.kipukas.styles import STYLES
 from tracker.errors import InputError
 
 

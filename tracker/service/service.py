@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
-from rules.catalog import Catalog
+from rules.kipukas.catalog import Catalog
 from tracker.errors import InputError, UsageError
 from tracker.overhead.calibration_service import CalibrationService
 from tracker.service.choices import resolve
@@ -193,7 +193,8 @@ class TableService:
             with table.lock:
                 last = table.record.last_seq
                 scene = delayed if delayed is not None and delayed.seq < last else None
-                state = (scene or Scene.of_table(table, self._cached_entries())).game.state
+                # a copy taken under the lock: the engine changes its state in place (undo records)
+                state = (scene or Scene.of_table(table, self._cached_entries())).game.state.copy()
                 upto = scene.seq if scene is not None else last
                 tail = scene.entries if scene is not None else self._cached_entries()
         if newest_only and after == 0:
@@ -264,11 +265,15 @@ class TableService:
         return self._fingerprints[path]
 
     def start_game(self, viewer: Viewer, decks: dict[str, list[str]], style: str = "",
-                   colours: dict[str, str] | None = None) -> dict[str, Any]:
+                   colours: dict[str, str] | None = None, game: str = "") -> dict[str, Any]:
         """A judge starts a new game from the organiser page: deck lines (payloads) per seat (a seat left
         empty takes the cards registered with the front camera), a play style, and the seats' token
-        colours (checked against each other and the map before anything starts)."""
+        colours (checked against each other and the map before anything starts). A Kipukas table starts
+        Kipukas games only: its cameras are Kipukas'."""
         self._judge_only(viewer, "start a new game")
+        if game not in ("", "kipukas"):
+            raise InputError(f"this Kipukas table starts Kipukas games; a {game} game is started with "
+                             f"`kipukas-tracker game new --game {game}` and a restart of the tracker")
         if self.organiser is None:
             raise InputError("this table cannot start games from its pages (the demo plays its own)")
         chosen = style_body(style)
@@ -293,7 +298,7 @@ class TableService:
         return {"players": list(self.seats.players), "styles": play_styles(),
                 "colours": self.calibration.colour_names() if self.calibration is not None else [],
                 "palette": self.calibration.state()["palette"] if self.calibration is not None else {},
-                "front_camera": self.registrar is not None}
+                "front_camera": self.registrar is not None, "game": "kipukas", "games": ["kipukas"]}
 
     def registration(self, viewer: Viewer, action: str, seat: str = "") -> dict[str, Any]:
         """Deck registration with the front camera: ``start`` (for `seat`), ``stop`` or ``status``."""
@@ -351,7 +356,9 @@ class TableService:
                 return self._camera_answer(viewer, camera[0])
         entry = self.table.act(source, text, seat=viewer.seat)
         if not entry.seq:  # counted, not stored as a row (a seat that keeps getting rejections)
-            seen = entries_for([entry], self.table.game.state, viewer, -1, self.catalog)
+            with self.table.lock:  # the engine changes its state in place: read it under the table's lock
+                state = self.table.game.state.copy()
+            seen = entries_for([entry], state, viewer, -1, self.catalog)
             return {**seen[0], "counted": True}
         return self._project(viewer, entry)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rules.state import GameState
+from rules.kipukas.state import GameState
 from tracker.table.board import EMPTY, StandValue
 from tracker.table.table import Entry
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from rules.board_map import BoardMap
-from rules.catalog import Catalog
-from rules.game import Game
-from rules.state import CardState, GameState
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.game import Game
+from rules.kipukas.state import CardState, GameState
 from tracker.record.snapshots import SnapshotStore, snapshot_path
 from tracker.record.store import GameRecord
 from tracker.service.choices import choices_for

@@ -31,11 +31,27 @@ class SourceError(TrackerError):
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """One camera frame: its position in the stream, capture time in seconds, and the BGR image."""
+    """One camera frame: its position in the stream, capture time in seconds, and the BGR image.
+
+    ``lores``: the same view, small (BGR), when the camera gives one for free the way picamera2's second
+    stream does (the ISP scales in hardware); readers make their own from ``image`` otherwise."""
 
     index: int
     timestamp: float
     image: BgrImage
+    lores: BgrImage | None = None
+
+
+LORES_SCALE = 4  # picamera2's lores beside a 2028x1520 main stream: 507x380 (the overhead reader's small frame)
+
+
+def simulated_lores(image: BgrImage, scale: int = LORES_SCALE) -> BgrImage:
+    """The low-resolution stream a Pi camera's ISP gives beside ``image``, for the synthetic demo camera:
+    made here in software (one bilinear resize, the filter the overhead reader's own fallback uses, so a
+    reading is the same with or without it) because the ISP makes it in hardware at no CPU cost. The
+    benches therefore make it outside their timed part, and time a source without one separately."""
+    h, w = image.shape[:2]
+    return np.asarray(cv2.resize(image, (w // scale, h // scale), interpolation=cv2.INTER_LINEAR), np.uint8)
 
 
 @runtime_checkable

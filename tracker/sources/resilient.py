@@ -277,7 +277,7 @@ class ResilientSource:
             if change is not None:
                 yield change
             delivered = True
-            frame = Frame(self._count, item.stamp, image)
+            frame = Frame(self._count, item.stamp, image, item.frame.lores)  # the lores rides along
             self._count += 1
             yield frame
             waiting_since = self.clock()

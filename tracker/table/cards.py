@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rules.board_map import BoardMap
-from rules.catalog import Catalog
-from rules.game import Game
-from rules.notation import Play, parse
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.game import Game
+from rules.kipukas.notation import Play, parse
 from tracker.table.mat import EMPTY_SLOT, MatCard, SlotValue, expected_mat, slot_of, where
 from tracker.table.reconcile import Proposal, Question
 

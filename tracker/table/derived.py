@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from rules.board_map import BoardMap
-from rules.errors import RulesError
-from rules.game import Game
-from rules.notation import Action, parse
-from rules.state import GameState
-from rules.styles import Style
-from rules.styles import style as play_style
+from rules.core.errors import RulesError
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.game import Game
+from rules.kipukas.notation import Action, parse
+from rules.kipukas.state import GameState
+from rules.kipukas.styles import Style
+from rules.kipukas.styles import style as play_style
 from tracker.errors import RecordError
 from tracker.record.store import Row
 from tracker.table.board import StandValue
@@ -59,7 +59,7 @@ def game_style(start: Mapping[str, Any]) -> Style:
 
 @lru_cache(maxsize=4096)
 def parsed(text: str) -> Action:
-    """`rules.notation.parse`, remembered: a long record repeats the same few hundred lines."""
+    """`rules.kipukas.notation.parse`, remembered: a long record repeats the same few hundred lines."""
     return parse(text)
 
 

@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rules.errors import RulesError
-from rules.notation import parse
+from rules.core.errors import RulesError
+from rules.kipukas.notation import parse
 from tracker.errors import InputError
 from tracker.table.dice_watch import DiceWatch, DieAtRest, Rest, RollSeen
 from tracker.table.reconcile import Question

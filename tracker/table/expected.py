@@ -7,8 +7,8 @@ capital shows no token (#movement).
 
 from __future__ import annotations
 
-from rules.board_map import BoardMap
-from rules.state import GameState
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.state import GameState
 from tracker.table.board import EMPTY, StandValue
 
 CLAIM_TOKEN = {"capital": "capital", "camp": "basecamp"}

@@ -6,7 +6,9 @@ signed, hash-chained record before anyone is told, and the state is always a rep
 It knows no game: it speaks notation lines, verdicts, prompts and views.
 
 Row kinds it writes (the body keys of `tracker.table.replay`'s table, where they exist):
-- ``start``: ``game`` (registry name), ``config`` (the game's configuration), ``players`` (seats);
+- ``start``: ``game`` (registry name), ``config`` (the game's configuration), ``config_text`` (the same
+  as JSON text in the order it was given: a row's body is stored with sorted keys, and a game may read
+  an order from its configuration, e.g. kaiju's seats in seating order), ``players`` (seats in play order);
 - ``action``: ``text``, ``accepted``, ``rule``, ``message`` (rejected inputs too), and ``public`` when the
   game's `line_for` masks words of ``text`` for spectators (a card drawn): what the hub shows them;
 - ``undo``: ``reason``, ``undid``: a judge took back the last accepted action;
@@ -51,7 +53,17 @@ def start_row(record: GameRecord) -> Started | None:
     body = first.body
     if "game" not in body:
         return None
-    return Started(str(body["game"]), dict(body.get("config", {})), tuple(body.get("players", ())))
+    players = tuple(str(p) for p in body.get("players", ()))
+    config = dict(body.get("config", {}))
+    if "config_text" in body:
+        given = json.loads(str(body["config_text"]))
+        if given != config:
+            raise RecordError(f"{record.path}: row {first.seq}: config_text differs from config")
+        config = given
+    else:  # a record from before config_text: a mapping keyed by the seats is put back in play order
+        config = {k: {p: v[p] for p in players} if isinstance(v, dict) and set(v) == set(players) and players
+                  else v for k, v in config.items()}
+    return Started(str(body["game"]), config, players)
 
 
 def replay(record: GameRecord, upto: int | None = None, fixes: Mapping[int, str] | None = None) -> TableGame:
@@ -63,6 +75,9 @@ def replay(record: GameRecord, upto: int | None = None, fixes: Mapping[int, str]
     if started is None:
         raise RecordError(f"{record.path}: a Kipukas record (open it with the Kipukas table)")
     game = new_game(started.game, started.config)
+    if started.players and tuple(game.seats) != started.players:
+        raise RecordError(f"{record.path}: the start row seats {', '.join(started.players)}, but its configuration "
+                          f"seats {', '.join(game.seats)}")
     rows = list(record.rows(kinds=("action", "undo", "correct"), upto=upto))
     corrections = {int(r.body["target"]): str(r.body.get("text", "")) for r in rows if r.kind == "correct"}
     corrections.update(fixes or {})
@@ -111,7 +126,8 @@ class GameTable:
             raise RecordError(f"{record.path}: the record already holds {record.last_seq} rows")
         plain = json.loads(json.dumps(config))  # what the record keeps is what a replay gets
         game = new_game(name, plain)
-        record.append("start", "tracker", {"game": name, "config": plain, "players": list(game.seats)})
+        record.append("start", "tracker", {"game": name, "config": plain, "config_text": json.dumps(plain),
+                                           "players": list(game.seats)})
         return cls(record, game, name)
 
     @classmethod
@@ -233,7 +249,11 @@ class GameTable:
         """The game in progress for `game status`: no hidden information (the spectator's view)."""
         result = self.game.result
         return {"game": self.name, "players": list(self.game.seats), "rows": self.record.last_seq,
-                "result": result.to_text() if result else None,
-                "prompts": [{"player": p.player, "rule": p.rule, "text": p.text} for p in self.game.prompts()
-                            if p.blocking],
-                "view": self.game.view("spectator")}
+                "result": result.to_text() if result else None, **public_status(self.game)}
+
+
+def public_status(game: TableGame) -> dict[str, Any]:
+    """What `game status` shows of any game through the interface: the blocking prompts and the
+    spectator's view (no hidden information)."""
+    return {"prompts": [{"player": p.player, "rule": p.rule, "text": p.text} for p in game.prompts() if p.blocking],
+            "view": game.view("spectator")}

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from rules.errors import RulesError
-from rules.identity import parse_payload
+from rules.core.errors import RulesError
+from rules.kipukas.identity import parse_payload
 from tracker.table.board import KINDS, StandValue
 from tracker.table.dice_roll import DiceDesk
 from tracker.table.dice_watch import RollSeen
@@ -42,7 +42,7 @@ class Observation(Protocol):
 
 
 class BoardReading(Protocol):
-    def read(self, frame: Any, only: Iterable[str] | None = None) -> Observation: ...
+    def read(self, frame: Any, only: Iterable[str] | None = None, lores: Any = None) -> Observation: ...
 
 
 class RollReading(Protocol):
@@ -92,10 +92,12 @@ class OverheadLoop:
         self.frames = 0
         self.unreadable: str | None = None
 
-    def process(self, frame: Any) -> list[Entry]:
+    def process(self, frame: Any, lores: Any = None) -> list[Entry]:
+        """One overhead frame; ``lores``: the camera's low-resolution stream of it, when it gives one
+        (``Frame.lores``), which the reader uses instead of shrinking the frame."""
         self.frames += 1
         rolled = self.process_dice(frame)
-        observation = self.reader.read(frame)
+        observation = self.reader.read(frame) if lores is None else self.reader.read(frame, lores=lores)
         why = getattr(observation, "unreadable", None)
         if why != self.unreadable:
             # said once when it starts and once when it ends; every page shows the table's warnings

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.board_map import BoardMap
-from rules.catalog import Catalog
-from rules.state import GameState
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.state import GameState
 
 FACES = ("empty", "down", "up", "landscape")
 MAT_CARD_TYPES = ("Character", "Species", "TerrainFeature", "Trap")  # the cards that lie in a slot

@@ -19,9 +19,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.board_map import BoardMap
-from rules.notation import Action, Personal, Steal
-from rules.state import CardState, GameState
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.notation import Action, Personal, Steal
+from rules.kipukas.state import CardState, GameState
 
 HIDDEN_RULE = "#card_variations"
 ROWS_PER_STREAK = 3    # rejected actions in a row from one seat stored as rows before they are counted

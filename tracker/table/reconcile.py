@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rules.board_map import BoardMap
-from rules.game import Game
-from rules.notation import parse
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.game import Game
+from rules.kipukas.notation import parse
 from tracker.table.board import EMPTY, StandValue
 from tracker.table.expected import expected_board
 

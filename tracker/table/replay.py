@@ -35,9 +35,9 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rules.board_map import BoardMap
-from rules.game import Game
-from rules.state import GameState
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.game import Game
+from rules.kipukas.state import GameState
 from tracker.errors import RecordError
 from tracker.record.snapshots import SnapshotStore
 from tracker.record.store import GameRecord, Row

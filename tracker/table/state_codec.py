@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from rules.state import Bout, CardState, GameState, Pending, PlayerState
+from rules.kipukas.state import Bout, CardState, GameState, Pending, PlayerState
 from tracker.errors import RecordError
 
 TYPES: dict[str, type[Any]] = {t.__name__: t for t in (Bout, CardState, GameState, Pending, PlayerState)}

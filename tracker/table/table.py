@@ -13,12 +13,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.board_map import BoardMap
-from rules.catalog import Catalog
-from rules.errors import RulesError
-from rules.game import Game
-from rules.notation import parse
-from rules.state import GameState
+from rules.core.errors import RulesError
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.catalog import Catalog
+from rules.kipukas.game import Game
+from rules.kipukas.notation import parse
+from rules.kipukas.state import GameState
 from tracker.errors import InputError
 from tracker.record.snapshots import SnapshotStore, snapshot_path
 from tracker.record.store import GameRecord, Row

@@ -1,0 +1,345 @@
+"""Legal actions generated directly for the positions random and real play spend most time in: a day or
+night turn with nothing pending, and the dice of a bout.
+
+Each generator yields exactly the candidates of `rules.legal` that the handlers accept, in the same order,
+with the handlers' conditions evaluated once per card (not once per candidate) — like a chess move
+generator. `direct(c)` returns None for any other position; the game then filters candidates
+(`rules.legal_checks`, trial application of the rest). `tests/test_legal_direct.py` compares against trial application.
+"""
+
+from __future__ import annotations
+
+from rules.kipukas.captive import captive_reveals, held_captive
+from rules.kipukas.context import Ctx
+from rules.kipukas.day import DAY_CARD_TYPES, HIDDEN_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
+from rules.kipukas.legal import _faces, _windows
+from rules.kipukas.legal import _pending as legal_pending
+from rules.kipukas.legal import candidates as legal_candidates
+from rules.kipukas.legal_items import day_extras, scan
+from rules.kipukas.legal_rare import night_plays, retreats
+from rules.kipukas.made import MADE_LIMIT as _MADE_LIMIT
+from rules.kipukas.made import make
+from rules.kipukas.notation import (
+    Action,
+    Attack,
+    Bottom,
+    Camp,
+    Capital,
+    DefaultEffect,
+    Draw,
+    End,
+    Hold,
+    Initiative,
+    Means,
+    Move,
+    Personal,
+    Play,
+    Reveal,
+    Roll,
+    Stop,
+    Swim,
+)
+from rules.kipukas.setup_phase import HAND_SIZE
+from rules.kipukas.state import CardState, Pending
+
+_PLAYS: dict[tuple[str, str, str], tuple[Play, Play]] = {}  # both faces of a play, built once
+
+
+def direct(c: Ctx) -> list[Action] | None:
+    """The legal actions now, or None where this module has no generator (set-up placements, rare
+    prompts, the bottom pile's order); the game then filters candidates."""
+    s = c.s
+    if s.bout is not None:
+        return _bout(c)
+    if s.pending:
+        return _pending(c)
+    if s.phase == "draw":
+        return _setup_draw(c)
+    if s.phase == "affinity":
+        return legal_candidates(c)  # every undeclared player may declare any adaptation
+    if s.phase == "rolloff":
+        return [make(Roll, p, "d6", v) for p, ps in s.players.items() if ps.rolloff is None for v in _D6]
+    if s.phase == "effects":
+        return _effects(c)
+    if not s.active:
+        return None
+    p = s.active
+    if s.phase == "night" and not s.contention_due:
+        return _night(c, p)
+    if s.phase == "capitals":
+        return _capitals(c, p)
+    if s.phase == "camps":
+        held = sum(1 for owner, _ in s.claims.values() if owner == p)
+        return [make(Camp, p, t) for t in c.board.holdable if t not in s.claims] if held < 1 + c.style.camps else []
+    if s.phase != "day":
+        return None
+    due = sorted(t for q, t in s.contention_due if q == p)
+    if due:
+        return _contention(c, p, due[0])
+    return _day(c, p)
+
+
+_D6 = tuple(str(v) for v in range(1, 7))
+
+
+def _capitals(c: Ctx, p: str) -> list[Action]:
+    """`setup_phase.capital`: any unclaimed territory, adjacent to the first capital where the style says so."""
+    s = c.s
+    placed = [t for t, (_, kind) in s.claims.items() if kind == "capital"]
+    near = c.style.adjacent_capitals and placed
+    return [make(Capital, p, t) for t in c.board.holdable
+            if t not in s.claims and not (near and not c.board.adjacent_territories(placed[0], t))]
+
+
+def _effects(c: Ctx) -> list[Action]:
+    """`setup_phase.personal` / `default_effect` for each player who has not chosen: none, a personal effect
+    set aside, or one of the top three deck cards as the default effect."""
+    s = c.s
+    out: list[Action] = []
+    for p, ps in s.players.items():
+        if ps.effect_chosen:
+            continue
+        out.append(make(Personal, p, "none"))
+        out += [make(Personal, p, x.id) for x in s.in_zone("aside", p) if c.info(x).type == "PersonalEffect"]
+        out += [make(DefaultEffect, p, x.id) for x in s.in_zone("deck", p)[:3]]
+    return out
+
+
+def _contention(c: Ctx, p: str, t: str) -> list[Action]:
+    """A carried-over fight the player must deal with first: attack, retreat (`rules.legal_rare`) or hold (#day)."""
+    if c.s.passed == p:
+        return []
+    able = [x for x in c.souls_in(t, p) if c.can_attack(x) is None]
+    theirs = c.enemies_in(t, p)
+    out: list[Action] = [make(Attack, p, a.id, d.id) for a in able if a.control == p for d in theirs]
+    out += retreats(c, p, t)
+    if not able:
+        out.append(make(Hold, p, t))
+    return out + day_extras(c, p, True, [])
+
+
+def _pending(c: Ctx) -> list[Action] | None:
+    """Prompts whose every candidate the handler accepts (the trap D20, a taming answer, retreat dice,
+    storm and volcanic damage, plains healing), and the attacks of a waiting fight."""
+    pend = c.s.pending[0]
+    if c.s.phase == "peace":
+        return None
+    if pend.kind in ("trap-roll", "tame", "escape", "damage", "heal"):
+        return legal_pending(c)
+    if pend.kind == "combat" and c.s.phase == "day":
+        return _combat(c, pend)
+    return None
+
+
+def _combat(c: Ctx, pend: Pending) -> list[Action]:
+    """`combat.attack` / `combat.stop` with a fight waiting for `pend.player`; retreats by `rules.legal_rare`."""
+    p = pend.player
+    out: list[Action] = []
+    theirs = c.enemies_in(pend.territory, p)
+    for a in c.souls_in(pend.territory, p):
+        if a.control != p or c.can_attack(a) is not None:
+            continue
+        if pend.note == "must-attack" and a.id not in pend.cards and a.at != pend.stand:
+            continue
+        out += [make(Attack, p, a.id, d.id) for d in theirs]
+    if pend.note != "must-attack":
+        out.append(make(Stop, p))
+    if pend.note == "respond":
+        out += retreats(c, p, pend.territory)
+    return out
+
+
+def _setup_draw(c: Ctx) -> list[Action] | None:
+    """The opening hands: a player with an empty hand and no bottom pile draws any window of 3."""
+    out: list[Action] = []
+    for p in c.s.players:
+        if c.s.bottom.get(p):
+            return None
+        if c.s.in_zone("hand", p):
+            continue
+        ids = [x.id for x in c.s.in_zone("deck", p)]
+        out += [make(Draw, p, w) for w in _windows(ids, min(HAND_SIZE, len(ids)))]
+    return out
+
+
+def _night(c: Ctx, p: str) -> list[Action] | None:
+    """`rules.legal._night`'s candidates that `night.night_action` and the handlers accept."""
+    s = c.s
+    if s.passed == p:
+        return []
+    done = s.players[p].night_done
+    hand = s.in_zone("hand", p)
+    out: list[Action] = []
+    if "initiative" not in done and s.passed is None:
+        out.append(make(Initiative, p))
+    if s.passed is not None and s.passed != p:
+        out.append(make(End, p))
+    if "bottom" not in done and hand:
+        out.append(make(Bottom, p))
+    deck = s.in_zone("deck", p)
+    bottom = s.bottom.get(p, ())
+    unknown = [x.id for x in deck if x.id not in bottom]
+    if not unknown and bottom:
+        return None  # only the bottom pile is left: its order is checked by trial
+    n = min(HAND_SIZE - len(hand), len(unknown))
+    want = min(HAND_SIZE - len(hand), len(deck))
+    if "draw" not in done and want > 0 and n == want:
+        out += [make(Draw, p, w) for w in _windows(unknown, n)]
+    if any(c.info(x).type in ("Item", "Sabotage") for x in hand):
+        out += night_plays(c, p)
+    return out
+
+
+def _day(c: Ctx, p: str) -> list[Action]:
+    s = c.s
+    if s.passed == p:  # require_turn refuses every day action
+        return []
+    out: list[Action] = []
+    if s.passed is None:
+        out.append(make(Initiative, p))
+    elif s.passed != p:
+        out.append(make(End, p))
+    claims = s.claims
+    mine = [t for t in c.board.holdable if (claim := claims.get(t)) is not None and claim[0] == p]
+    found = scan(c, p)  # one pass over the cards in play
+    own, occupied, enemy_at, enemies = found.own, found.occupied, found.enemy_at, frozenset(found.blocking)
+    cards_info = c.catalog.cards
+
+    hand = s.in_zone("hand", p)
+    cards = hand + [x for x in s.in_zone("effect", p) if c.info(x).type != "PersonalEffect"]
+    room = s.players[p].played_this_roll < MAX_PLAYED
+    for card in cards:
+        if not room or not _playable(c, p, card, HIDDEN_CARD_TYPES):
+            continue
+        info = c.info(card)
+        limited = info.is_soul and info.habitat != "DigitalCloud"
+        hides = c.effects(card).hidden_placement
+        for t in mine:
+            if limited and occupied.get(t, 0) >= MAX_SOULS:
+                continue
+            if info.type in DAY_CARD_TYPES:
+                pair = _PLAYS.get((p, card.id, t))
+                if pair is None:
+                    if len(_PLAYS) >= _MADE_LIMIT:
+                        _PLAYS.clear()
+                    pair = _PLAYS[(p, card.id, t)] = (Play(p, card.id, t, "revealed"),
+                                                      Play(p, card.id, t, "unrevealed"))
+                out += pair
+            if hides:
+                out.append(Play(p, card.id, t, "hidden"))
+    shore = c.board.shore
+    for cs in own:
+        if not cs.revealed and cs.control == p:
+            out.append(make(Reveal, p, cs.id))
+        if cs.at is None:
+            continue
+        info = cards_info[cs.code]
+        if cs.revealed:
+            out += _moves(c, p, cs, occupied, enemy_at, enemies)
+        if not cs.swim_tried and cs.at in shore and cs.control == p \
+                and info.habitat not in ("Water", "Heavens"):
+            nomad = info.habitat == "Nomad"
+            out.append(make(Swim, p, cs.id, (2,) if nomad else (2, 2)))
+            out.append(make(Swim, p, cs.id, (5,) if nomad else (3, 5)))
+    if c.style.captives:
+        out = _captive_filter(c, p, out) + captive_reveals(c, p)
+    return out + day_extras(c, p, False, hand, found)
+
+
+def _captive_filter(c: Ctx, p: str, out: list[Action]) -> list[Action]:
+    """Captive (`rules.captive`): a captive is played unrevealed, and before any other card of the hand."""
+    waiting = held_captive(c, p)
+    captives = c.style.captives
+    keep: list[Action] = []
+    for a in out:
+        if isinstance(a, Play):
+            if waiting is not None and a.card != waiting.id:
+                continue
+            if a.card in captives and a.face != "unrevealed":
+                continue
+        elif isinstance(a, Reveal) and a.card in captives:
+            continue  # only its giver reveals a captive (`captive_reveals`)
+        keep.append(a)
+    return keep
+
+
+def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: set[str],
+           enemies: frozenset[str]) -> list[Action]:
+    """`day.move`'s conditions for a revealed soul, once per soul; then per goal the 3-soul limit and the
+    enemy that must be attacked there. `occupied` counts p's souls per territory, `enemy_at` is every
+    stand with an enemy soul, `enemies` the movement stands revealed enemies block."""
+    s = c.s
+    at = cs.at
+    assert at is not None
+    info = c.info(cs)
+    left = (c.movement_range(cs) or 0) - cs.moved
+    if left <= 0 or cs.control != p or cs.rogue or (cs.played_turn == s.turn and not cs.played_revealed) \
+            or c.needs_escort(cs):
+        return []
+    where = c.board.stand_territory
+    here = where[at]
+    limited = info.habitat != "DigitalCloud"
+    blocked = () if c.can_attack(cs) is None else enemy_at
+    out: list[Action] = []
+    for goal in reach(c, cs, at, left, enemies=enemies):
+        if goal == at or goal in blocked:
+            continue
+        target = where[goal]
+        if target != here and limited and occupied.get(target, 0) >= MAX_SOULS:
+            continue
+        move = _MOVES.get((cs.id, at, goal))
+        if move is None or move.player != p:
+            if len(_MOVES) >= _MADE_LIMIT:
+                _MOVES.clear()
+            move = _MOVES[(cs.id, at, goal)] = Move(p, cs.id, (at, goal))
+        out.append(move)
+    return out
+
+
+_MOVES: dict[tuple[str, str, str], Move] = {}
+
+
+def _playable(c: Ctx, p: str, cs: CardState, types: tuple[str, ...] = DAY_CARD_TYPES) -> bool:
+    """`day.playable` + the card-type check of `day.play` (`types`), for a card of `p`'s hand or effect zone."""
+    if cs.owner == p and cs.zone == "effect":
+        due = c.s.players[p].effect_due
+        if due is None or c.s.turn < due:
+            return False
+    elif cs.control != p or cs.zone != "hand":
+        return False
+    return c.info(cs).type in types
+
+
+def _bout(c: Ctx) -> list[Action]:
+    b = c.s.bout
+    assert b is not None
+    att, dfn = c.card(b.attacker), c.card(b.defender)
+    out: list[Action] = []
+    if not b.final and (b.attack_means is None or b.defence_means is None):
+        if b.attack_means is None:
+            out += [make(Means, att.owner, att.id, i) for i in c.available_means(att)]
+        if b.defence_means is None:
+            out += [make(Means, dfn.owner, dfn.id, i) for i in c.available_means(dfn)]
+        return out
+    for cs, what, done in ((att, "attack", b.attack_roll), (dfn, "defence", b.defence_roll)):
+        if done is not None:
+            continue
+        out += [make(Roll, cs.owner, what, value) for value in _roll_values(c, cs.code)]
+    return out
+
+
+_ROLLS: dict[str, tuple[str, ...]] = {}
+
+
+def _roll_values(c: Ctx, code: str) -> tuple[str, ...]:
+    """The sampled roll values `rules.legal._bout` offers for a card: a static per-card table. Every one is
+    a valid total for the card's die field (faces within each die), so `combat.total` accepts it."""
+    values = _ROLLS.get(code)
+    if values is None:
+        die = c.info(code).die
+        if die is not None and die.covered:
+            values = tuple(_faces(die.dice)) if die.dice else (f"={die.base}",)
+        else:
+            values = tuple(f"={n}" for n in range(1, 13, 2))
+        _ROLLS[code] = values
+    return values

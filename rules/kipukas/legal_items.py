@@ -1,0 +1,276 @@
+"""Legal actions for the verbs of `rules.card_actions` and the start of the day (#equiping, #items,
+#habitat_effects tunnels, healers, #rouge roaming, #taming attempts), and the free actions printed card
+text or a dispute calls for (discard, steal, imprison, release, resolve, roll territory, #BS).
+
+Two views of each verb, kept side by side so they cannot drift apart unnoticed:
+- `*_candidates`: a generous superset for `rules.legal.candidates` (the reference definition: the game
+  trial-applies each one);
+- `day_extras` / `free_actions`: exactly the ones the handlers accept, generated directly, in the same order
+  (`tests/test_legal_direct.py` compares the two over thousands of positions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rules.kipukas.context import Ctx
+from rules.kipukas.day import MAX_PLAYED, reach
+from rules.kipukas.made import make
+from rules.kipukas.notation import (
+    JUDGE,
+    Action,
+    Award,
+    Dig,
+    Discard,
+    Equip,
+    Heal,
+    Imprison,
+    Pass,
+    Pickup,
+    Release,
+    Resolve,
+    Roam,
+    Roll,
+    Steal,
+    Tame,
+    Unequip,
+)
+from rules.kipukas.setup_phase import HAND_SIZE
+from rules.kipukas.state import CardState
+from rules.kipukas.style_ends import huntable
+
+MAX_PRISONERS = 3
+FREE_PHASES = ("day", "night", "storm")  # discard and resolve (rules.night, rules.card_actions)
+
+
+def _items_in_play(c: Ctx) -> list[CardState]:
+    cards = c.catalog.cards
+    return [x for x in c.s.play.values() if cards[x.code].type == "Item"]
+
+
+def _rogues(c: Ctx) -> list[CardState]:
+    souls = c.catalog.soul_codes
+    return [x for x in c.s.play.values() if x.rogue and x.at is not None and x.code in souls]
+
+
+@dataclass(slots=True)
+class Scan:
+    """What one pass over the cards in play tells day generation for player `p` (`scan`)."""
+
+    own: list[CardState] = field(default_factory=list)        # p's souls in play, in table order
+    occupied: dict[str, int] = field(default_factory=dict)    # territory -> p's souls counting to the limit
+    enemy_at: set[str] = field(default_factory=set)           # stands with an enemy soul
+    blocking: set[str] = field(default_factory=set)           # movement stands a revealed enemy holds
+    items: list[CardState] = field(default_factory=list)      # item cards in play (equipped or dropped)
+    rogues: list[CardState] = field(default_factory=list)     # rogue souls on the map
+    diggers: bool = False                                     # p has an underground dweller in play
+    healers: bool = False                                     # a card with the healer flag is in play
+
+
+def scan(c: Ctx, p: str) -> Scan:
+    """One pass over the cards in play (a position has 10-25), for `rules.legal_direct._day` and `day_extras`."""
+    found = Scan()
+    info, souls, where = c.catalog.cards, c.catalog.soul_codes, c.board.stand_territory
+    healer_codes, movement_stands = c.catalog.healer_codes, c.board.movement_stands
+    own, occupied, enemy_at, blocking = found.own, found.occupied, found.enemy_at, found.blocking
+    foes = c.foes(p)
+    for x in c.s.play.values():
+        code = x.code
+        if code in souls:
+            at = x.at
+            if x.owner == p:
+                own.append(x)
+                card = info[code]
+                if at and card.habitat != "DigitalCloud":
+                    t = where[at]
+                    occupied[t] = occupied.get(t, 0) + 1
+                if card.habitat == "Underground":
+                    found.diggers = True
+            elif at and x.owner in foes:
+                enemy_at.add(at)
+                if x.revealed and at in movement_stands:
+                    blocking.add(at)
+            if x.rogue and at is not None:
+                found.rogues.append(x)
+        elif info[code].type == "Item":
+            found.items.append(x)
+        if code in healer_codes:
+            found.healers = True
+    if c.s.overrides:
+        found.healers = True  # a judge may have made any card a healer
+    return found
+
+
+def _start_of_day(c: Ctx) -> bool:
+    """Roaming and taming come before either player acts (#rouge, #taming)."""
+    s = c.s
+    return s.phase == "day" and not s.acted and s.passed is None and not s.pending and s.bout is None
+
+
+# --- the reference candidates ---------------------------------------------------------------------------------
+def day_candidates(c: Ctx, p: str) -> list[Action]:
+    """Superset of the day verbs for player `p` on their day turn (trial application filters them)."""
+    s = c.s
+    out: list[Action] = []
+    souls = c.souls_in_play(p)
+    items = _items_in_play(c)
+    hand_items = [x for x in s.in_zone("hand", p) if c.info(x).type == "Item"]
+    out += [make(Equip, p, i.id, x.id) for i in hand_items for x in souls]
+    out += [Unequip(p, i.id) for i in items if i.equipped_to]
+    out += [Pass(p, i.id, x.id) for i in items if i.equipped_to for x in souls]
+    out += [Pickup(p, i.id, x.id) for i in items if not i.equipped_to for x in souls]
+    for x in souls:
+        if x.at and c.info(x).habitat == "Underground":
+            out += [Dig(p, x.id, st) for st in reach(c, x, x.at, c.info(x).movement or 0, ignore_enemies=True)]
+    out += [Heal(p, x.id, i + 1) for x in s.play.values() if x.control == p for i, n in enumerate(x.injuries) if n]
+    for r in _rogues(c):
+        assert r.at is not None
+        out += [Roam(r.control, r.id, st) for st in c.board.sorted_adj[r.at]]
+    out += [Tame(p, r.id, o) for r in _rogues(c) for o in ("tamed", "rogue")]
+    return out
+
+
+def free_candidates(c: Ctx) -> list[Action]:
+    """Superset of the free actions for both players (no BS: the game decides those itself)."""
+    s = c.s
+    out: list[Action] = []
+    for p in s.players:
+        out += [Discard(p, x.id) for x in sorted(s.cards.values(), key=lambda x: x.id) if x.control == p]
+        out += [Steal(p, x.id) for q in c.foes(p) for x in s.in_zone("hand", q) + s.in_zone("deck", q)]
+        out += [Imprison(p, x.id, t) for x in c.enemy_souls(p) for t in c.holdable()]
+        out += [Release(p, x.id) for x in s.in_zone("prison", p)]
+        out += [Resolve(p, x.id, o) for x in s.in_zone("effect", p) for o in ("success", "failure")]
+        out += [Roll(p, "territory", str(n)) for n in range(1, 21)]
+    out += [Award(JUDGE, p) for p in s.players]
+    return out
+
+
+# --- direct generation ----------------------------------------------------------------------------------------
+def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Scan | None = None) -> list[Action]:
+    """`day_candidates` that the handlers accept, for the active player `p` with nothing pending (during
+    carried-over contention only the start-of-day roaming and taming are open). `hand` is p's hand and
+    `seen` the pass over the cards in play (`scan`), when the caller has them."""
+    s = c.s
+    turn_ok = not contention and s.passed != p
+    found = seen if seen is not None else scan(c, p)
+    items, rogues, diggers, healers = found.items, found.rogues, found.diggers, found.healers
+    info = c.catalog.cards
+    hand_items = [x for x in hand if info[x.code].type == "Item"] if turn_ok else []
+    out: list[Action] = []
+    if not (items or rogues or diggers or healers or hand_items):
+        return out
+    start = _start_of_day(c)
+    souls = [x for x in found.own if x.control == p]
+    if turn_ok:
+        if s.players[p].played_this_roll < MAX_PLAYED:
+            out += [make(Equip, p, i.id, x.id) for i in hand_items for x in souls]
+        held = {i.id: h for i in items if i.equipped_to and (h := s.cards.get(i.equipped_to)) is not None}
+        out += [make(Unequip, p, i.id) for i in items if i.id in held and held[i.id].control == p]
+        for i in items:
+            holder = held.get(i.id)
+            if holder is not None and holder.control == p:
+                out += [make(Pass, p, i.id, x.id) for x in souls if x.id != holder.id and x.at == holder.at]
+        if any(not i.equipped_to for i in items):
+            enemy_at = found.enemy_at
+            where = c.board.stand_territory
+            for i in items:
+                if i.equipped_to or i.at is None:
+                    continue
+                out += [make(Pickup, p, i.id, x.id) for x in souls
+                        if x.at and where[x.at] == where[i.at] and x.at not in enemy_at]
+        if diggers:
+            out += _digs(c, p, souls)
+        if healers:
+            out += _healer_heals(c, p)
+    if start:
+        for r in rogues:
+            assert r.at is not None
+            if r.control in s.players:
+                left = (c.movement_range(r) or 0) - r.moved
+                if left > 0:
+                    out += [Roam(r.control, r.id, st) for st in c.board.sorted_adj[r.at]]
+    if rogues and s.phase == "day" and s.active == p and p not in s.acted and s.passed is None and not s.pending \
+            and s.bout is None:
+        for r in rogues:
+            assert r.at is not None
+            t = c.territory_of(r.at)
+            if f"tame:{r.id}" in s.players[p].night_done:
+                continue
+            if any(not x.rogue and x.id != r.id for x in c.souls_in(t, p) if x.control == p):
+                out += [Tame(p, r.id, "tamed"), Tame(p, r.id, "rogue")]
+    return out
+
+
+def _digs(c: Ctx, p: str, souls: list[CardState]) -> list[Action]:
+    out: list[Action] = []
+    where = c.board.stand_territory
+    for x in souls:
+        if not x.at or c.info(x).habitat != "Underground":
+            continue
+        left = (c.movement_range(x) or 0) - x.moved
+        seen = reach(c, x, x.at, c.info(x).movement or 0, ignore_enemies=True)
+        if left <= 0:
+            continue
+        near = reach(c, x, x.at, left, ignore_enemies=True)
+        for st in seen:
+            if st in near and where[st] != where[x.at] and (x.at, st) not in c.s.tunnels \
+                    and (st, x.at) not in c.s.tunnels:
+                out.append(Dig(p, x.id, st))
+    return out
+
+
+def _healer_heals(c: Ctx, p: str) -> list[Action]:
+    """`night._healer`: a healer of p's in the same territory, ready again after its healing cycles."""
+    s = c.s
+    healers = [h for h in s.play.values() if h.control == p and h.at is not None and c.effects(h).heals
+               and (h.healed_turn == 0 or s.turn - h.healed_turn >= c.effects(h).heal_cycles)]
+    if not healers:
+        return []
+    out: list[Action] = []
+    where = c.board.stand_territory
+    for x in s.play.values():
+        if x.control != p or not any(x.injuries) or x.at is None:
+            continue
+        if not any(where[h.at] == where[x.at] and not (h.id == x.id and c.downed(h))  # type: ignore[index]
+                   for h in healers):
+            continue
+        owed = any(q.kind == "heal" and q.player == p and q.cards == (x.id,) for q in s.pending)
+        if not owed:
+            out += [Heal(p, x.id, i + 1) for i, n in enumerate(x.injuries) if n]
+    return out
+
+
+def free_actions(c: Ctx) -> list[Action]:
+    """`free_candidates` that the handlers accept."""
+    s = c.s
+    if s.phase == "over":
+        return []
+    out: list[Action] = []
+    cards = sorted(s.cards.values(), key=lambda x: x.id)
+    for p in s.players:
+        if s.phase in FREE_PHASES:
+            out += [Discard(p, x.id) for x in cards if x.control == p and x.zone in ("play", "effect", "hand")
+                    and not huntable(c, x)]
+        if s.phase in ("day", "night") and len(s.in_zone("hand", p)) + 1 <= HAND_SIZE:
+            out += [Steal(p, x.id) for q in c.foes(p) for x in s.in_zone("hand", q) + s.in_zone("deck", q)
+                    if x.owner == q]
+        theirs = c.enemy_souls(p)
+        if theirs:
+            held = [t for t in c.holdable() if c.controls(p, t)]
+            jailed: dict[str, int] = {}
+            for x in s.cards.values():
+                if x.zone == "prison" and x.at is not None:
+                    jailed[x.at] = jailed.get(x.at, 0) + 1
+            home = c.board.home_stand
+            open_cells = [t for t in held if jailed.get(home[t], 0) < MAX_PRISONERS]
+            out += [Imprison(p, x.id, t) for x in theirs for t in open_cells]
+        out += [Release(p, x.id) for x in s.in_zone("prison", p)]
+        if s.phase in FREE_PHASES:
+            out += [Resolve(p, x.id, o) for x in s.in_zone("effect", p) if c.info(x).type == "Sabotage"
+                    for o in ("success", "failure")]
+        out += [Roll(p, "territory", str(n)) for n in range(1, 21)]
+    marked, kind = c.style.marked, c.style.score
+    if marked is not None and kind in ("explorer", "springer"):
+        out += [Award(JUDGE, p) for p in s.players
+                if (c.controls(p, marked) if kind == "explorer" else c.souls_in(marked, p))]
+    return out

@@ -1,0 +1,380 @@
+"""Turn advancement (#diel_cycle, #day, #night, #storm), claims (#claiming_territories), prisoners (#prison)
+and the end of the game (#win, #discarding_runout forced peace)."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from rules.kipukas.captive import captive_end
+from rules.kipukas.context import Ctx, Illegal, other
+from rules.kipukas.lifecycle import waste
+from rules.kipukas.notation import End, Initiative, Peace, Roll
+from rules.kipukas.scoring import fixed_end
+from rules.kipukas.state import CardState, CardTable, Pending
+from rules.kipukas.style_ends import special_end
+from rules.kipukas.territory_effects import between_turns
+
+PREDETERMINED = {1: "day", 2: "night", 3: "day"}
+_NOBODY: frozenset[str] = frozenset()
+_EMPTY: dict[str, CardState] = {}
+MAX_PRISONERS = 3
+
+
+def start_turn(c: Ctx, kind: str) -> None:
+    s = c.s
+    if c.style.score == "hill" and _hill_held(c):
+        return
+    between_turns(c)
+    s.turn += 1
+    s.phase = kind
+    s.passed = None
+    s.done = frozenset()
+    s.acted = frozenset()
+    s.origin = None
+    for name, p in s.players.items():
+        s.players[name] = p.set(played_this_roll=0, night_done=frozenset())
+    if kind == "day":
+        s.fixed_means = {}
+        table = cast(CardTable, s.cards)
+        for cs in table.zone("play") + table.zone("prison") + table.zone("discard"):  # where day marks can be
+            if cs.moved or cs.swim_tried or cs.exhausted or cs.swimming:
+                in_water = cs.at is not None and c.board.territories[c.territory_of(cs.at)].geography == "water"
+                c.put(cs.set(moved=0, swim_tried=False, exhausted=False, swimming=cs.swimming and in_water))
+        sides: dict[str, set[str]] = {}
+        where = c.board.stand_territory
+        for cs in c.souls_in_play():
+            if cs.at:
+                sides.setdefault(where[cs.at], set()).add(cs.owner)
+        s.contention_due = frozenset((p, t) for t, owners in sides.items()
+                                     for p in owners if any(q in c.foes(p) for q in owners))
+        for cs in c.souls_in_play():
+            if cs.rogue:
+                c.notice(f"{cs.owner}: roll a D6 per step for rogue {c.name(cs)} before the turn (#rouge)")
+    else:
+        s.contention_due = frozenset()
+    for name, p in s.players.items():
+        if p.effect_due is not None and s.turn >= p.effect_due and s.in_zone("effect", name):
+            c.notice(f"{name}: the default-effect card is due: play it now (#personal_effects)")
+    s.active = s.initiative
+    if kind == "storm":
+        _storm(c)
+
+
+def _hill_held(c: Ctx) -> bool:
+    """King of the hill: at the end of each diel cycle, who holds the hill and since when; the holder wins
+    once it has held the hill for `style.hold` cycles (#playstyleoptions)."""
+    hill = c.style.hill
+    if hill is None or c.s.turn < 1:
+        return False
+    claim = c.s.claims.get(hill)
+    holder = claim[0] if claim else None
+    if holder is None:
+        c.s.hill = None
+        return False
+    if c.s.hill is None or c.s.hill[0] != holder:
+        c.s.hill = (holder, c.s.turn)
+    held = c.s.turn - c.s.hill[1] + 1
+    if held >= c.style.hold:
+        c.s.result = f"{holder} wins: held the hill, territory {hill}, for {held} diel cycles (King of the hill)"
+        c.s.phase = "over"
+        c.s.active = None
+        return True
+    return False
+
+
+def _storm(c: Ctx) -> None:
+    """Every soul outside a capital or base camp loses a KEAL means; downed ones are wasted (#storm)."""
+    damage: list[Pending] = []
+    for cs in sorted(c.souls_in_play(), key=lambda x: x.id):
+        assert cs.at is not None
+        stand = c.board.stand(cs.at)
+        sheltered = stand.kind == "territory" and stand.territory in c.s.claims
+        if sheltered:
+            continue
+        if c.downed(cs):
+            waste(c, cs.id, "caught downed in the storm (#storm)")
+        else:
+            damage.append(Pending("damage", cs.owner, c.territory_of(cs.at), (cs.id,), note="#storm"))
+    c.s.pending = (*c.s.pending, *damage)
+    c.s.active = None
+    if not c.s.pending:
+        c.s.phase = "diel"
+
+
+def roll_diel(c: Ctx, a: Roll) -> None:
+    if c.s.phase != "diel":
+        raise Illegal("#diel_cycle", "the diel die is rolled only when both players have finished the turn"
+                      if c.s.phase in ("day", "night", "storm") else f"not now: the game is in its {c.s.phase} phase")
+    if c.s.pending:
+        raise Illegal("#diel_cycle", f"the rules first need an answer from {c.s.pending[0].player}: see the prompts")
+    if a.value not in ("day", "night", "storm"):
+        raise Illegal("#diel_cycle", f"the diel die shows day, night or storm, not {a.value!r}")
+    start_turn(c, a.value)
+
+
+def initiative(c: Ctx, a: Initiative) -> None:
+    require_turn(c, a.player)
+    if c.s.passed is not None:
+        raise Illegal("#diel_cycle", f"{c.s.passed} already took initiative; {a.player} says 'end' to end the turn")
+    c.s.initiative = a.player
+    c.s.passed = a.player
+    c.s.active = c.next_seat(a.player)
+
+
+def end(c: Ctx, a: End) -> None:
+    require_turn(c, a.player)
+    if c.s.passed is None or c.s.passed == a.player:
+        raise Illegal("#diel_cycle", "the turn ends once the other player has called initiative; "
+                                     "to stop acting, take initiative")
+    if len(c.s.players) > 2:  # more seats: the others act on until every seat has ended (docs/rules-engine.md)
+        c.s.done = c.s.done | {a.player}
+        if len(c.s.done) + 1 < len(c.s.players):
+            c.s.active = c.next_seat(a.player)
+            return
+        c.s.done = frozenset()
+    end_turn(c)
+
+
+def require_turn(c: Ctx, player: str) -> None:
+    s = c.s
+    if s.phase not in ("day", "night"):
+        raise Illegal("#diel_cycle", f"not now: the game is in its {s.phase} phase")
+    if s.pending or s.bout:
+        first = s.pending[0] if s.pending else None
+        who = first.player if first else "the players"
+        raise Illegal("#diel_cycle", f"the rules first need an answer from {who}: see the prompts")
+    if s.active != player:
+        raise Illegal("#diel_cycle", f"it is {s.active}'s action, not {player}'s")
+    if s.passed == player:
+        raise Illegal("#diel_cycle", f"{player} took initiative and takes no more actions this turn")
+
+
+def end_turn(c: Ctx) -> None:
+    if c.s.phase == "day":
+        _imprison_loiterers(c)
+    if c.style.cycles is not None and c.s.turn >= c.style.cycles:
+        c.s.phase = "diel"  # no further diel roll: `finish` scores the fixed end (rules.scoring)
+        c.s.active = None
+        return
+    if c.s.turn in PREDETERMINED and c.s.turn + 1 in PREDETERMINED:
+        start_turn(c, PREDETERMINED[c.s.turn + 1])
+    else:
+        c.s.phase = "diel"
+        c.s.active = None
+
+
+def _imprison_loiterers(c: Ctx) -> None:
+    """A soul left in the opponent's capital after a day on which it could have left is taken prisoner."""
+    for territory, (holder, kind) in c.s.claims.items():
+        if kind != "capital":
+            continue
+        stand = c.territory_stand(territory)
+        for cs in c.enemies_at(stand, holder):
+            prisoners = [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]
+            if cs.arrived_turn < c.s.turn and len(prisoners) < MAX_PRISONERS:
+                for item in [x for x in c.s.play.values() if x.equipped_to == cs.id]:
+                    c.put(item.set(equipped_to=None))  # dropped where the soul was taken (#items)
+                c.put(cs.set(zone="prison", moved=0, swimming=False))
+                c.forget(cs.id)
+                c.notice(f"{c.name(cs)} loitered in {holder}'s capital and is taken prisoner (#prison)")
+
+
+def finish(c: Ctx) -> None:
+    """After an action and everything it triggered: claims, the end of the game, whose action is next."""
+    if c.s.contention_due:  # contention relieved since the day began (a soul left or was wasted) is not due
+        c.s.contention_due = frozenset(d for d in c.s.contention_due if c.contested(d[1]))
+    if c.s.pending or c.s.bout or c.s.phase in ("over", "peace"):
+        return
+    settle_claims(c)
+    if _check_end(c):
+        return
+    if c.s.phase in ("day", "night") and c.s.origin is not None:
+        mover = c.s.origin
+        c.s.origin = None
+        c.s.acted = c.s.acted | {mover}
+        if c.s.passed is None and len(c.s.players) == 2:
+            c.s.active = other(mover)
+        elif c.s.passed is None or len(c.s.players) > 2:
+            c.s.active = c.next_seat(mover)
+    if c.s.phase == "storm" and not c.s.pending:
+        c.s.phase = "diel"
+    if c.s.phase == "diel" and c.style.cycles is not None and c.s.turn >= c.style.cycles:
+        fixed_end(c)
+
+
+def settle_claims(c: Ctx) -> None:
+    """Claims (#claiming_territories), liberation (#prison) and control of features and dropped items
+    (#contention), looked at only in territories where a card arrived, left or changed since the last
+    settlement (the card table's `touched` stands) — plus every capital once any claim has changed, since
+    the capital rule depends on claims elsewhere. Territories are visited in sorted order, as one pass."""
+    board, where = c.board, c.board.stand_territory
+    table = c.s.cards
+    assert isinstance(table, CardTable)
+    if not table.touched and table.settled == c.s.claims:
+        return  # nothing arrived, left or changed since the last settlement
+    touched = {where[st] for st in table.touched if st in where}
+    table.touched = set()
+    if table.settled != c.s.claims:  # claims changed outside a settlement (set-up, a judge): look everywhere
+        touched = set(board.holdable)
+    if not touched:
+        return
+    capitals = {t for t, (_, kind) in c.s.claims.items() if kind == "capital"}
+    before = dict(c.s.claims)
+    on_stand: dict[str, list[CardState]] = {}   # territory -> souls on its territory stand
+    present: dict[str, set[str]] = {}           # territory -> owners of souls anywhere in it
+    loose: dict[str, list[CardState]] = {}      # territory -> terrain features and unequipped items in play
+    souls, info, homes, on = c.catalog.soul_codes, c.catalog.cards, board.home_stand, table.at_stand()
+    stands_of = board.territory_stands
+    play_order: dict[str, int] | None = None
+
+    def gather(t: str) -> None:
+        """The cards of territory `t` (the card table's stand index), into on_stand, present and loose."""
+        nonlocal play_order
+        home_id = homes.get(t)
+        for st in stands_of.get(t, ()):
+            for cs in on.get(st, _EMPTY).values():
+                if cs.code in souls:
+                    present.setdefault(t, set()).add(cs.owner)
+                    if home_id == st:
+                        on_stand.setdefault(t, []).append(cs)
+                elif cs.equipped_to is None and info[cs.code].type in ("TerrainFeature", "Item"):
+                    loose.setdefault(t, []).append(cs)
+        items = loose.get(t)
+        if items is not None and len(items) > 1:  # control passes in table order, as notices read
+            if play_order is None:
+                play_order = {k: i for i, k in enumerate(c.s.play)}
+            order = play_order
+            items.sort(key=lambda x: order[x.id])
+
+    for territory in board.holdable:
+        if territory in touched:
+            gather(territory)
+        elif territory in capitals and c.s.claims != before:
+            gather(territory)  # a capital is looked at once a claim changed (#maps)
+        else:
+            continue
+        here = on_stand.get(territory)
+        if here:
+            _claim(c, territory, here, present)
+        holder = c.s.claims.get(territory)
+        if holder is not None and present.get(territory, _NOBODY).isdisjoint(c.foes(holder[0])):
+            for cs in loose.get(territory, ()):
+                if cs.hidden and not cs.revealed:
+                    continue  # "hidden items ... played under the mat remain hidden from the new owner" (#crafting)
+                if cs.control != holder[0]:
+                    c.put(cs.set(controller=holder[0] if cs.owner != holder[0] else None, revealed=True))
+                    c.notice(f"{holder[0]} takes control of {c.name(cs)} (#contention)")
+    if c.s.claims != before:  # a capital may fall on the next settlement (#maps): look at capitals then
+        for t, (_, kind) in c.s.claims.items():
+            home = board.territory_stand(t)
+            if kind == "capital" and home is not None:
+                table.touched.add(home.id)
+    if table.settled != c.s.claims:
+        table.settled = dict(c.s.claims)
+
+
+def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set[str]]) -> bool:
+    """A player with a soul on the territory stand and no enemy soul on it claims the territory."""
+    owners = {s.owner for s in here}
+    held = c.s.claims.get(territory)
+    if held is not None and len(owners) == 1 and held[0] in owners:
+        return False  # only the holder's souls stand there: nothing changes (the common case)
+    stand = c.territory_stand(territory)
+    claimed = False
+    for player in c.s.players:
+        if player not in owners:
+            continue
+        foes = c.foes(player)
+        mine = [s for s in here if s.owner == player and c.info(s).habitat != "DigitalCloud" and not s.rogue]
+        if not mine or any(s.owner in foes for s in here):
+            continue
+        claim = c.s.claims.get(territory)
+        if claim is not None and (claim[0] == player or claim[0] not in foes):
+            continue  # already theirs, or an ally's (Band together: allies never take each other's territory)
+        if claim is not None and claim[1] == "capital" and not c.style.claims_matter:
+            continue  # Highest body count: capitals cannot be taken
+        if claim is not None and claim[1] == "capital":
+            missing = [t for t in c.board.holdable if t != territory and not c.controls(player, t)]
+            if missing:
+                continue  # #maps: a capital falls only once its taker holds every other territory
+        c.s.claims[territory] = (player, "camp")
+        claimed = True
+        c.notice(f"{player} claims territory {territory} (#claiming_territories)")
+        for prisoner in [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]:
+            if prisoner.owner == player:
+                c.put(prisoner.set(zone="play", arrived_turn=c.s.turn))
+                present.setdefault(territory, set()).add(player)
+                c.notice(f"{c.name(prisoner)} is liberated (#prison)")
+    return claimed
+
+
+def _over(c: Ctx, result: str) -> bool:
+    c.s.result = result
+    c.s.phase = "over"
+    c.s.active = None
+    return True
+
+
+def _check_end(c: Ctx) -> bool:
+    style = c.style
+    holdable = c.board.holdable
+    claims = c.s.claims
+    whole = style.claims_matter and len(claims) >= len(holdable)  # #win needs every territory claimed
+    holders = {claims[t][0] if t in claims else None for t in holdable} if whole else set()
+    for player in c.s.players:
+        if whole and holders == {player}:
+            if player == style.third:
+                return _over(c, f"{player}, the third party, dominates the kipuka: every player loses ({style.title})")
+            return _over(c, f"{player} wins: holds every base camp and capital (#win)")
+        if style.limit is not None and c.s.players[player].lost >= style.limit:
+            return _over(c, f"{other(player)} wins: {player} lost {c.s.players[player].lost} souls, the limit of "
+                            f"{style.limit} ({style.title})")
+    if style.score == "marked" and style.marked and style.marked in c.s.claims and c.s.turn:
+        winner = c.s.claims[style.marked][0]
+        if c.s.claims[style.marked][1] == "camp":
+            return _over(c, f"{winner} wins: claimed the marked territory {style.marked} first ({style.title})")
+    special = special_end(c) if style.marked is not None else captive_end(c) if style.captives else None
+    if special is not None:
+        return _over(c, special)
+    if style.score == "body-count" and c.s.turn:
+        out = [p for p in ("red", "blue") if not c.s.in_zone("deck", p) and not c.s.in_zone("hand", p)]
+        if out:
+            defeated = {p: c.s.players[other(p)].lost for p in ("red", "blue")}
+            if defeated["red"] == defeated["blue"]:
+                return _over(c, f"tie: {defeated['red']} souls defeated each when {out[0]} ran out of cards "
+                                f"({style.title})")
+            best = max(defeated, key=lambda p: defeated[p])
+            return _over(c, f"{best} wins: defeated {defeated[best]} souls to {defeated[other(best)]} when "
+                            f"{out[0]} ran out of cards ({style.title})")
+    table = cast(CardTable, c.s.cards)
+    if c.s.turn and not table.any_in("deck") and not table.any_in("hand") and not c.souls_in_play():
+        c.s.phase = "peace"
+        c.s.active = None
+        c.s.pending = tuple(Pending("peace", p) for p in c.s.players)
+        return True
+    return False
+
+
+def peace(c: Ctx, a: Peace) -> None:
+    if c.s.phase != "peace":
+        raise Illegal("#discarding_runout", "forced peace is held only when no souls are left and no cards remain")
+    mine = [p for p in c.s.pending if p.player == a.player]
+    if not mine:
+        raise Illegal("#discarding_runout", f"{a.player} already chose")
+    c.s.pending = tuple(p for p in c.s.pending if p.player != a.player)
+    c.s.players[a.player] = c.s.players[a.player].set(peace=a.choice)
+    if c.s.pending:
+        return
+    choices = {p.peace for p in c.s.players.values()}
+    if choices == {"keep"}:
+        held = {p: sum(1 for o, _ in c.s.claims.values() if o == p) for p in c.s.players}
+        top = max(held.values())
+        best = [p for p in held if held[p] == top]
+        if len(best) > 1:
+            c.s.result = f"tie: forced peace kept with {top} territories each (#discarding_runout)"
+        else:
+            rest = ", ".join(str(held[p]) for p in held if p != best[0])
+            c.s.result = f"{best[0]} wins: forced peace kept, {top} territories to {rest} (#discarding_runout)"
+    else:
+        c.s.result = "reserves called: a new game with the same or new decks (#discarding_runout)"
+    c.s.phase = "over"
