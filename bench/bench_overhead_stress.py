@@ -9,11 +9,17 @@ agreement rule, to count wrong readings that would reach the record.
 
 Columns: stands correct (of stands nothing covers, read confidently and right), covered flagged (of
 regions a foreign object, hand or arm covers by >= 25 %, flagged unknown), wrong accepted (stable
-readings after the stabiliser that differ from the truth, stands + slots), slots correct (uncovered),
+readings after the stabiliser that differ from the truth, stands + slots), /frame (confident wrong readings
+of single frames of uncovered regions, before the stabiliser), slots correct (uncovered),
 face-down QR (payload read, uncovered face-down cards), QR wrong (payloads reported that are not the card's:
 must be 0), how many frames the reader called unreadable, and QR/jpeg: the CPU time of the reader's QR work
 beyond the plain decoders (``vision.slot_qr``, capped per frame by ``--qr-budget``) per condition frame, as a
 multiple of decoding one 2028x1520 JPEG frame measured in the same process.
+
+Camera bumps go through the product's re-posing (``PoseWatch``, then a reader at the new pose), as `run`
+and `demo` do. A palette the set-up check refuses is printed as "refused at set-up: <message>" under its
+row (the table never runs; its figures are still measured). ``--reasons`` prints why uncovered stands were
+not read right, per row; ``--tuning`` runs the magnitudes the availability thresholds were tuned at.
 
 Run: PYTHONPATH=. .venv/bin/python bench/bench_overhead_stress.py [--tables 4] [--seed 7] [--only NAME...]
 """
@@ -21,8 +27,10 @@ Run: PYTHONPATH=. .venv/bin/python bench/bench_overhead_stress.py [--tables 4] [
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,14 +42,20 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import CameraPose, default_pose
+from calibration.drift import moved_reference
 from calibration.layout import TableLayout
+from calibration.mat_pose import Artwork
 from rules.kipukas.board_map import BoardMap
 from rules.kipukas.identity import is_kipukas_payload
-from tracker.overhead.layout import table_layout
+from tracker.overhead.layout import table_artworks, table_layout
+from tracker.overhead.pose_watch import PoseWatch
 from tracker.table.board import StandValue
 from tracker.table.loop import stand_value
 from tracker.table.stabiliser import Stabiliser
+from vision import patch_classifier
 from vision.board import QR_BUDGET_S, BoardReader
+from vision.observation import BoardObservation, SlotObs, StandObs
+from vision.palette import palette_problems
 from vision.synth import Renderer, SlotCard, TableScene, Token
 from vision.synth.bump import bumped_pose
 from vision.synth.clutter import Clutter
@@ -106,6 +120,18 @@ CONDITIONS = [
     Condition("close colours", palette=CLOSE_PALETTE),
 ]
 
+# the magnitudes the decision's thresholds were tuned at (``--tuning``), beside the categories above
+TUNING_CONDITIONS = [
+    Condition("jpeg q30", {"jpeg_quality": 30}),
+    Condition("jpeg q20", {"jpeg_quality": 20}),
+    Condition("1200x900", size=(1200, 900)),
+    Condition("bump 2deg 15mm", bump=(2.0, 15.0)),
+    Condition("warm 2700K", {"kelvin": 2700.0}),
+    Condition("cool 7000K", {"kelvin": 7000.0}),
+    Condition("phone on map", clutter=_on_map),
+    Condition("arm across map", hands=1),
+]
+
 
 @dataclass
 class Tally:
@@ -114,6 +140,7 @@ class Tally:
     covered_flagged: int = 0
     covered_n: int = 0
     wrong_accepted: int = 0
+    frame_wrong: int = 0  # confident wrong readings of single frames (stands + slots), before the stabiliser
     slot_ok: int = 0
     slot_n: int = 0
     qr_ok: int = 0
@@ -123,6 +150,8 @@ class Tally:
     unreadable: int = 0
     frames: int = 0
     misses: list[str] = field(default_factory=list)
+    reasons: Counter[str] = field(default_factory=Counter)  # why uncovered stands were not read right
+    refused: str | None = None  # the set-up check's message when it refuses the condition's palette
 
 
 def random_scene(layout: TableLayout, rng: np.random.Generator, palette: dict[str, tuple[int, int, int]],
@@ -173,6 +202,48 @@ def make_reader(layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[
                        accept=None if before else is_kipukas_payload, qr_budget_s=qr_budget_s)
 
 
+ARTWORKS: dict[int, list[Artwork]] = {}  # per layout: what the pose watch matches a knocked camera against
+
+
+class Overhead:
+    """What `run` (``tracker.runtime.appliance``) and `demo` do with each overhead frame: the pose watch
+    (``tracker.overhead.pose_watch.PoseWatch``) checks it first; a knocked camera is re-posed and the reader
+    built anew at the new pose (the demo moves its photo of the empty table with it, `run` has none); a
+    frame the watch calls unreadable ("camera moved") is not read and feeds nothing to the stabiliser."""
+
+    def __init__(self, layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
+                 reference: np.ndarray | None, args: argparse.Namespace, watch: bool) -> None:
+        self.layout, self.pose, self.palette, self.reference, self.args = layout, pose, palette, reference, args
+        self.reader = make_reader(layout, pose, palette, reference, args.before, args.qr_budget)
+        self.said: list[str] = []
+        if watch and id(layout) not in ARTWORKS:
+            ARTWORKS[id(layout)] = table_artworks(BoardMap.packaged(), layout)
+        self.watch = PoseWatch(layout, pose, ARTWORKS[id(layout)], self.said.append) if watch else None
+        self.now = 0.0
+
+    def read(self, frame: np.ndarray) -> Any | None:
+        if self.watch is not None:
+            self.now += getattr(self.args, "frame_interval", 0.5)
+            seen = self.watch.process(frame, self.now)
+            if seen.pose is not None:
+                if self.reference is not None:
+                    self.reference = moved_reference(self.reference, self.pose, seen.pose)
+                self.pose = seen.pose
+                self.reader = make_reader(self.layout, self.pose, self.palette, self.reference, self.args.before,
+                                          self.args.qr_budget)
+            if not seen.readable:
+                return None
+        return self.reader.read(frame)
+
+
+def not_read(layout: TableLayout) -> BoardObservation:
+    """A frame the pose watch did not let the reader read: every region unknown."""
+    return BoardObservation({s.id: StandObs("unknown", None, 0, 0.0, True, False, "camera moved")
+                             for s in layout.stands},
+                            {s.id: SlotObs("unknown", None, 0.0, True, "camera moved") for s in layout.slots},
+                            True, (), "camera moved")
+
+
 def run_condition(cond: Condition, layout: TableLayout, args: argparse.Namespace,
                   renderers: dict[Any, Renderer]) -> dict[str, Tally]:
     out = {"photo": Tally(), "no photo": Tally()}
@@ -184,6 +255,11 @@ def run_condition(cond: Condition, layout: TableLayout, args: argparse.Namespace
         renderers[key] = Renderer(layout, base_pose, palette)
     setup = renderers[key]
     reference = setup.render(TableScene({}), seed=args.seed * 1000 + 999)
+    # the colour check `run` applies when colours are learned or chosen: a refused palette never reaches a
+    # game (the table is still read, so the figures say what such a table would get)
+    problems = palette_problems(palette, reference, layout, base_pose)
+    for t in out.values():
+        t.refused = "; ".join(problems) or None
     for k in range(args.tables):
         tag = args.seed * 1000 + k
         rng = np.random.default_rng([args.seed, k, len(cond.name)])
@@ -200,19 +276,23 @@ def run_condition(cond: Condition, layout: TableLayout, args: argparse.Namespace
         composed, truth = shot.compose(staged, seed=tag)
         frames = [shot.finish(composed, seed=tag * 10 + 5 + i, **cond.finish) for i in range(args.frames)]
         for mode, tally in out.items():
-            reader = make_reader(layout, base_pose, palette, reference if mode == "photo" else None, args.before,
-                                 args.qr_budget)
-            stab = Stabiliser(frames=AGREE)
+            # bumps go through the product's own re-posing (the pose watch), as `run` and `demo` do
+            table = Overhead(layout, base_pose, palette, reference if mode == "photo" else None, args,
+                             watch=cond.bump is not None and not args.before)
+            stab: Stabiliser[StandValue] = Stabiliser(frames=AGREE)
             slots = SlotAgreement()
             for f in warm:
-                obs = reader.read(f)
-                stab.feed({s: stand_value(o) for s, o in obs.stands.items()})
-                slots.feed(obs.slots)
+                seen = table.read(f)
+                if seen is not None:
+                    stab.feed({s: stand_value(o) for s, o in seen.stands.items()})
+                    slots.feed(seen.slots)
             for i, f in enumerate(frames):
-                obs = reader.read(f)
-                tally.qr_cpu += reader.fusion.spent
-                stab.feed({s: stand_value(o) for s, o in obs.stands.items()})
-                slots.feed(obs.slots)
+                seen = table.read(f)
+                obs: Any = not_read(layout) if seen is None else seen
+                tally.qr_cpu += table.reader.fusion.spent if seen is not None else 0.0
+                if seen is not None:
+                    stab.feed({s: stand_value(o) for s, o in obs.stands.items()})
+                    slots.feed(obs.slots)
                 tally.frames += 1
                 tally.unreadable += bool(getattr(obs, "unreadable", None))
                 score(obs, scene, truth.occluded, tally, f"{cond.name} table {k} frame {i}")
@@ -245,7 +325,10 @@ def score(obs: Any, scene: TableScene, occluded: dict[str, float], t: Tally, lab
         t.stand_n += 1
         if not flagged(o) and (o.state, o.owner) == want:
             t.stand_ok += 1
-        elif len(t.misses) < 400:
+            continue
+        t.reasons[reason_code(o, want)] += 1
+        t.frame_wrong += not flagged(o)
+        if len(t.misses) < 400:
             t.misses.append(f"{label} {sid}: read {o.state}/{o.owner} ({o.confidence:.2f}"
                             f"{', flagged: ' + str(getattr(o, 'reason', None)) if flagged(o) else ''}) for {want}")
     for sid, so in obs.slots.items():
@@ -260,9 +343,10 @@ def score(obs: Any, scene: TableScene, occluded: dict[str, float], t: Tally, lab
         if occ > 0:
             continue
         t.slot_n += 1
-        if not flagged(so) and so.state == face:
-            t.slot_ok += 1
-        elif len(t.misses) < 400:
+        right = not flagged(so) and so.state == face
+        t.slot_ok += right
+        t.frame_wrong += not right and not flagged(so)
+        if not right and len(t.misses) < 400:
             t.misses.append(f"{label} slot {sid}: read {so.state} ({so.confidence:.2f}, "
                             f"{getattr(so, 'reason', None)}) for {face}")
         if so.payload is not None and not (face == "down" and cards and so.payload == cards[-1].payload):
@@ -271,6 +355,18 @@ def score(obs: Any, scene: TableScene, occluded: dict[str, float], t: Tally, lab
         if face == "down" and cards:
             t.qr_n += 1
             t.qr_ok += so.payload == cards[-1].payload
+
+
+def reason_code(o: Any, want: tuple[str, str | None]) -> str:
+    """Which check kept an uncovered stand from reading right: the reader's reason with its numbers taken
+    out, "low confidence <state>" for a reading below the stabiliser's bar, or "WRONG" for a confident wrong
+    one."""
+    if not flagged(o):
+        return "WRONG"
+    if o.reason:
+        return re.sub(r"\s*\([^)]*\)", "", str(o.reason)).replace(f", the rule {o.state}", ", the rule X")
+    right = "right" if (o.state, o.owner) == want else "other"
+    return f"low confidence {o.state} ({right})"
 
 
 def jpeg_decode_s(layout: TableLayout) -> float:
@@ -301,6 +397,14 @@ def main() -> int:
     ap.add_argument("--qr-budget", type=float, default=QR_BUDGET_S,
                     help="CPU seconds per frame for face-down codes the plain decoders miss")
     ap.add_argument("--misses", type=int, default=8, help="misses to print per condition")
+    ap.add_argument("--tuning", action="store_true",
+                    help="run the tuning magnitudes (JPEG q30/q20, 1200x900, ...) instead of the conditions")
+    ap.add_argument("--frame-interval", type=float, default=0.5,
+                    help="seconds between frames, for the pose watch's clock (it checks fully every 5 s)")
+    ap.add_argument("--accept", type=float, default=None,
+                    help="override the classifier's ACCEPT (vision.patch_classifier) for tuning")
+    ap.add_argument("--reasons", action="store_true",
+                    help="print, per row, why uncovered stands were not read right (reason codes)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     layout = table_layout(BoardMap.packaged())
@@ -313,28 +417,35 @@ def main() -> int:
           f"seed {args.seed}, {args.tables} tables x ({args.warmup} warm-up + {args.frames}) "
           f"frames per condition and set-up")
     head = f"{'condition':<16}{'set-up':<9}{'stands correct':>16}{'covered flagged':>17}{'wrong acc':>10}" \
-           f"{'slots correct':>16}{'face-down QR':>15}{'QR wrong':>9}{'unreadable':>11}{'QR/jpeg':>8}"
+           f"{'/frame':>7}{'slots correct':>16}{'face-down QR':>15}{'QR wrong':>9}{'unreadable':>11}{'QR/jpeg':>8}"
     print(head)
     failed = 0
-    for cond in CONDITIONS:
+    if args.accept is not None:
+        patch_classifier.ACCEPT = args.accept
+    for cond in TUNING_CONDITIONS if args.tuning else CONDITIONS:
         if args.only and cond.name not in args.only:
             continue
         res = run_condition(cond, layout, args, renderers)
         for mode, t in res.items():
             print(f"{cond.name:<16}{mode:<9}{pct(t.stand_ok, t.stand_n):>16}{pct(t.covered_flagged, t.covered_n):>17}"
-                  f"{t.wrong_accepted:>10}{pct(t.slot_ok, t.slot_n):>16}{pct(t.qr_ok, t.qr_n):>15}"
+                  f"{t.wrong_accepted:>10}{t.frame_wrong:>7}{pct(t.slot_ok, t.slot_n):>16}{pct(t.qr_ok, t.qr_n):>15}"
                   f"{t.qr_wrong:>9}{t.unreadable:>6}/{t.frames:<4}"
                   f"{t.qr_cpu / max(t.frames, 1) / jpeg_s:>8.1f}", flush=True)
-            ok = (t.wrong_accepted == 0 and t.qr_wrong == 0 and t.stand_ok >= 0.99 * t.stand_n
-                  and t.covered_flagged == t.covered_n)
+            if t.refused is not None:
+                print(f"      refused at set-up: token colours refused: {t.refused}")
+            if args.reasons and t.reasons:
+                print("      reasons:", "; ".join(f"{k}: {v}" for k, v in t.reasons.most_common()))
+            # a table whose colours the set-up check refuses never runs: only its wrong readings count
+            ok = (t.wrong_accepted == 0 and t.qr_wrong == 0 and t.covered_flagged == t.covered_n
+                  and (t.stand_ok >= 0.99 * t.stand_n or t.refused is not None))
             if not ok:
                 failed += 1
                 for m in [m for m in t.misses if "ACCEPTED" in m][: args.misses]:
                     print("    ", m)
                 for m in [m for m in t.misses if "ACCEPTED" not in m][: args.misses]:
                     print("    ", m)
-    print(f"{time.perf_counter() - t0:.0f} s; rows missing a target (0 wrong accepted, >= 99% stands correct, "
-          f"every covered region flagged): {failed}")
+    print(f"{time.perf_counter() - t0:.0f} s; rows missing a target (0 wrong accepted, >= 99% stands correct "
+          f"unless the set-up check refuses the table, every covered region flagged): {failed}")
     return 0 if failed == 0 else 1
 
 

@@ -39,14 +39,14 @@ from vision.light import SMALL, LightModel, bgr_of, normalise, saturated_fractio
 from vision.memo import IdentityMemo
 from vision.motion import MotionGuard
 from vision.observation import BoardObservation, SlotObs, StandObs, under_id, under_slot
-from vision.obstruction import ObstructionFinder
+from vision.obstruction import GRAZED, ObstructionFinder
 from vision.palette import map_mask, map_share
 from vision.patch_classifier import PatchClassifier, SecondOpinion
 from vision.regions import SLOT_Z_MM, Region, moved, slot_regions, stand_regions, under_regions
 from vision.slot_qr import qr_window
 from vision.slot_qr_fusion import QrFusion
 from vision.slots import mat_reference, qr_homography, read_slot
-from vision.stands import StandClassifier, StandReading, prepare_model
+from vision.stands import StandClassifier, prepare_model
 from vision.under_mat import read_under
 from vision.warp import extract, one_frame, prepare
 
@@ -356,12 +356,12 @@ class BoardReader:
         """A model's BGR form, computed once per model (models are replaced, never changed in place)."""
         return self._bgr.get(model, lambda: bgr_of(*model))
 
-    def _covered(self, mask: NDArray[np.uint8] | None, rid: str) -> bool:
-        return mask is not None and self.finder is not None and self.finder.covered(mask, rid)
+    def _covered(self, mask: NDArray[np.uint8] | None, rid: str, least: float = 0.0) -> bool:
+        return mask is not None and self.finder is not None and self.finder.covered(mask, rid, least)
 
     def _read_stand(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None,
                     gains: F32) -> StandObs:
-        if self._covered(mask, sid):
+        if self._covered(mask, sid, GRAZED):
             self.models.reset(sid)
             return self._not_read(self.last_stands.get(sid), "covered")
         spec = self.layout.stand(sid)
@@ -371,9 +371,8 @@ class BoardReader:
         c, s = chroma(patch)
         r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, strict=True,
                                      cs=(c, s))
-        veto = None if r.obstructed or self.opinion is None else self.opinion.veto(sid, r.state)
-        if veto is not None:
-            r = StandReading("unknown", None, 0, 0.0, True, False, veto)
+        if self.opinion is not None:
+            r = self.opinion.judge(sid, r)  # confirms an unsure reading or vetoes a doubtful one
         # without a model or a look, an empty reading is capped as unverified: its uncapped verdict starts both
         unverified = model is None and look is None
         confident_empty = r.state == "empty" and not r.obstructed and (

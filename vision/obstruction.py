@@ -16,6 +16,7 @@ from vision.regions import Region
 
 SCALE = 4
 MIN_OUTSIDE_PX = 12
+GRAZED = 0.1  # share of a stand's core a blob may cover and leave the stand to its own decision (vision.board)
 EDGE_NEW = 40.0  # brightness-sum gradient (0..765 per px) that appears where the reference had none
 
 
@@ -106,7 +107,12 @@ class ObstructionFinder:
             out = np.asarray(cv2.dilate(out, np.ones((7, 7), np.uint8)), dtype=np.uint8)  # ~6 mm of margin
         return out, tuple(boxes)
 
-    def covered(self, mask: NDArray[np.uint8], region_id: str) -> bool:
+    def covered(self, mask: NDArray[np.uint8], region_id: str, least: float = 0.0) -> bool:
+        """Whether the obstruction ``mask`` covers more than the share ``least`` of the region's core (any
+        of it with 0). A stand beside an object whose blob (with its shadow) only grazes its edge is left to
+        the stand's own decision, which must explain every change on it."""
         (x0, y0, x1, y1), m = self.masks[region_id]
         sub = mask[y0:y1, x0:x1]
-        return bool((sub & m[: sub.shape[0], : sub.shape[1]]).any())
+        core = m[: sub.shape[0], : sub.shape[1]]
+        over = int((sub & core).sum())
+        return over > 0 and over > least * float(core.sum())

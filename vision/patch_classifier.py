@@ -7,8 +7,11 @@ This module runs a small convolutional network, trained on domain-randomised ren
 (``training/train_patches.py``), over the same light-normalised patch, as a **veto**: the rule's reading
 stands unless the network is confident of something else (another class or an unknown object, calibrated
 probability >= ``VETO``) or all but rules the rule's reading out (probability < ``FLOOR``); a vetoed region
-is unknown. A network unsure of everything costs nothing: the rule, which never guesses, decides. Both
-thresholds were tuned on the stress bench's seed 7 only (docs/overhead.md).
+is unknown. A network unsure of everything costs nothing: the rule, which never guesses, decides. Where
+the rule itself is unsure but found nothing foreign, the network may **confirm** one of the rule's own
+candidates at calibrated probability >= ``ACCEPT`` (``SecondOpinion.judge``): the rule's measurements
+name what it could be, the network says which. All thresholds were tuned on the stress bench's seed 7
+only (docs/overhead.md).
 
 Runtime is OpenCV's DNN module (``cv2.dnn.readNetFromONNX``, no new dependency). The ONNX file holds the
 network up to its last hidden layer (the features); the last layer (``W``, ``b``) and the temperature that
@@ -34,6 +37,7 @@ from numpy.typing import NDArray
 from vision.errors import VisionError
 from vision.light import normalise
 from vision.regions import Region
+from vision.stands import StandReading
 from vision.warp import extract
 
 FORMAT = "kipukas-patch-classifier/1"
@@ -43,6 +47,8 @@ STAND_CLASSES = ("empty", "capital", "basecamp", "soul", "soul flipped", "unknow
 SLOT_CLASSES = ("empty", "down", "up", "landscape", "unknown")
 VETO = 0.9  # calibrated probability of another reading (or of "unknown") that vetoes the rule's
 FLOOR = 0.02  # the rule's reading is vetoed when the network gives it less than this
+ACCEPT = 0.97  # calibrated probability of the rule's own unsure candidate that makes it confident
+CONFIRM_BELOW = 0.8  # a rule's reading below this confidence is unsure (the reader's CONFIDENT_EMPTY)
 F32 = NDArray[np.float32]
 
 
@@ -142,6 +148,15 @@ def verdict(probs: F32, classes: tuple[str, ...], rule: str) -> str | None:
     return None
 
 
+def agreement(probs: F32, classes: tuple[str, ...], rule: str) -> float:
+    """The network's calibrated probability of the rule's reading ``rule`` (an upright and a flipped soul
+    token count as one reading); 0 for a reading it has no class for."""
+    p = {c: float(v) for c, v in zip(classes, probs, strict=True)}
+    if "soul flipped" in p:
+        p["soul"] += p.pop("soul flipped")
+    return p.get(rule, 0.0)
+
+
 class SecondOpinion:
     """The reader's hook: one batch per network over the regions read this frame, then a veto per region.
     Without a classifier (missing or corrupt weights) every reading is vetoed with the reason: the reader
@@ -176,6 +191,35 @@ class SecondOpinion:
                 ids = list(regions)
                 probs = net.probs([patch_input(img, regions[rid], gains) for rid in ids])
                 self._probs.update((rid, (p, net.classes)) for rid, p in zip(ids, probs, strict=True))
+
+    def confirms(self, rid: str, candidates: tuple[str, ...]) -> tuple[str, float, bool] | None:
+        """Which of the rule's unsure ``candidates`` for ``rid`` the network is sure of this frame (calibrated
+        probability >= ``ACCEPT``, an upright and a flipped soul token as one), with that probability and
+        whether it sees a soul token flipped; None when it is sure of none (or did not classify ``rid``)."""
+        got = self._probs.get(rid) if self.patches is not None else None
+        if got is None:
+            return None
+        probs, classes = got
+        for cand in candidates:
+            p = agreement(probs, classes, cand)
+            if p >= ACCEPT:
+                named = dict(zip(classes, (float(v) for v in probs), strict=True))
+                return cand, p, named.get("soul flipped", 0.0) > named.get("soul", 0.0)
+        return None
+
+    def judge(self, rid: str, r: StandReading) -> StandReading:
+        """The stand reading ``r`` of the rule after this second opinion: made confident where the rule was
+        unsure but found nothing foreign (not obstructed) and the network is sure of the rule's candidate or
+        of a piece the measured size alone allows (``StandReading.alternatives``; the owner stays the rule's,
+        from colour); unknown where the network vetoes it (``veto``); else unchanged."""
+        if not r.obstructed and r.confidence < CONFIRM_BELOW:
+            sure = self.confirms(rid, (r.state, *r.alternatives))
+            if sure is not None:
+                state, p, flipped = sure
+                r = replace(r, state=state, confidence=max(r.confidence, p), reason=None,
+                            flipped=(r.flipped if state == r.state else flipped) and state == "soul")
+        veto = None if r.obstructed else self.veto(rid, r.state)
+        return r if veto is None else StandReading("unknown", None, 0, 0.0, True, False, veto)
 
     def veto(self, rid: str, rule: str) -> str | None:
         """Why the rule's reading ``rule`` of ``rid`` may not be accepted this frame, or None."""

@@ -44,6 +44,11 @@ UNEXPLAINED_FRACTION = 0.15
 PROTO_COMMON = 0.02
 PROTO_STRANGE_FRACTION = 0.12
 UNVERIFIED_EMPTY = 0.3
+# with neither a model nor a look, skin-coloured pixels are the only sign of a hand; a share of them up to
+# MARGINAL_SKIN times the threshold (a map's own warm colours, blurred at low resolution, reach it) leaves
+# the reading unsure, for the patch classifier to confirm or not (``vision.board``), instead of covered
+MARGINAL_SKIN = 2.0
+SKIN_UNSURE = "a few skin-coloured pixels"
 AREA_MM2 = {"soul": (50.0, 160.0), "basecamp": (110.0, 200.0), "capital": (215.0, 380.0)}
 TRACE: list[float] | None = None
 TRACE_A: list[tuple[str, float, float]] | None = None
@@ -65,6 +70,9 @@ class StandReading:
     reason: str | None = None
     piece: NDArray[np.bool_] | None = None  # where the piece and its side walls are (for the stand's look)
     area: float = 0.0  # mm^2 of the piece's top as measured
+    # what else the rule's own measurements allow when they disagree (its shape says one piece, the measured
+    # size another): the candidates a second opinion may confirm (``vision.board``), never read on their own
+    alternatives: tuple[str, ...] = ()
 
 
 class StandClassifier:
@@ -121,11 +129,14 @@ class StandClassifier:
         area = float(blob.sum()) / px_per_mm**2
         border = float(np.concatenate([any_owner[0], any_owner[-1], any_owner[:, 0], any_owner[:, -1]]).mean())
         hull = _hull(blob) if area >= EMPTY_MAX_MM2 else None
+        unsure: str | None = None  # a weak sign of something else: the reading needs a second opinion
         if strict:
             reason = self._unexplained(c, s, owners, changed, allowed, hull, foot, px_per_mm, kind, size_mm)
             if reason is None and area > 2.0 * CAPITAL_MIN_MM2:
                 reason = "too large for a piece"
-            if reason is not None:
+            if reason == SKIN_UNSURE:
+                unsure = reason
+            elif reason is not None:
                 return StandReading("unknown", None, 0, 0.0, True, False, reason)
         elif ref is not None:
             near = cv2.dilate((owners >= 0).astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
@@ -138,7 +149,7 @@ class StandClassifier:
             conf = float(np.clip(1.0 - area / EMPTY_MAX_MM2, 0.0, 1.0)) * 0.5 + 0.5
             if strict and ref is None and look is None:
                 conf = min(conf, UNVERIFIED_EMPTY)  # nothing tells an empty stand from a covered one
-            return StandReading("empty", None, 0, conf, False, False)
+            return StandReading("empty", None, 0, 0.0 if unsure else conf, False, False, unsure)
         inside = owners[(blob > 0) & (owners >= 0)]
         votes = np.bincount(inside.astype(np.int64), minlength=len(self.owners))
         owner = self.owners[int(votes.argmax())]
@@ -154,11 +165,35 @@ class StandClassifier:
             flipped = False
         if TRACE_A is not None:
             TRACE_A.append((state, area, fill))
+        alternatives: tuple[str, ...] = ()
         if strict:
             lo, hi = self.areas[state]
             margin = min(margin, (area - lo) / 15.0, (hi - area) / 15.0)  # shape and size must agree
-        conf = float(np.clip(min(margin, 1.0) * purity, 0.0, 1.0))
-        return StandReading(state, owner, 1, conf, False, flipped, None, _piece_zone(hull, n, px_per_mm, 1.0), area)
+            alternatives = self.sized(kind, area, state)
+        conf = 0.0 if unsure else float(np.clip(min(margin, 1.0) * purity, 0.0, 1.0))
+        return StandReading(state, owner, 1, conf, False, flipped, unsure, _piece_zone(hull, n, px_per_mm, 1.0), area,
+                            alternatives)
+
+    def sized(self, kind: str, area: float, shaped: str) -> tuple[str, ...]:
+        """The pieces other than ``shaped`` that the measured top ``area`` allows (only a territory stand
+        takes capitals and base camps): those whose range of areas holds it, or, when the area falls
+        between ranges (and outside ``shaped``'s), the pieces whose ranges bound that gap, nearest below and
+        nearest above. When blur or JPEG blocks round a square's corners, its size still says which squares
+        it may be; JPEG shrinks a saturated top, so the piece above the gap stays a candidate."""
+        kinds = ("soul", "basecamp", "capital") if kind == "territory" else ("soul",)
+        inside = tuple(k for k in kinds if k != shaped and self.areas[k][0] <= area <= self.areas[k][1])
+        lo, hi = self.areas[shaped]
+        if inside or lo <= area <= hi:
+            return inside
+        others = [k for k in kinds if k != shaped]
+        below = [k for k in others if self.areas[k][1] < area]
+        above = [k for k in others if self.areas[k][0] > area]
+        out = []
+        if below:
+            out.append(max(below, key=lambda k: self.areas[k][1]))
+        if above:
+            out.append(min(above, key=lambda k: self.areas[k][0]))
+        return tuple(out)
 
     def _unexplained(self, c: F32, s: F32, owners: NDArray[np.int8], changed: NDArray[np.bool_] | None,
                      allowed: NDArray[np.bool_] | None, hull: NDArray[np.int32] | None, foot: NDArray[np.uint8],
@@ -190,7 +225,10 @@ class StandClassifier:
             if TRACE_U is not None:
                 TRACE_U.append(("model", frac))
             return "unexplained object" if frac > UNEXPLAINED_FRACTION else None
-        return "covered" if skin_fraction(c, s) > OBSTRUCTED_FRACTION else None
+        skin = skin_fraction(c, s)
+        if skin > MARGINAL_SKIN * OBSTRUCTED_FRACTION:
+            return "covered"
+        return SKIN_UNSURE if skin > OBSTRUCTED_FRACTION else None
 
 
 def changed_pixels(patch: NDArray[np.uint8], ref: tuple[F32, F32], strict: bool = True) -> NDArray[np.bool_]:
