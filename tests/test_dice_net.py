@@ -29,9 +29,10 @@ ASSETS = Path(__file__).resolve().parents[1] / "vision" / "assets"
 PALETTE = {"red": (40, 40, 210), "blue": (200, 90, 30)}
 # seeds of this test's renders: not the training sessions (22xxxx), nor the bench's (1xxxxxx-4xxxxxx)
 SEEDS = range(6_000, 6_010)
-# measured 20/20, 19/20 and 7/20 read here with the shipped weights (docs/dice.md has the bench's rates; the
-# earlier weights read 20/20, 18/20, 4/20 of the set 5000-5009, these 20/20, 20/20, 6/20): the D20 target is not met
-FLOOR = {"diel": 0.95, "d6": 0.9, "d20": 0.3}
+# measured 20/20, 19/20 and 3/20 read here with the shipped weights and acceptance (0.9 / 0.96 / 0.99: the D6's and
+# D20's raised after wrong faces above 0.9 on the calibration crops and on bench seed 3; docs/dice.md): the D20
+# target is not met, and no wrong face may be accepted
+FLOOR = {"diel": 0.95, "d6": 0.9, "d20": 0.1}
 
 
 def copy_assets(tmp_path: Path) -> Path:
