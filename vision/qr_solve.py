@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.qr_register import Registration, register
-from vision.slot_qr import WINDOW_PX_PER_MM, Accept, FloatImage, decode_means, function_modules
+from vision.slot_qr import WINDOW_PX_PER_MM, Accept, FloatImage, climb_centres, decode_means, function_modules
 from vision.warp import Mat3, apply
 
 GRID_PPM = 4  # samples per module (per axis) of the grid view the cells are averaged from
@@ -186,21 +186,7 @@ def fit_registration(view: FloatImage, reg: Registration, sigmas: tuple[float, .
     sigma = max(sigmas, key=lambda s: score(reg.mapping, s))
     pts = _corners(reg.mapping, n)
     unit = float(np.linalg.norm(pts[1] - pts[0])) / (n - 7)
-    best = score(_from_corners(pts, n), sigma)
-    tries = 0
-    for step in FIT_STEPS:
-        improved = True
-        while improved and tries < FIT_TRIES:
-            improved = False
-            for i in range(3):
-                for axis in range(2):
-                    for sign in (1.0, -1.0):
-                        trial = pts.copy()
-                        trial[i, axis] += sign * step * unit
-                        s = score(_from_corners(trial, n), sigma)
-                        tries += 1
-                        if s > best + 1e-4:
-                            best, pts, improved = s, trial, True
+    _, pts = climb_centres(pts, unit, lambda p: score(_from_corners(p, n), sigma), FIT_STEPS, FIT_TRIES, 1e-4)
     mapping = _from_corners(pts, n)
     sigma = max(sigmas, key=lambda s: score(mapping, s))
     return mapping, sigma

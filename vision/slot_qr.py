@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import cv2
 import numpy as np
@@ -209,6 +210,29 @@ def decode_means(means: FloatImage, version: int, accept: Accept) -> str | None:
     return None
 
 
+def climb_centres(pts: npt.NDArray[Any], unit: float, fit: Callable[[npt.NDArray[Any]], float],
+                  steps: Sequence[float], max_tries: int, gain: float) -> tuple[float, npt.NDArray[Any]]:
+    """The three finder centres ``pts`` (3x2) moved one coordinate at a time by ``step * unit`` for each
+    step of ``steps`` while that raises ``fit`` by more than ``gain`` (at most ``max_tries`` trials in
+    all), and the fit they reach: the grid search both grid readers share."""
+    best = fit(pts)
+    tries = 0
+    for step in steps:
+        improved = True
+        while improved and tries < max_tries:
+            improved = False
+            for i in range(3):
+                for axis in range(2):
+                    for sign in (1.0, -1.0):
+                        trial = pts.copy()
+                        trial[i, axis] += sign * step * unit
+                        score = fit(trial)
+                        tries += 1
+                        if score > best + gain:
+                            best, pts, improved = score, trial, True
+    return best, pts
+
+
 def fit_geometry(view: FloatImage, mapping: Mat3, version: int, steps: tuple[float, ...] = (0.3, 0.12),
                  max_tries: int = 48) -> tuple[float, Mat3]:
     """``mapping`` (module units -> view px) nudged to fit the function patterns best: a coordinate search
@@ -229,21 +253,7 @@ def fit_geometry(view: FloatImage, mapping: Mat3, version: int, steps: tuple[flo
 
     pts = apply(mapping, src).astype(np.float32)
     unit = float(np.linalg.norm(pts[1] - pts[0])) / (n - 7)
-    best = fit(pts)
-    tries = 0
-    for step in steps:
-        improved = True
-        while improved and tries < max_tries:
-            improved = False
-            for i in range(3):
-                for axis in range(2):
-                    for sign in (1.0, -1.0):
-                        trial = pts.copy()
-                        trial[i, axis] += sign * step * unit
-                        score = fit(trial)
-                        tries += 1
-                        if score > best + 1e-3:
-                            best, pts, improved = score, trial, True
+    best, pts = climb_centres(pts, unit, fit, steps, max_tries, 1e-3)
     return best, mapped(pts)
 
 
