@@ -59,7 +59,8 @@ class FlakyCamera:
 def test_camera_lost_garbage_and_back(tmp_path: Path, frames: tuple[np.ndarray, np.ndarray]) -> None:
     empty, capital = frames
     garbage = np.zeros((10, 10), dtype=np.uint8)
-    camera = FlakyCamera([[empty] * 3 + ["raise"], ["missing"], [garbage], ["missing"], [capital] * 4])
+    camera = FlakyCamera([[empty] * 3 + ["raise"], ["missing"], [garbage], ["missing"], [capital] * 400])
+    # The last session outlasts the test: a short one could end (a "lost" warning) before the stop lands.
     cfg = parse_config("[recording]\nkeyframes = false\n")
     table = Table(BoardMap.packaged(), GameRecord(str(tmp_path / "g.sqlite"), KEY), DECKS)
     said: list[str] = []
