@@ -46,16 +46,22 @@ class RegionChanges:
             if kept is None or rid in always:
                 out.add(rid)
                 continue
-            before, before_mean = kept
-            n = before.size
-            if not n:
-                continue
-            now = small[y0:y1, x0:x1].astype(np.float32)
-            now_mean = sum(cv2.sumElems(now)[:3]) / n
-            now *= np.float32(before_mean / max(now_mean, 1.0))
-            if sum(cv2.sumElems(cv2.absdiff(now, before))[:3]) / n > UNCHANGED_LEVELS:
+            if difference(kept, small[y0:y1, x0:x1]) > UNCHANGED_LEVELS:
                 out.add(rid)
         return out
+
+
+def difference(kept: tuple[NDArray[np.float32], float], crop: NDArray[np.uint8]) -> float:
+    """The change test's score of ``crop`` against a kept crop and its mean: the mean absolute difference
+    (0..255) at equal mean brightness; 0 for an empty box. ``bench/bench_change.py`` measures it."""
+    before, before_mean = kept
+    n = before.size
+    if not n:
+        return 0.0
+    now = crop.astype(np.float32)
+    now_mean = sum(cv2.sumElems(now)[:3]) / n
+    now *= np.float32(before_mean / max(now_mean, 1.0))
+    return float(sum(cv2.sumElems(cv2.absdiff(now, before))[:3]) / n)
 
 
 STILL_LEVELS = 6.0  # mean |difference| (0..255) of a 16x16 block of grey that is still sensor noise
