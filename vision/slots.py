@@ -30,6 +30,9 @@ BACK_CELL_MIN = 0.2  # measured: the back's outer cells >= 0.5
 OCCUPIED = 0.5
 SPECK_FRAME_PX = 4.0  # tuned on bench seed 7: strokes up to ~4 frame px wide cling to cards at 1014x760
 SPECK_MAX_MM = 6.0  # never open away more than this: a cup's rim, a finger, a card box's edge are wider
+OVER_MM = 6.0  # how much longer / wider than a card its outline may measure in a full-resolution frame
+FULL_PPM = 1.9  # the frame px per mm OVER_MM was measured at (2028x1520)
+EDGE_FRAME_PX = 2.0  # a card's edge, blurred and resampled, reads as changed this far out, per side
 FREE = 0.25
 
 
@@ -94,7 +97,9 @@ def card_shaped(mask: NDArray[np.bool_], k: float, card_mm: tuple[float, float],
     artwork (the reference without an empty-table photo) cling to a card's edge as thin strokes and
     widen its outline. They are opened away first, with a kernel of ``SPECK_FRAME_PX`` frame pixels
     (``frame_ppm``: the frame's px per mm here), at most ``SPECK_MAX_MM``: thin strokes go, anything as
-    wide as a finger or a cup's rim stays and still breaks the card's outline."""
+    wide as a finger or a cup's rim stays and still breaks the card's outline. For the same reason a
+    card's blurred edge makes it measure wider in a coarser frame: the size tolerance grows by
+    ``EDGE_FRAME_PX`` frame px per side beyond what a full-resolution frame blurs."""
     m = mask.astype(np.uint8)
     if frame_ppm is not None and frame_ppm > 0:
         d = min(SPECK_FRAME_PX / frame_ppm, SPECK_MAX_MM) * k
@@ -112,7 +117,10 @@ def card_shaped(mask: NDArray[np.bool_], k: float, card_mm: tuple[float, float],
     area = float(stats[i, cv2.CC_STAT_AREA])
     solidity = area / max(float(cv2.contourArea(hull)), 1.0)
     cw, ch = sorted(card_mm)
-    return (cw - tol_mm < short < cw + 6.0 and ch - tol_mm < long_ < ch + 6.0 and solidity > 0.9)
+    over = OVER_MM
+    if frame_ppm is not None and frame_ppm > 0:
+        over += 2.0 * EDGE_FRAME_PX * max(0.0, 1.0 / frame_ppm - 1.0 / FULL_PPM)
+    return (cw - tol_mm < short < cw + over and ch - tol_mm < long_ < ch + over and solidity > 0.9)
 
 
 def _frac(mask: NDArray[np.bool_], box: tuple[int, int, int, int]) -> float | None:
