@@ -28,6 +28,11 @@ QR_ZONE_MM = 64.0
 BACK_LIKE_MIN = 0.15  # measured: card backs >= 0.38, fronts <= 0.01
 BACK_CELL_MIN = 0.2  # measured: the back's outer cells >= 0.5
 OCCUPIED = 0.5
+SPECK_FRAME_PX = 4.0  # tuned on bench seed 7: strokes up to ~4 frame px wide cling to cards at 1014x760
+SPECK_MAX_MM = 6.0  # never open away more than this: a cup's rim, a finger, a card box's edge are wider
+OVER_MM = 6.0  # how much longer / wider than a card its outline may measure in a full-resolution frame
+FULL_PPM = 1.9  # the frame px per mm OVER_MM was measured at (2028x1520)
+EDGE_FRAME_PX = 2.0  # a card's edge, blurred and resampled, reads as changed this far out, per side
 FREE = 0.25
 
 
@@ -77,10 +82,29 @@ def zones(size: tuple[int, int], k: float, card_mm: tuple[float, float]) -> dict
     return out
 
 
-def card_shaped(mask: NDArray[np.bool_], k: float, card_mm: tuple[float, float], tol_mm: float = 14.0) -> bool:
+def frame_px_per_mm(H: Mat3, k: float, size: tuple[int, int]) -> float:
+    """The camera frame's pixels per mm at the slot's centre (``H``: patch px at ``k`` px/mm -> frame px):
+    what the patch's smallest trustworthy detail is, since the patch is resampled from the frame."""
+    return qr_window(H, k, size).frame_px_per_mm
+
+
+def card_shaped(mask: NDArray[np.bool_], k: float, card_mm: tuple[float, float], tol_mm: float = 14.0,
+                frame_ppm: float | None = None) -> bool:
     """Whether the largest changed blob is one card: a solid rectangle of the card's size (a card may hang
-    a little over the slot's edge, so it may be up to ``tol_mm`` shorter)."""
+    a little over the slot's edge, so it may be up to ``tol_mm`` shorter).
+
+    Specks and the mat's printed slot numbers that the resampled frame renders softer than the mat
+    artwork (the reference without an empty-table photo) cling to a card's edge as thin strokes and
+    widen its outline. They are opened away first, with a kernel of ``SPECK_FRAME_PX`` frame pixels
+    (``frame_ppm``: the frame's px per mm here), at most ``SPECK_MAX_MM``: thin strokes go, anything as
+    wide as a finger or a cup's rim stays and still breaks the card's outline. For the same reason a
+    card's blurred edge makes it measure wider in a coarser frame: the size tolerance grows by
+    ``EDGE_FRAME_PX`` frame px per side beyond what a full-resolution frame blurs."""
     m = mask.astype(np.uint8)
+    if frame_ppm is not None and frame_ppm > 0:
+        d = min(SPECK_FRAME_PX / frame_ppm, SPECK_MAX_MM) * k
+        side = max(3, 2 * int(d / 2) + 1)
+        m = np.asarray(cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((side, side), np.uint8)), np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
     if n <= 1:
         return False
@@ -93,7 +117,10 @@ def card_shaped(mask: NDArray[np.bool_], k: float, card_mm: tuple[float, float],
     area = float(stats[i, cv2.CC_STAT_AREA])
     solidity = area / max(float(cv2.contourArea(hull)), 1.0)
     cw, ch = sorted(card_mm)
-    return (cw - tol_mm < short < cw + 6.0 and ch - tol_mm < long_ < ch + 6.0 and solidity > 0.9)
+    over = OVER_MM
+    if frame_ppm is not None and frame_ppm > 0:
+        over += 2.0 * EDGE_FRAME_PX * max(0.0, 1.0 / frame_ppm - 1.0 / FULL_PPM)
+    return (cw - tol_mm < short < cw + over and ch - tol_mm < long_ < ch + over and solidity > 0.9)
 
 
 def _frac(mask: NDArray[np.bool_], box: tuple[int, int, int, int]) -> float | None:
@@ -188,7 +215,7 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
     if max(lower, upper, side_max) < FREE:
         conf = 1.0 - max(lower, upper, side_max) / FREE
         return "empty", None, 0.5 + 0.5 * conf, False
-    if not card_shaped(mask, k, card_mm):
+    if not card_shaped(mask, k, card_mm, frame_ppm=frame_px_per_mm(H, k, size)):
         return "empty", None, 0.0, True  # what changed is not a card: a hand, an arm, a stray object
     if lower >= OCCUPIED and upper >= OCCUPIED:
         x0, y0, x1, y1 = z["upper"][0], z["upper"][1], z["lower"][2], z["lower"][3]
