@@ -78,10 +78,24 @@ def _candidates(layout: TableLayout, surface_z_mm: float) -> FloatArray:
 
 
 def _glance(img: NDArray[np.uint8]) -> NDArray[np.float32]:
-    """A grey copy at 1/GLANCE resolution (area-averaged: noise and fine texture cancel out)."""
+    """A grey copy at 1/GLANCE resolution, averaged so that noise and fine texture cancel out: a bilinear
+    quarter (each pixel the mean of 2x2 of its 4x4 block), then 2x2 means (an area resize by a whole factor;
+    by 8.02 for 2028 px it would take 30x longer)."""
     h, w = img.shape[:2]
-    small = cv2.resize(img, (w // GLANCE, h // GLANCE), interpolation=cv2.INTER_AREA)
-    return _gray(np.asarray(small, np.uint8))
+    quarter = cv2.resize(img, (w // 4, h // 4), interpolation=cv2.INTER_LINEAR)
+    n = GLANCE // 4
+    small = cv2.resize(quarter[:(h // GLANCE) * n, :(w // GLANCE) * n], (w // GLANCE, h // GLANCE),
+                       interpolation=cv2.INTER_AREA)
+    fh, fw = _dft_size(small.shape[0]), _dft_size(small.shape[1])  # 253 px would make the DFT 5x slower
+    y, x = (small.shape[0] - fh) // 2, (small.shape[1] - fw) // 2
+    return _gray(np.asarray(small[y:y + fh, x:x + fw], np.uint8))
+
+
+def _dft_size(n: int) -> int:
+    """The largest length up to ``n`` whose DFT is fast (a product of 2, 3 and 5)."""
+    while cv2.getOptimalDFTSize(n) != n:
+        n -= 1
+    return n
 
 
 class PoseTracker:
