@@ -35,6 +35,7 @@ from vision.change import RegionChanges
 from vision.colour import F32, chroma
 from vision.empty_model import EmptyModels
 from vision.errors import VisionError
+from vision.legacy_read import read_legacy
 from vision.light import SMALL, LightModel, bgr_of, normalise, saturated_fraction, shrink, small_of
 from vision.memo import IdentityMemo
 from vision.motion import MotionGuard
@@ -43,13 +44,13 @@ from vision.obstruction import GRAZED, ObstructionFinder
 from vision.palette import map_mask, map_share
 from vision.patch_classifier import PatchClassifier, SecondOpinion
 from vision.regions import Region, moved
-from vision.repose import Placement, moved_small, placement
+from vision.repose import Placement, moved_small, placement, prepare_maps
 from vision.slot_qr import qr_window
 from vision.slot_qr_fusion import QrFusion
-from vision.slots import qr_homography, read_slot
+from vision.slots import read_slot
 from vision.stands import StandClassifier, prepare_model
 from vision.under_mat import read_under
-from vision.warp import extract, one_frame, prepare
+from vision.warp import extract, one_frame
 
 UNREADABLE_FRACTION = 0.5
 CONFIDENT_EMPTY = 0.8
@@ -147,18 +148,9 @@ class BoardReader:
     def _prepare(self) -> None:
         """What every frame's reading derives from the calibration and the models, computed once now: the
         sampling maps of every region and QR window, the smoothed and BGR forms of the models."""
-        shape = (self.pose.image_size[1], self.pose.image_size[0], 3)
-        for reg in self.stand_regions.values():
-            prepare(reg.H, reg.size, shape)
-        for reg in self.under_regions.values():
-            prepare(reg.H, reg.size, shape)
-        for rid, reg in self.slot_regions.items():
-            prepare(reg.H, reg.size, shape)
-            Hq, n = qr_homography(reg.H, reg.px_per_mm, reg.size, self.layout.card_size_mm)
-            prepare(Hq, (n, n), shape)
-            if self.accept is not None:
-                win = qr_window(reg.H, reg.px_per_mm, reg.size)
-                prepare(win.H, (win.side, win.side), shape)
+        prepare_maps(self.stand_regions, self.slot_regions, self.under_regions, self.layout.card_size_mm,
+                     self.pose.image_size, self.accept is not None)
+        for rid in self.slot_regions:
             self._bgr_of(self.models.get(rid) or self._mat_slots[rid])
         for rid in self.stand_regions:
             model = self.models.get(rid)
@@ -494,47 +486,10 @@ class BoardReader:
             return self._not_read_slot(self.last_under.get(sid), r.reason or "not a card's end")
         return SlotObs(r.state, None, r.confidence, False)
 
-    # -- the previous decision (one fixed photo, thresholds), kept for the benchmark's comparison ----------
     def _read_legacy(self, img: NDArray[np.uint8], wanted: set[str] | None) -> BoardObservation:
-        finder = None
-        if self.has_reference and self.global_model is not None:
-            finder = self.finder
-        mask, boxes = (None, ()) if finder is None else finder.find(img)
-        stands: dict[str, StandObs] = {}
-        for sid, reg in self.stand_regions.items():
-            if wanted is not None and sid not in wanted and sid in self.last_stands:
-                stands[sid] = self.last_stands[sid]
-                continue
-            spec = self.layout.stand(sid)
-            r = self.classifier.classify(extract(img, reg.H, reg.size), spec.kind, spec.size_mm, reg.px_per_mm,
-                                         self.models.get(sid))
-            if r.obstructed or self._covered(mask, sid):
-                prev = self.last_stands.get(sid)
-                stands[sid] = (StandObs(prev.state, prev.owner, prev.count, 0.0, True, prev.flipped) if prev
-                               else StandObs(r.state, r.owner, r.count, 0.0, True, r.flipped))
-            else:
-                stands[sid] = StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)
-        slots: dict[str, SlotObs] = {}
-        for sid, reg in self.slot_regions.items():
-            if wanted is not None and sid not in wanted and sid in self.last_slots:
-                slots[sid] = self.last_slots[sid]
-                continue
-            ref = self.models.get(sid) if self.has_reference else None
-            state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm,
-                                                         ref or self._mat_slots[sid], self.layout.card_size_mm,
-                                                         skin_check=finder is None)
-            if obstructed or self._covered(mask, sid):
-                prev_s = self.last_slots.get(sid)
-                slots[sid] = SlotObs(prev_s.state, prev_s.payload, 0.0, True) if prev_s else SlotObs(
-                    state, payload, 0.0, True)
-            else:
-                slots[sid] = SlotObs(state, payload, conf, False)
-        self.last_stands.update({k: v for k, v in stands.items() if not v.obstructed})
-        self.last_slots.update({k: v for k, v in slots.items() if not v.obstructed})
-        any_obstructed = bool(boxes) or any(v.obstructed for v in stands.values()) or any(
-            v.obstructed for v in slots.values())
-        return BoardObservation(stands, slots, any_obstructed, boxes)
-
+        """The previous decision (one fixed photo, thresholds), kept for the benchmark's comparison."""
+        finder = self.finder if self.has_reference and self.global_model is not None else None
+        return read_legacy(img, wanted, self, finder, self._mat_slots)
 
 def _settled(obs: StandObs | SlotObs | None) -> bool:
     """A confident reading: re-reading an unchanged region could not change it. Uncertain ones (under a

@@ -27,7 +27,9 @@ from vision.colour import F32, chroma
 from vision.light import SMALL
 from vision.observation import under_id
 from vision.regions import SLOT_Z_MM, Region, slot_regions, stand_regions, under_regions
-from vision.slots import mat_reference
+from vision.slot_qr import qr_window
+from vision.slots import mat_reference, qr_homography
+from vision.warp import prepare
 
 Box = tuple[int, int, int, int]
 
@@ -75,3 +77,19 @@ def moved_small(small: NDArray[np.uint8], old: CameraPose, new: CameraPose) -> N
     H = S @ new.plane_homography(0.0) @ np.linalg.inv(old.plane_homography(0.0)) @ np.linalg.inv(S)
     return np.asarray(cv2.warpPerspective(small, H, (small.shape[1], small.shape[0]), flags=cv2.INTER_LINEAR,
                                           borderMode=cv2.BORDER_REPLICATE), np.uint8)
+
+
+def prepare_maps(stands: dict[str, Region], slots: dict[str, Region], under: dict[str, Region],
+                 card_size_mm: tuple[float, float], image_size: tuple[int, int], qr_windows: bool) -> None:
+    """Compute once the sampling maps every frame reads the regions through (and each slot's QR views;
+    ``qr_windows``: also the window face-down codes are fused in)."""
+    shape = (image_size[1], image_size[0], 3)
+    for reg in (*stands.values(), *under.values()):
+        prepare(reg.H, reg.size, shape)
+    for reg in slots.values():
+        prepare(reg.H, reg.size, shape)
+        Hq, n = qr_homography(reg.H, reg.px_per_mm, reg.size, card_size_mm)
+        prepare(Hq, (n, n), shape)
+        if qr_windows:
+            win = qr_window(reg.H, reg.px_per_mm, reg.size)
+            prepare(win.H, (win.side, win.side), shape)
