@@ -198,8 +198,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--per-condition", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1000)
+    ap.add_argument("--pose-only", action="store_true", help="only the pose check and its quick look")
     args = ap.parse_args()
     board = BoardMap.packaged()
+    if args.pose_only:
+        pose_check(board, args.seed)
+        return 0
     if IMAGES.is_dir():
         real_pictures(board)
     else:

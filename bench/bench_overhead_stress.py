@@ -16,7 +16,7 @@ must be 0), how many frames the reader called unreadable, and QR/jpeg: the CPU t
 beyond the plain decoders (``vision.slot_qr``, capped per frame by ``--qr-budget``) per condition frame, as a
 multiple of decoding one 2028x1520 JPEG frame measured in the same process.
 
-Camera bumps go through the product's re-posing (``PoseWatch``, then a reader at the new pose), as `run`
+Camera bumps go through the product's re-posing (``PoseWatch``, then the reader re-posed in place), as `run`
 and `demo` do. A palette the set-up check refuses is printed as "refused at set-up: <message>" under its
 row (the table never runs; its figures are still measured). ``--reasons`` prints why uncovered stands were
 not read right, per row; ``--tuning`` runs the magnitudes the availability thresholds were tuned at.
@@ -126,6 +126,8 @@ TUNING_CONDITIONS = [
     Condition("jpeg q20", {"jpeg_quality": 20}),
     Condition("1200x900", size=(1200, 900)),
     Condition("bump 2deg 15mm", bump=(2.0, 15.0)),
+    Condition("bump 2deg 10mm", bump=(2.0, 10.0)),
+    Condition("bump 0.5deg 3mm", bump=(0.5, 3.0)),
     Condition("warm 2700K", {"kelvin": 2700.0}),
     Condition("cool 7000K", {"kelvin": 7000.0}),
     Condition("phone on map", clutter=_on_map),
@@ -208,8 +210,9 @@ ARTWORKS: dict[int, list[Artwork]] = {}  # per layout: what the pose watch match
 class Overhead:
     """What `run` (``tracker.runtime.appliance``) and `demo` do with each overhead frame: the pose watch
     (``tracker.overhead.pose_watch.PoseWatch``) checks it first; a knocked camera is re-posed and the reader
-    built anew at the new pose (the demo moves its photo of the empty table with it, `run` has none); a
-    frame the watch calls unreadable ("camera moved") is not read and feeds nothing to the stabiliser."""
+    re-posed in place, keeping what it learned (``BoardReader.repose``; the demo moves its photo of the
+    empty table with it, `run` has none); a frame the watch calls unreadable ("camera moved") is not read
+    and feeds nothing to the stabiliser."""
 
     def __init__(self, layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
                  reference: np.ndarray | None, args: argparse.Namespace, watch: bool) -> None:
@@ -229,8 +232,7 @@ class Overhead:
                 if self.reference is not None:
                     self.reference = moved_reference(self.reference, self.pose, seen.pose)
                 self.pose = seen.pose
-                self.reader = make_reader(self.layout, self.pose, self.palette, self.reference, self.args.before,
-                                          self.args.qr_budget)
+                self.reader.repose(seen.pose)
             if not seen.readable:
                 return None
         return self.reader.read(frame)

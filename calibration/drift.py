@@ -31,6 +31,8 @@ PATCH = 96
 MIN_PATCHES = 6
 MIN_RESPONSE = 0.15
 QUICK_PATCHES = 4
+GLANCE = 8  # the quick look's whole-image correlation works at 1/8 of the resolution
+MIN_GLANCE_RESPONSE = 0.2  # a peak this clear is one shift of most of the image; below, the patches vote
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,27 @@ def _candidates(layout: TableLayout, surface_z_mm: float) -> FloatArray:
     return np.asarray(pts, np.float64)
 
 
+def _glance(img: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """A grey copy at 1/GLANCE resolution, averaged so that noise and fine texture cancel out: a bilinear
+    quarter (each pixel the mean of 2x2 of its 4x4 block), then 2x2 means (an area resize by a whole factor;
+    by 8.02 for 2028 px it would take 30x longer)."""
+    h, w = img.shape[:2]
+    quarter = cv2.resize(img, (w // 4, h // 4), interpolation=cv2.INTER_LINEAR)
+    n = GLANCE // 4
+    small = cv2.resize(quarter[:(h // GLANCE) * n, :(w // GLANCE) * n], (w // GLANCE, h // GLANCE),
+                       interpolation=cv2.INTER_AREA)
+    fh, fw = _dft_size(small.shape[0]), _dft_size(small.shape[1])  # 253 px would make the DFT 5x slower
+    y, x = (small.shape[0] - fh) // 2, (small.shape[1] - fw) // 2
+    return _gray(np.asarray(small[y:y + fh, x:x + fw], np.uint8))
+
+
+def _dft_size(n: int) -> int:
+    """The largest length up to ``n`` whose DFT is fast (a product of 2, 3 and 5)."""
+    while cv2.getOptimalDFTSize(n) != n:
+        n -= 1
+    return n
+
+
 class PoseTracker:
     """Keeps a calibration honest during play (see the module docstring). ``reference`` is a frame of the
     table in ``pose`` (empty where the patches lie); ``arts`` the designs for the fallback re-pose."""
@@ -103,6 +126,8 @@ class PoseTracker:
             if all(np.hypot(*(px[i] - px[j])) >= PATCH for j in chosen):
                 chosen.append(int(i))
         self.world, self.pixels = world[chosen], px[chosen]
+        self.glance = _glance(reference)
+        self._glance_window = cv2.createHanningWindow(self.glance.shape[::-1], cv2.CV_32F)
 
     @staticmethod
     def _patch(img: NDArray[np.float32], centre: FloatArray) -> NDArray[np.float32]:
@@ -111,8 +136,18 @@ class PoseTracker:
         return img[y - half:y + half, x - half:x + half]
 
     def moved(self, frame: NDArray[np.uint8], n: int = QUICK_PATCHES) -> bool:
-        """A quick test fit for every frame (a few ms): do the most textured patches agree that the image
-        shifted by more than the tolerance? Patches that do not correlate (under a hand) do not count."""
+        """A quick test fit for every frame (a few ms): did the image shift by more than the tolerance?
+
+        A knock of a degree moves the view by tens of pixels, beyond what a 96 px patch can correlate, so
+        the whole view is phase-correlated at 1/8 resolution first: one clear peak away from zero is a
+        moved camera (hands, noise and light leave the static table's peak at zero; a change of gain or
+        white balance does not move a phase peak). Only when no clear peak is found (most of the view
+        covered) do the most textured patches vote; patches that do not correlate do not count."""
+        view = _glance(frame)
+        if view.shape == self.glance.shape:
+            (dx, dy), response = cv2.phaseCorrelate(self.glance, view, self._glance_window)
+            if response >= MIN_GLANCE_RESPONSE:
+                return GLANCE * float(np.hypot(dx, dy)) > max(self.tolerance, GLANCE / 2)
         win = cv2.createHanningWindow((PATCH, PATCH), cv2.CV_32F)
         shifts = []
         for p in self.pixels[:n]:

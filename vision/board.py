@@ -30,25 +30,27 @@ from numpy.typing import NDArray
 from calibration.camera import CameraPose
 from calibration.layout import TableLayout
 from vision.adapt import Adaptation
-from vision.assets import asset, check_frame
+from vision.assets import check_frame
 from vision.change import RegionChanges
 from vision.colour import F32, chroma
 from vision.empty_model import EmptyModels
 from vision.errors import VisionError
+from vision.legacy_read import read_legacy
 from vision.light import SMALL, LightModel, bgr_of, normalise, saturated_fraction, shrink, small_of
 from vision.memo import IdentityMemo
 from vision.motion import MotionGuard
-from vision.observation import BoardObservation, SlotObs, StandObs, under_id, under_slot
+from vision.observation import BoardObservation, SlotObs, StandObs, under_slot
 from vision.obstruction import GRAZED, ObstructionFinder
 from vision.palette import map_mask, map_share
 from vision.patch_classifier import PatchClassifier, SecondOpinion
-from vision.regions import SLOT_Z_MM, Region, moved, slot_regions, stand_regions, under_regions
+from vision.regions import Region, moved
+from vision.repose import Placement, moved_small, placement, prepare_maps
 from vision.slot_qr import qr_window
 from vision.slot_qr_fusion import QrFusion
-from vision.slots import mat_reference, qr_homography, read_slot
+from vision.slots import read_slot
 from vision.stands import StandClassifier, prepare_model
 from vision.under_mat import read_under
-from vision.warp import extract, one_frame, prepare
+from vision.warp import extract, one_frame
 
 UNREADABLE_FRACTION = 0.5
 CONFIDENT_EMPTY = 0.8
@@ -78,12 +80,7 @@ class BoardReader:
         self.layout = layout
         self.pose = pose
         self.strict = strict
-        self.base_stands: dict[str, Region] = stand_regions(layout, pose)
-        self.base_slots: dict[str, Region] = slot_regions(layout, pose)
-        self.stand_regions = dict(self.base_stands)
-        self.slot_regions = dict(self.base_slots)
-        self.base_under: dict[str, Region] = {under_id(k): r for k, r in under_regions(layout, pose).items()}
-        self.under_regions = dict(self.base_under)
+        self._place(placement(layout, pose))
         self.classifier = StandClassifier(palette, adaptation.areas if adaptation is not None else None)
         self.palette = dict(palette)
         self.models = EmptyModels()
@@ -91,7 +88,6 @@ class BoardReader:
             reg = self.base_stands.get(rid) or self.base_slots.get(rid)
             if reg is not None and c.shape[:2] == (reg.size[1], reg.size[0]):
                 self.models.set(rid, reg.kind, c, s)
-        self._mat_slots: dict[str, tuple[F32, F32]] = {}
         self.finder: ObstructionFinder | None = None
         self.motion: MotionGuard | None = None
         self.global_model: NDArray[np.uint8] | None = None
@@ -103,9 +99,6 @@ class BoardReader:
         self.accept = accept
         self.fusion = QrFusion(budget_s=qr_budget_s)
         self._turn = 0
-        self.changes = RegionChanges({rid: _small_box(reg.box, pose.image_size)
-                                      for rid, reg in {**self.base_stands, **self.base_slots,
-                                                       **self.base_under}.items()})
         self.light: LightModel | None = None
         self._bgr: IdentityMemo[F32] = IdentityMemo()
         self._prev: BoardObservation | None = None
@@ -127,27 +120,37 @@ class BoardReader:
             for rid, reg in self.under_regions.items():
                 self.models.set(rid, "under", *chroma(extract(ref, reg.H, reg.size)))
             self._set_global(shrink(ref))
-        mat = asset(layout.mat_image)
-        to_plane = np.linalg.inv(pose.plane_homography(SLOT_Z_MM))
-        for rid, reg in self.slot_regions.items():
-            self._mat_slots[rid] = chroma(mat_reference(mat, layout.mat_size_mm, to_plane @ reg.H, reg.size))
+        self._prepare()
+
+    def _place(self, where: Placement) -> None:
+        """Read every region where ``where`` puts it (``vision.repose``), with no motion correction."""
+        self.base_stands, self.base_slots, self.base_under = where.stands, where.slots, where.under
+        self.stand_regions, self.slot_regions = dict(where.stands), dict(where.slots)
+        self.under_regions = dict(where.under)
+        self._mat_slots = where.mat_slots
+        self.changes = RegionChanges(where.small_boxes)
+
+    def repose(self, pose: CameraPose) -> None:
+        """The camera was knocked and the table found again at ``pose``: read with it from the next frame,
+        keeping what was learned (the regions' empty models and looks are pose-independent; the table's
+        global model is warped to the new view; the last readings stay as the fallback of unknown regions)."""
+        where = placement(self.layout, pose)
+        for rid in list(self.models.models):
+            if where.size_of(rid) != self.models.models[rid][0].shape[1::-1]:
+                self.models.forget(rid)
+        old, self.pose = self.pose, pose
+        self._place(where)
+        self._prev, self._boxes = None, ()
+        if self.global_model is not None:
+            self._set_global(moved_small(self.global_model, old, pose))
         self._prepare()
 
     def _prepare(self) -> None:
         """What every frame's reading derives from the calibration and the models, computed once now: the
         sampling maps of every region and QR window, the smoothed and BGR forms of the models."""
-        shape = (self.pose.image_size[1], self.pose.image_size[0], 3)
-        for reg in self.stand_regions.values():
-            prepare(reg.H, reg.size, shape)
-        for reg in self.under_regions.values():
-            prepare(reg.H, reg.size, shape)
-        for rid, reg in self.slot_regions.items():
-            prepare(reg.H, reg.size, shape)
-            Hq, n = qr_homography(reg.H, reg.px_per_mm, reg.size, self.layout.card_size_mm)
-            prepare(Hq, (n, n), shape)
-            if self.accept is not None:
-                win = qr_window(reg.H, reg.px_per_mm, reg.size)
-                prepare(win.H, (win.side, win.side), shape)
+        prepare_maps(self.stand_regions, self.slot_regions, self.under_regions, self.layout.card_size_mm,
+                     self.pose.image_size, self.accept is not None)
+        for rid in self.slot_regions:
             self._bgr_of(self.models.get(rid) or self._mat_slots[rid])
         for rid in self.stand_regions:
             model = self.models.get(rid)
@@ -483,53 +486,10 @@ class BoardReader:
             return self._not_read_slot(self.last_under.get(sid), r.reason or "not a card's end")
         return SlotObs(r.state, None, r.confidence, False)
 
-    # -- the previous decision (one fixed photo, thresholds), kept for the benchmark's comparison ----------
     def _read_legacy(self, img: NDArray[np.uint8], wanted: set[str] | None) -> BoardObservation:
-        finder = None
-        if self.has_reference and self.global_model is not None:
-            finder = self.finder
-        mask, boxes = (None, ()) if finder is None else finder.find(img)
-        stands: dict[str, StandObs] = {}
-        for sid, reg in self.stand_regions.items():
-            if wanted is not None and sid not in wanted and sid in self.last_stands:
-                stands[sid] = self.last_stands[sid]
-                continue
-            spec = self.layout.stand(sid)
-            r = self.classifier.classify(extract(img, reg.H, reg.size), spec.kind, spec.size_mm, reg.px_per_mm,
-                                         self.models.get(sid))
-            if r.obstructed or self._covered(mask, sid):
-                prev = self.last_stands.get(sid)
-                stands[sid] = (StandObs(prev.state, prev.owner, prev.count, 0.0, True, prev.flipped) if prev
-                               else StandObs(r.state, r.owner, r.count, 0.0, True, r.flipped))
-            else:
-                stands[sid] = StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)
-        slots: dict[str, SlotObs] = {}
-        for sid, reg in self.slot_regions.items():
-            if wanted is not None and sid not in wanted and sid in self.last_slots:
-                slots[sid] = self.last_slots[sid]
-                continue
-            ref = self.models.get(sid) if self.has_reference else None
-            state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm,
-                                                         ref or self._mat_slots[sid], self.layout.card_size_mm,
-                                                         skin_check=finder is None)
-            if obstructed or self._covered(mask, sid):
-                prev_s = self.last_slots.get(sid)
-                slots[sid] = SlotObs(prev_s.state, prev_s.payload, 0.0, True) if prev_s else SlotObs(
-                    state, payload, 0.0, True)
-            else:
-                slots[sid] = SlotObs(state, payload, conf, False)
-        self.last_stands.update({k: v for k, v in stands.items() if not v.obstructed})
-        self.last_slots.update({k: v for k, v in slots.items() if not v.obstructed})
-        any_obstructed = bool(boxes) or any(v.obstructed for v in stands.values()) or any(
-            v.obstructed for v in slots.values())
-        return BoardObservation(stands, slots, any_obstructed, boxes)
-
-
-def _small_box(box: tuple[int, int, int, int], size: tuple[int, int]) -> tuple[int, int, int, int]:
-    w, h = size[0] // SMALL, size[1] // SMALL
-    x0, y0, x1, y1 = box
-    return (max(x0 // SMALL, 0), max(y0 // SMALL, 0), min(-(-x1 // SMALL), w), min(-(-y1 // SMALL), h))
-
+        """The previous decision (one fixed photo, thresholds), kept for the benchmark's comparison."""
+        finder = self.finder if self.has_reference and self.global_model is not None else None
+        return read_legacy(img, wanted, self, finder, self._mat_slots)
 
 def _settled(obs: StandObs | SlotObs | None) -> bool:
     """A confident reading: re-reading an unchanged region could not change it. Uncertain ones (under a

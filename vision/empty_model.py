@@ -34,6 +34,11 @@ class EmptyModels:
     def get(self, rid: str) -> tuple[F32, F32] | None:
         return self.models.get(rid)
 
+    def forget(self, rid: str) -> None:
+        """Drop everything learned about a region (its patch no longer has the model's size)."""
+        for learned in (self.models, self.kinds, self.streak, self.looks, self.look_streak):
+            learned.pop(rid, None)
+
     def reset(self, rid: str) -> None:
         """The region was not seen this frame: its streak of empty readings starts again."""
         self.streak[rid] = 0

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from calibration.calfile import Calibration
+from calibration.camera import CameraPose
 from rules.kipukas.board_map import BoardMap
 from rules.kipukas.decks import check_deck
 from rules.kipukas.identity import is_kipukas_payload
@@ -246,6 +247,14 @@ class TableRuntime:
             self.overhead.reader = self.reader
             self.overhead.dice = self._dice()
 
+    def _follow_pose(self, pose: CameraPose) -> None:
+        """A knocked camera re-posed by the watch: the reader is re-posed in place and keeps what it learned
+        of the empty table and the light (``BoardReader.repose``); the dice reader starts at the new pose."""
+        self.reader.repose(pose)
+        self.dice_reader = self._dice_reader()
+        if self.overhead is not None:
+            self.overhead.dice = self._dice()
+
     def _calibrated_by_hand(self, cal: Calibration) -> None:
         self.calibration.set(cal, "by hand on the calibration page")
         self.watch.reset(cal.pose)  # the next frame becomes the check's reference
@@ -356,7 +365,7 @@ class TableRuntime:
             watch = self.watch.process(frame.image, time.monotonic())  # every few seconds
             if watch.pose is not None:
                 self.calibration.follow(watch.pose)
-                self._new_reader()
+                self._follow_pose(watch.pose)
             if not watch.readable:
                 return  # board unreadable: camera moved; no move from this frame
             loop.process(frame.image, frame.lores)

@@ -162,10 +162,11 @@ class DemoTable:
         self.watch.reset(cal.pose)
 
     def _follow(self, pose: CameraPose) -> None:
-        """Read with a new pose; the empty-table reference is moved with it."""
+        """Read with a new pose: the reader is re-posed in place (it keeps what it learned); the empty-table
+        reference is moved with it for the readers of later rounds."""
         self.reference = moved_reference(self.reference, self.pose, pose)
         self.pose = pose
-        self._new_reader()
+        self.reader.repose(pose)
 
     def _new_reader(self) -> None:
         self.reader = BoardReader(self.layout, self.pose, self.palette, reference=self.reference,

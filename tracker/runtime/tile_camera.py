@@ -159,7 +159,7 @@ class TileCamera:
         keep both for a restart (a failure to save is said on the pages; tracking goes on)."""
         self.empty = moved_reference(self.empty, self.pose, pose)
         self.pose = pose
-        self.reader = self._reader()
+        self.reader.repose(pose)  # in place: what it learned of the empty board is kept
         if self.path is None or self.calibration is None:
             return
         self.calibration = replace(self.calibration, pose=pose)
