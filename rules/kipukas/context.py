@@ -6,8 +6,6 @@ so a rejected action never changes the state.
 
 from __future__ import annotations
 
-from typing import cast
-
 from rules.core.errors import RulesError
 from rules.kipukas.board_map import BoardMap
 from rules.kipukas.catalog import Card, Catalog
@@ -201,7 +199,8 @@ class Ctx:
 
     def _on(self) -> dict[str, dict[str, CardState]]:
         """Stand -> the cards in play on it (the card table's index, kept up to date by every write)."""
-        return cast(CardTable, self.s.cards).at_stand()
+        table: CardTable = self.s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
+        return table.at_stand()
 
     def _in(self, territory: str) -> list[CardState]:
         """The cards in play in `territory`, stand by stand (callers sort or only count)."""

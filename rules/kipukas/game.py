@@ -13,7 +13,7 @@ lists the actions the engine accepts now (dice rolls sampled, enough for random 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 from weakref import ref
 
 from rules.core.errors import RulesError
@@ -79,7 +79,7 @@ from rules.kipukas.notation import (
 )
 from rules.kipukas.prompts import prompts
 from rules.kipukas.seating import captive_pairs, seated
-from rules.kipukas.state import CardState, CardTable, GameState, Pending, PlayerState, Undo
+from rules.kipukas.state import CardState, GameState, Pending, PlayerState, Undo
 from rules.kipukas.style_ends import matches
 from rules.kipukas.styles import DOMINATION, Style, StyleError
 from rules.kipukas.styles import style as play_style
@@ -255,7 +255,7 @@ class Game:
             s.restore(undo)
             raise
         finally:
-            cast(CardTable, s.cards).journal = None
+            s.cards.journal = None  # type: ignore[attr-defined]  # a CardTable (GameState.__post_init__)
         s.notices = tuple(ctx.notices) if ctx.notices else ()
         return undo, ctx.notices
 
@@ -364,8 +364,9 @@ class Game:
         or a dispute calls for them (discard, steal, imprison, release, resolve, roll territory, #BS call-outs):
         phones offer them; self-play, perft counts and the bench leave them out. A BS call waiting for
         convention is answered by `concede` whatever `free` says."""
-        ctx = self._ctx(self.state)
-        if self.state.pending and self.state.pending[0].kind == "bs":
+        s = self._state
+        ctx = self._ctx(s)
+        if s.pending and s.pending[0].kind == "bs":
             return self._bs_actions(free)
         generated = direct(ctx)
         if generated is None:

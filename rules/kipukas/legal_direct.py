@@ -272,9 +272,13 @@ def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: se
     at = cs.at
     assert at is not None
     info = c.info(cs)
+    # The cheap refusals first: most souls have used their movement (a downed range is never above the
+    # printed one), so the wound and effect lookups of `movement_range` run only for souls that may move.
+    if cs.moved >= (info.movement or 0) or cs.control != p or cs.rogue \
+            or (cs.played_turn == s.turn and not cs.played_revealed):
+        return []
     left = (c.movement_range(cs) or 0) - cs.moved
-    if left <= 0 or cs.control != p or cs.rogue or (cs.played_turn == s.turn and not cs.played_revealed) \
-            or c.needs_escort(cs):
+    if left <= 0 or c.needs_escort(cs):
         return []
     where = c.board.stand_territory
     here = where[at]

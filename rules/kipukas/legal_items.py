@@ -11,8 +11,6 @@ Two views of each verb, kept side by side so they cannot drift apart unnoticed:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from rules.kipukas.context import Ctx
 from rules.kipukas.day import MAX_PLAYED, reach
 from rules.kipukas.made import make
@@ -53,18 +51,21 @@ def _rogues(c: Ctx) -> list[CardState]:
     return [x for x in c.s.play.values() if x.rogue and x.at is not None and x.code in souls]
 
 
-@dataclass(slots=True)
 class Scan:
-    """What one pass over the cards in play tells day generation for player `p` (`scan`)."""
+    """What one pass over the cards in play tells day generation for player `p` (`scan`). A plain slotted
+    class: a dataclass with five default factories cost a fifth of the pass it records."""
 
-    own: list[CardState] = field(default_factory=list)        # p's souls in play, in table order
-    occupied: dict[str, int] = field(default_factory=dict)    # territory -> p's souls counting to the limit
-    enemy_at: set[str] = field(default_factory=set)           # stands with an enemy soul
-    blocking: set[str] = field(default_factory=set)           # movement stands a revealed enemy holds
-    items: list[CardState] = field(default_factory=list)      # item cards in play (equipped or dropped)
-    rogues: list[CardState] = field(default_factory=list)     # rogue souls on the map
-    diggers: bool = False                                     # p has an underground dweller in play
-    healers: bool = False                                     # a card with the healer flag is in play
+    __slots__ = ("blocking", "diggers", "enemy_at", "healers", "items", "occupied", "own", "rogues")
+
+    def __init__(self) -> None:
+        self.own: list[CardState] = []           # p's souls in play, in table order
+        self.occupied: dict[str, int] = {}       # territory -> p's souls counting to the limit
+        self.enemy_at: set[str] = set()          # stands with an enemy soul
+        self.blocking: set[str] = set()          # movement stands a revealed enemy holds
+        self.items: list[CardState] = []         # item cards in play (equipped or dropped)
+        self.rogues: list[CardState] = []        # rogue souls on the map
+        self.diggers = False                     # p has an underground dweller in play
+        self.healers = False                     # a card with the healer flag is in play
 
 
 def scan(c: Ctx, p: str) -> Scan:
@@ -164,20 +165,28 @@ def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Sc
     if turn_ok:
         if s.players[p].played_this_roll < MAX_PLAYED:
             out += [make(Equip, p, i.id, x.id) for i in hand_items for x in souls]
-        held = {i.id: h for i in items if i.equipped_to and (h := s.cards.get(i.equipped_to)) is not None}
-        out += [make(Unequip, p, i.id) for i in items if i.id in held and held[i.id].control == p]
-        for i in items:
-            holder = held.get(i.id)
-            if holder is not None and holder.control == p:
-                out += [make(Pass, p, i.id, x.id) for x in souls if x.id != holder.id and x.at == holder.at]
-        if any(not i.equipped_to for i in items):
+        cards = s.cards
+        # p's items carried by p's souls, with their holders; then the unequips, passes and pick-ups, each
+        # from the souls grouped once by stand / by territory (in `souls` order) instead of a scan per item
+        carried = [(i, h) for i in items if i.equipped_to and (h := cards.get(i.equipped_to)) is not None
+                   and h.control == p]
+        if carried:
+            out += [make(Unequip, p, i.id) for i, _ in carried]
+            by_stand: dict[str | None, list[CardState]] = {}
+            for x in souls:
+                by_stand.setdefault(x.at, []).append(x)
+            for i, holder in carried:
+                out += [make(Pass, p, i.id, x.id) for x in by_stand.get(holder.at, ()) if x.id != holder.id]
+        loose = [i for i in items if not i.equipped_to and i.at is not None]
+        if loose:
             enemy_at = found.enemy_at
             where = c.board.stand_territory
-            for i in items:
-                if i.equipped_to or i.at is None:
-                    continue
-                out += [make(Pickup, p, i.id, x.id) for x in souls
-                        if x.at and where[x.at] == where[i.at] and x.at not in enemy_at]
+            by_territory: dict[str, list[CardState]] = {}
+            for x in souls:
+                if x.at and x.at not in enemy_at:
+                    by_territory.setdefault(where[x.at], []).append(x)
+            for i in loose:
+                out += [make(Pickup, p, i.id, x.id) for x in by_territory.get(where[i.at], ())]  # type: ignore[index]
         if diggers:
             out += _digs(c, p, souls)
         if healers:

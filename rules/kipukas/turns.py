@@ -218,8 +218,8 @@ def settle_claims(c: Ctx) -> None:
         touched = set(board.holdable)
     if not touched:
         return
-    capitals = {t for t, (_, kind) in c.s.claims.items() if kind == "capital"}
     before = dict(c.s.claims)
+    capitals: set[str] | None = None  # the capitals as the settlement began, once a claim has changed
     on_stand: dict[str, list[CardState]] = {}   # territory -> souls on its territory stand
     present: dict[str, set[str]] = {}           # territory -> owners of souls anywhere in it
     loose: dict[str, list[CardState]] = {}      # territory -> terrain features and unequipped items in play
@@ -249,7 +249,11 @@ def settle_claims(c: Ctx) -> None:
     for territory in board.holdable:
         if territory in touched:
             gather(territory)
-        elif territory in capitals and c.s.claims != before:
+        elif c.s.claims != before:
+            if capitals is None:
+                capitals = {t for t, (_, kind) in before.items() if kind == "capital"}
+            if territory not in capitals:
+                continue
             gather(territory)  # a capital is looked at once a claim changed (#maps)
         else:
             continue
@@ -346,7 +350,7 @@ def _check_end(c: Ctx) -> bool:
             best = max(defeated, key=lambda p: defeated[p])
             return _over(c, f"{best} wins: defeated {defeated[best]} souls to {defeated[other(best)]} when "
                             f"{out[0]} ran out of cards ({style.title})")
-    table = cast(CardTable, c.s.cards)
+    table: CardTable = c.s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
     if c.s.turn and not table.any_in("deck") and not table.any_in("hand") and not c.souls_in_play():
         c.s.phase = "peace"
         c.s.active = None
