@@ -142,6 +142,9 @@ HANDLERS: dict[type[Action], Callable[[Ctx, Any], None]] = {
 
 
 
+_CONVENTION = (Bs, Concede)  # #BS: not a handler's action; the game rules on it itself
+
+
 class Game:
     def __init__(self, state: GameState, board: BoardMap | None = None, catalog: Catalog | None = None,
                  style: Style | str = DOMINATION) -> None:
@@ -263,8 +266,8 @@ class Game:
         """Apply `action` if the rules allow it. A rejection leaves the state untouched."""
         act = parse(action) if isinstance(action, str) else action
         self._changing()
-        if isinstance(act, (Bs, Concede)):
-            return self._bs(act)
+        if type(act) in _CONVENTION:
+            return self._bs(act)  # type: ignore[arg-type]
         try:
             undo, notices = self._run(act)
         except Illegal as exc:

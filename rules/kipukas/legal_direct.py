@@ -328,11 +328,16 @@ def _bout(c: Ctx) -> list[Action]:
     for cs, what, done in ((att, "attack", b.attack_roll), (dfn, "defence", b.defence_roll)):
         if done is not None:
             continue
-        out += [make(Roll, cs.owner, what, value) for value in _roll_values(c, cs.code)]
+        key = (cs.owner, what, cs.code)
+        rolls = _ROLL_ACTIONS.get(key)
+        if rolls is None:  # a static table per (player, side, card code): the rolls never change
+            rolls = _ROLL_ACTIONS[key] = tuple(Roll(cs.owner, what, value) for value in _roll_values(c, cs.code))
+        out += rolls
     return out
 
 
 _ROLLS: dict[str, tuple[str, ...]] = {}
+_ROLL_ACTIONS: dict[tuple[str, str, str], tuple[Roll, ...]] = {}
 
 
 def _roll_values(c: Ctx, code: str) -> tuple[str, ...]:

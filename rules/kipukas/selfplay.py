@@ -64,7 +64,21 @@ def choose(c: Ctx, actions: Sequence[Action], rng: random.Random) -> Action:
     if not actions:
         raise ValueError("choose needs at least one legal action")
     fixed = _FIXED
-    weights = [w if (w := fixed.get(type(a))) is not None else _weigh(c, a) for a in actions]
+    board = c.board
+    where, movement, claims = board.stand_territory, board.movement_stands, c.s.claims
+    weights: list[float] = []
+    for a in actions:
+        kind = type(a)
+        w = fixed.get(kind)
+        if w is None:
+            if kind is Move:  # `weight` for a move, with the map's tables and the claims looked up once
+                goal = a.path[-1]  # type: ignore[attr-defined]
+                claim = claims.get(where[goal])
+                mine = claim is not None and claim[0] == a.player
+                w = 1.0 if mine else 4.0 if goal in movement else 10.0  # #maps: a movement or a territory stand
+            else:
+                w = _weigh(c, a)
+        weights.append(w)
     return rng.choices(actions, weights)[0]
 
 

@@ -323,8 +323,7 @@ class GameState:
     def mark(self) -> Undo:
         """Start recording changes for one action applied in place (python-chess's `push`): the scalar
         fields and the small dicts are saved as they are, card writes are journaled by the card table."""
-        table = self.cards
-        assert isinstance(table, CardTable)
+        table: CardTable = self.cards  # type: ignore[assignment]  # __post_init__ made it a CardTable
         journal: list[tuple[str, CardState | None]] = []
         table.journal = journal
         return Undo(_STATE_VALUES(self), dict(self.players), dict(self.bottom), dict(self.claims),
