@@ -150,16 +150,17 @@ def draw_cards(c: Ctx, player: str, cards: tuple[str, ...], rule: str) -> None:
     if len(set(cards)) != len(cards):
         raise Illegal(rule, "the same card is named twice")
     bottom = list(c.s.bottom.get(player, ()))
+    deck = {x.id for x in c.s.in_zone("deck", player)}  # kept as cards leave it (no re-sort per card drawn)
     for card_id in cards:
         cs = c.own(player, card_id, "deck")
-        unknown = [x for x in c.s.in_zone("deck", player) if x.id not in bottom]
-        if unknown:
+        if any(x not in bottom for x in deck):  # cards of unknown order are still above the bottom pile
             if card_id in bottom:
                 raise Illegal(rule, f"{card_id} was put at the bottom of the deck; other cards are above it")
         elif bottom and card_id != bottom[0]:
             raise Illegal(rule, f"only the bottom-pile cards remain; the next one is {bottom[0]}")
         if card_id in bottom:
             bottom.remove(card_id)
+        deck.discard(card_id)
         c.put(cs.set(zone="hand"))
     c.s.bottom[player] = tuple(bottom)
 
