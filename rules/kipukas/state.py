@@ -9,7 +9,7 @@ per line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, make_dataclass
 from operator import attrgetter
 from typing import Any
 
@@ -47,29 +47,44 @@ class CardState:
         values = list(_CARD_VALUES(self))
         for name, value in changes.items():
             values[_CARD_INDEX[name]] = value
-        return CardState(*values)
+        new = _CARD_DRAFT(*values)
+        new.__class__ = CardState
+        return new  # type: ignore[no-any-return]
+
+
+def _draft(cls: type) -> Any:
+    """A mutable twin of the frozen slotted record class `cls`: the same slots in the same order, so an
+    instance built through it can take `cls` as its class. A frozen dataclass's `__init__` writes each field
+    through `object.__setattr__` (about five times the cost of a plain slot write), and records are rebuilt
+    on almost every action; the result is an ordinary, frozen, equal-comparing `cls` instance."""
+    return make_dataclass(f"_{cls.__name__}Draft", [(f.name, f.type) for f in fields(cls)], slots=True, eq=False,
+                          repr=False)
 
 
 _CARD_FIELDS = tuple(f.name for f in fields(CardState))
 _CARD_VALUES = attrgetter(*_CARD_FIELDS)  # one C call instead of dataclasses.replace's per-field work
 _CARD_INDEX = {name: i for i, name in enumerate(_CARD_FIELDS)}
+_CARD_DRAFT = _draft(CardState)
 
 
-_FIELD_NAMES: dict[type, tuple[tuple[str, ...], Any, dict[str, int]]] = {}
+_FIELD_NAMES: dict[type, tuple[Any, Any, dict[str, int]]] = {}
 
 
 def _fast_set(record: Any, changes: dict[str, Any]) -> Any:
-    """`dataclasses.replace` for the small frozen records, without its per-call field introspection."""
+    """`dataclasses.replace` for the small frozen records, without its per-call field introspection, built
+    through the record's mutable twin (`_draft`)."""
     kind = type(record)
     meta = _FIELD_NAMES.get(kind)
     if meta is None:
         names = tuple(f.name for f in fields(record))
-        meta = _FIELD_NAMES[kind] = (names, attrgetter(*names), {n: i for i, n in enumerate(names)})
-    _, get, index = meta
+        meta = _FIELD_NAMES[kind] = (_draft(kind), attrgetter(*names), {n: i for i, n in enumerate(names)})
+    draft, get, index = meta
     values = list(get(record))
     for name, value in changes.items():
         values[index[name]] = value
-    return kind(*values)
+    new = draft(*values)
+    new.__class__ = kind
+    return new
 
 
 @dataclass(frozen=True, slots=True)
