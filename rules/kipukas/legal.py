@@ -14,6 +14,7 @@ from rules.kipukas.captive import captive_reveals
 from rules.kipukas.context import Ctx
 from rules.kipukas.day import reach
 from rules.kipukas.legal_items import day_candidates, free_candidates
+from rules.kipukas.made import make
 from rules.kipukas.notation import (
     Action,
     Affinity,
@@ -58,6 +59,11 @@ def _faces(dice: tuple[int, ...]) -> list[str]:
     return [",".join(map(str, combo)) for combo in combos]
 
 
+DIEL_FACES = ("day", "night", "storm")
+_D20 = tuple(str(v) for v in range(1, 21))
+_2D6 = tuple(_faces((6, 6)))  # every face pair of an escape roll (36), built once
+
+
 def _windows(ids: list[str], n: int) -> list[tuple[str, ...]]:
     if n <= 0 or len(ids) < n:
         return []
@@ -93,7 +99,7 @@ def candidates(c: Ctx, free: bool = False) -> list[Action]:
             out += [Draw(p, w) for w in _windows(ids, min(3, len(ids)))]
     elif s.phase == "diel":
         holder = s.initiative or "red"
-        out += [Roll(holder, "diel", v) for v in ("day", "night", "storm")]
+        out += [make(Roll, holder, "diel", v) for v in DIEL_FACES]
     elif s.phase == "peace":
         out += [Peace(p.player, v) for p in s.pending for v in ("keep", "reserves")]
     if s.bout is not None:
@@ -131,7 +137,7 @@ def _pending(c: Ctx) -> list[Action]:
     p = pend.player
     out: list[Action] = []
     if pend.kind == "trap-roll":
-        out += [Roll(p, "d20", str(v)) for v in range(1, 21)]
+        out += [make(Roll, p, "d20", v) for v in _D20]
     elif pend.kind == "trap":
         out += [Trap(q.player, q.cards[0], o) for q in c.s.pending if q.kind == "trap" for o in ("sprung", "idle")]
     elif pend.kind == "combat":
@@ -145,9 +151,9 @@ def _pending(c: Ctx) -> list[Action]:
         out += [Challenge(p, "release"), Challenge(p, "challenge")]
     elif pend.kind == "escape":
         if not pend.value:
-            out += [Roll(p, "escape", f) for f in _faces((6, 6))]
+            out += [make(Roll, p, "escape", f) for f in _2D6]
         if not pend.chase:
-            out += [Roll(q, "chase", str(v)) for q in c.foes(p) for v in range(1, 21)]
+            out += [make(Roll, q, "chase", v) for q in c.foes(p) for v in _D20]
     elif pend.kind in ("damage", "heal"):
         for q in c.s.pending:
             if q.kind == "damage":

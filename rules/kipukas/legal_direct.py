@@ -12,7 +12,7 @@ from __future__ import annotations
 from rules.kipukas.captive import captive_reveals, held_captive
 from rules.kipukas.context import Ctx
 from rules.kipukas.day import DAY_CARD_TYPES, HIDDEN_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
-from rules.kipukas.legal import _faces, _windows
+from rules.kipukas.legal import DIEL_FACES, _faces, _windows
 from rules.kipukas.legal import _pending as legal_pending
 from rules.kipukas.legal import candidates as legal_candidates
 from rules.kipukas.legal_items import day_extras, scan
@@ -61,6 +61,8 @@ def direct(c: Ctx) -> list[Action] | None:
         return [make(Roll, p, "d6", v) for p, ps in s.players.items() if ps.rolloff is None for v in _D6]
     if s.phase == "effects":
         return _effects(c)
+    if s.phase == "diel":  # `turns.roll_diel`: nothing pending (above), any face; the holder of initiative rolls
+        return [make(Roll, s.initiative or "red", "diel", v) for v in DIEL_FACES]
     if not s.active:
         return None
     p = s.active
