@@ -158,14 +158,14 @@ def _pending(c: Ctx) -> list[Action]:
         for q in c.s.pending:
             if q.kind == "damage":
                 cs = c.card(q.cards[0])
-                out += [Injure(q.player, cs.id, i) for i in c.available_means(cs)]
+                out += [make(Injure, q.player, cs.id, i) for i in c.available_means(cs)]
             elif q.kind == "heal":
                 cs = c.card(q.cards[0])
-                out += [Heal(q.player, cs.id, i + 1) for i, n in enumerate(cs.injuries) if n]
+                out += [make(Heal, q.player, cs.id, i + 1) for i, n in enumerate(cs.injuries) if n]
     elif pend.kind == "grab":
         out += [Grab(p, pend.cards[0], x.id) for x in c.souls_in(pend.territory, p) if not c.downed(x)]
     elif pend.kind == "tame":
-        out += [Tame(p, pend.cards[0], o) for o in ("tamed", "rogue")]
+        out += [make(Tame, p, pend.cards[0], o) for o in ("tamed", "rogue")]
     return out
 
 

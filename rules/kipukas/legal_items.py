@@ -197,7 +197,7 @@ def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Sc
             if r.control in s.players:
                 left = (c.movement_range(r) or 0) - r.moved
                 if left > 0:
-                    out += [Roam(r.control, r.id, st) for st in c.board.sorted_adj[r.at]]
+                    out += [make(Roam, r.control, r.id, st) for st in c.board.sorted_adj[r.at]]
     if rogues and s.phase == "day" and s.active == p and p not in s.acted and s.passed is None and not s.pending \
             and s.bout is None:
         for r in rogues:
@@ -206,7 +206,7 @@ def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Sc
             if f"tame:{r.id}" in s.players[p].night_done:
                 continue
             if any(not x.rogue and x.id != r.id for x in c.souls_in(t, p) if x.control == p):
-                out += [Tame(p, r.id, "tamed"), Tame(p, r.id, "rogue")]
+                out += [make(Tame, p, r.id, "tamed"), make(Tame, p, r.id, "rogue")]
     return out
 
 
@@ -224,7 +224,7 @@ def _digs(c: Ctx, p: str, souls: list[CardState]) -> list[Action]:
         for st in seen:
             if st in near and where[st] != where[x.at] and (x.at, st) not in c.s.tunnels \
                     and (st, x.at) not in c.s.tunnels:
-                out.append(Dig(p, x.id, st))
+                out.append(make(Dig, p, x.id, st))
     return out
 
 
@@ -245,7 +245,7 @@ def _healer_heals(c: Ctx, p: str) -> list[Action]:
             continue
         owed = any(q.kind == "heal" and q.player == p and q.cards == (x.id,) for q in s.pending)
         if not owed:
-            out += [Heal(p, x.id, i + 1) for i, n in enumerate(x.injuries) if n]
+            out += [make(Heal, p, x.id, i + 1) for i, n in enumerate(x.injuries) if n]
     return out
 
 

@@ -13,6 +13,7 @@ import itertools
 
 from rules.kipukas.context import Ctx
 from rules.kipukas.day import MAX_PLAYED, MAX_SOULS, reach
+from rules.kipukas.made import make
 from rules.kipukas.notation import Action, Craft, Retreat, Sabotage
 
 
@@ -75,8 +76,8 @@ def night_plays(c: Ctx, p: str) -> list[Action]:
             if played + n > MAX_PLAYED:
                 continue
             for combo in itertools.combinations(items, n):
-                out += [Craft(p, combo, t) for t in targets]
-                out += [Craft(p, combo, t) for t in places]
+                out += [make(Craft, p, combo, t) for t in targets]
+                out += [make(Craft, p, combo, t) for t in places]
     if "sabotage" not in done and played < MAX_PLAYED:
-        out += [Sabotage(p, x.id) for x in hand if c.info(x).type == "Sabotage"]
+        out += [make(Sabotage, p, x.id) for x in hand if c.info(x).type == "Sabotage"]
     return out
