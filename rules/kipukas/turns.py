@@ -15,8 +15,6 @@ from rules.kipukas.style_ends import special_end
 from rules.kipukas.territory_effects import between_turns
 
 PREDETERMINED = {1: "day", 2: "night", 3: "day"}
-_NOBODY: frozenset[str] = frozenset()
-_EMPTY: dict[str, CardState] = {}
 MAX_PRISONERS = 3
 
 
@@ -208,77 +206,74 @@ def settle_claims(c: Ctx) -> None:
     settlement (the card table's `touched` stands) — plus every capital once any claim has changed, since
     the capital rule depends on claims elsewhere. Territories are visited in sorted order, as one pass."""
     board, where = c.board, c.board.stand_territory
-    table = c.s.cards
-    assert isinstance(table, CardTable)
-    if not table.touched and table.settled == c.s.claims:
+    table: CardTable = c.s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
+    claims = c.s.claims
+    if not table.touched and table.settled == claims:
         return  # nothing arrived, left or changed since the last settlement
     touched = {where[st] for st in table.touched if st in where}
     table.touched = set()
-    if table.settled != c.s.claims:  # claims changed outside a settlement (set-up, a judge): look everywhere
+    if table.settled != claims:  # claims changed outside a settlement (set-up, a judge): look everywhere
         touched = set(board.holdable)
     if not touched:
         return
-    before = dict(c.s.claims)
-    capitals: set[str] | None = None  # the capitals as the settlement began, once a claim has changed
-    on_stand: dict[str, list[CardState]] = {}   # territory -> souls on its territory stand
-    present: dict[str, set[str]] = {}           # territory -> owners of souls anywhere in it
-    loose: dict[str, list[CardState]] = {}      # territory -> terrain features and unequipped items in play
+    changed = False  # a claim changed in this pass: capitals are looked at from then on (#maps)
+    capitals: set[str] = set()
     souls, info, homes, on = c.catalog.soul_codes, c.catalog.cards, board.home_stand, table.at_stand()
     stands_of = board.territory_stands
     play_order: dict[str, int] | None = None
-
-    def gather(t: str) -> None:
-        """The cards of territory `t` (the card table's stand index), into on_stand, present and loose."""
-        nonlocal play_order
-        home_id = homes.get(t)
-        for st in stands_of.get(t, ()):
-            for cs in on.get(st, _EMPTY).values():
-                if cs.code in souls:
-                    present.setdefault(t, set()).add(cs.owner)
-                    if home_id == st:
-                        on_stand.setdefault(t, []).append(cs)
-                elif cs.equipped_to is None and info[cs.code].type in ("TerrainFeature", "Item"):
-                    loose.setdefault(t, []).append(cs)
-        items = loose.get(t)
-        if items is not None and len(items) > 1:  # control passes in table order, as notices read
-            if play_order is None:
-                play_order = {k: i for i, k in enumerate(c.s.play)}
-            order = play_order
-            items.sort(key=lambda x: order[x.id])
-
     for territory in board.holdable:
-        if territory in touched:
-            gather(territory)
-        elif c.s.claims != before:
-            if capitals is None:
-                capitals = {t for t, (_, kind) in before.items() if kind == "capital"}
-            if territory not in capitals:
-                continue
-            gather(territory)  # a capital is looked at once a claim changed (#maps)
-        else:
+        if territory not in touched and not (changed and territory in capitals):
             continue
-        here = on_stand.get(territory)
-        if here:
-            _claim(c, territory, here, present)
-        holder = c.s.claims.get(territory)
-        if holder is not None and present.get(territory, _NOBODY).isdisjoint(c.foes(holder[0])):
-            for cs in loose.get(territory, ()):
+        # The territory's cards, from the card table's stand index: who has souls here, the souls on its
+        # territory stand, and its terrain features and unequipped items.
+        present: set[str] = set()
+        here: list[CardState] = []
+        loose: list[CardState] = []
+        home_id = homes.get(territory)
+        for st in stands_of.get(territory, ()):
+            cards = on.get(st)
+            if not cards:
+                continue
+            for cs in cards.values():
+                if cs.code in souls:
+                    present.add(cs.owner)
+                    if st == home_id:
+                        here.append(cs)
+                elif cs.equipped_to is None and info[cs.code].type in _LOOSE:
+                    loose.append(cs)
+        if here and _claim(c, territory, here, present) and not changed:
+            changed = True
+            capitals = {t for t, (_, kind) in claims.items() if kind == "capital"}  # the ones not yet visited
+        if not loose:
+            continue
+        holder = claims.get(territory)
+        if holder is not None and present.isdisjoint(c.foes(holder[0])):
+            if len(loose) > 1:  # control passes in table order, as notices read
+                if play_order is None:
+                    play_order = {k: i for i, k in enumerate(c.s.play)}
+                order = play_order
+                loose.sort(key=lambda x: order[x.id])
+            for cs in loose:
                 if cs.hidden and not cs.revealed:
                     continue  # "hidden items ... played under the mat remain hidden from the new owner" (#crafting)
                 if cs.control != holder[0]:
                     c.put(cs.set(controller=holder[0] if cs.owner != holder[0] else None, revealed=True))
                     c.notice(f"{holder[0]} takes control of {c.name(cs)} (#contention)")
-    if c.s.claims != before:  # a capital may fall on the next settlement (#maps): look at capitals then
-        for t, (_, kind) in c.s.claims.items():
+    if changed:  # a capital may fall on the next settlement (#maps): look at capitals then
+        for t, (_, kind) in claims.items():
             home = board.territory_stand(t)
             if kind == "capital" and home is not None:
                 table.touched.add(home.id)
-    if table.settled != c.s.claims:
-        table.settled = dict(c.s.claims)
+    if table.settled != claims:
+        table.settled = dict(claims)
 
 
-def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set[str]]) -> bool:
-    """A player with a soul on the territory stand and no enemy soul on it claims the territory."""
+_LOOSE = ("TerrainFeature", "Item")  # the cards a territory's holder takes control of (#contention)
+
+
+def _claim(c: Ctx, territory: str, here: list[CardState], present: set[str]) -> bool:
+    """A player with a soul on the territory stand and no enemy soul on it claims the territory; `present`
+    (who has souls in the territory) gains the owners of liberated prisoners."""
     owners = {s.owner for s in here}
     held = c.s.claims.get(territory)
     if held is not None and len(owners) == 1 and held[0] in owners:
@@ -307,7 +302,7 @@ def _claim(c: Ctx, territory: str, here: list[CardState], present: dict[str, set
         for prisoner in [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]:
             if prisoner.owner == player:
                 c.put(prisoner.set(zone="play", arrived_turn=c.s.turn))
-                present.setdefault(territory, set()).add(player)
+                present.add(player)
                 c.notice(f"{c.name(prisoner)} is liberated (#prison)")
     return claimed
 
