@@ -245,9 +245,14 @@ class CardTable(dict[str, CardState]):
                 self.touched.add(old.at)
             if cs.at is not None:
                 self.touched.add(cs.at)
-        if old is not None:
-            del self._members((old.zone, old.control))[key]
-        self._members((cs.zone, cs.control))[key] = cs
+        new_key = (cs.zone, cs.controller or cs.owner)
+        if old is None:
+            self._members(new_key)[key] = cs
+        else:
+            old_key = (old.zone, old.controller or old.owner)
+            members = self._members(old_key)
+            del members[key]
+            (members if old_key == new_key else self._members(new_key))[key] = cs
         on = self.on
         if on is not None:
             if old is not None and old.at is not None and old.zone == "play":

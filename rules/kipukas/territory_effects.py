@@ -16,6 +16,7 @@ from rules.kipukas.lifecycle import waste
 from rules.kipukas.state import Pending
 
 REST_TO_HEAL = 2
+_ACTIVE = ("volcanic", "plains")  # the geographies that act between turns
 
 
 def between_turns(c: Ctx) -> None:
@@ -23,11 +24,15 @@ def between_turns(c: Ctx) -> None:
     if c.s.turn < 1:
         return
     asks: list[Pending] = []
-    for cs in sorted(c.souls_in_play(), key=lambda x: x.id):
-        if cs.at is None:
-            continue
+    territories, where = c.board.territories, c.board.stand_territory
+    # Only souls on volcanic or plains ground, or with rest to forget, have anything to do: the rest are
+    # left out before sorting (the others are visited in id order, as the prompts are made in that order).
+    due = [cs for cs in c.souls_in_play() if cs.at is not None
+           and (cs.rested or territories[where.get(cs.at) or c.territory_of(cs.at)].geography in _ACTIVE)]
+    for cs in sorted(due, key=lambda x: x.id):
+        assert cs.at is not None
         territory = c.territory_of(cs.at)
-        geography = c.board.territories[territory].geography
+        geography = territories[territory].geography
         if geography == "volcanic" and c.info(cs).habitat != "Volcanic":
             if c.downed(cs):
                 waste(c, cs.id, "downed and burnt by volcanic ground (#habitat_effects)")
