@@ -75,9 +75,10 @@ def direct(c: Ctx) -> list[Action] | None:
         return [make(Camp, p, t) for t in c.board.holdable if t not in s.claims] if held < 1 + c.style.camps else []
     if s.phase != "day":
         return None
-    due = sorted(t for q, t in s.contention_due if q == p)
-    if due:
-        return _contention(c, p, due[0])
+    if s.contention_due:
+        due = sorted(t for q, t in s.contention_due if q == p)
+        if due:
+            return _contention(c, p, due[0])
     return _day(c, p)
 
 
@@ -236,7 +237,7 @@ def _day(c: Ctx, p: str) -> list[Action]:
         if cs.at is None:
             continue
         info = cards_info[cs.code]
-        if cs.revealed:
+        if cs.revealed and cs.moved < (info.movement or 0):  # `_moves`'s first refusal, without the call
             out += _moves(c, p, cs, occupied, enemy_at, enemies)
         if not cs.swim_tried and cs.at in shore and cs.control == p \
                 and info.habitat not in ("Water", "Heavens"):
