@@ -9,7 +9,9 @@ attacking, and pressing on rather than stopping. Seeded: the same `random.Random
 from __future__ import annotations
 
 import random
+from bisect import bisect
 from collections.abc import Sequence
+from itertools import accumulate
 
 from rules.kipukas.context import Ctx
 from rules.kipukas.notation import (
@@ -79,7 +81,10 @@ def choose(c: Ctx, actions: Sequence[Action], rng: random.Random) -> Action:
             else:
                 w = _weigh(c, a)
         weights.append(w)
-    return rng.choices(actions, weights)[0]
+    # `rng.choices(actions, weights)[0]` without its argument checks: the same single draw of the same
+    # generator, so the same game (the weights are positive and finite).
+    cum = list(accumulate(weights))
+    return actions[bisect(cum, rng.random() * cum[-1], 0, len(cum) - 1)]
 
 
 _STATEFUL = (Move, Play, Tame, Challenge)  # kinds whose weight depends on the action or the position
