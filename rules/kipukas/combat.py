@@ -107,6 +107,8 @@ def total(c: Ctx, cs: CardState, value: str) -> int:
         if value != f"={spec.base}":
             raise Illegal("#attack", f"{c.name(cs)} rolls a fixed {spec.raw}: give ={spec.base}")
         return spec.base
+    if value.startswith("=") and (spec is None or not spec.covered) and value[1:].isdigit():
+        return int(value[1:])  # a die with no grammar takes the total, modified or not: no need to ask which
     if value.startswith("=") and _modified(c, cs):
         if not value[1:].isdigit():
             raise Illegal("#roll_modifiers", f"a roll total is =N, not {value!r}")
