@@ -209,7 +209,9 @@ class Ctx:
 
     def occupying(self, territory: str, player: str) -> int:
         """Souls counting towards the 3-per-player limit (digital cloud souls occupy no space)."""
-        return sum(1 for c in self.souls_in(territory, player) if self.info(c).habitat != "DigitalCloud")
+        souls = self._souls
+        return sum(1 for c in self._in(territory)
+                   if c.code in souls and c.owner == player and self.info(c).habitat != "DigitalCloud")
 
     def downed(self, cs: CardState) -> bool:
         """Injuries reached the card's tolerance, or every KEAL means is injured (#keal_means_DHT)."""

@@ -67,7 +67,8 @@ _2D6 = tuple(_faces((6, 6)))  # every face pair of an escape roll (36), built on
 def _windows(ids: list[str], n: int) -> list[tuple[str, ...]]:
     if n <= 0 or len(ids) < n:
         return []
-    return [tuple(ids[(i + k) % len(ids)] for k in range(n)) for i in range(0, len(ids), max(1, len(ids) // 8))]
+    around = ids + ids[:n]  # a window may wrap past the end of the deck
+    return [tuple(around[i:i + n]) for i in range(0, len(ids), max(1, len(ids) // 8))]
 
 
 def _drawable(c: Ctx, player: str) -> list[str]:
