@@ -65,10 +65,20 @@ def choose(c: Ctx, actions: Sequence[Action], rng: random.Random) -> Action:
     """One of `actions` (non-empty), drawn with the progress weights."""
     if not actions:
         raise ValueError("choose needs at least one legal action")
+    # `rng.choices(actions, weights)[0]` without its argument checks: the same single draw of the same
+    # generator, so the same game (the weights are positive and finite).
+    cum = list(accumulate(weights(c, actions)))
+    return actions[bisect(cum, rng.random() * cum[-1], 0, len(cum) - 1)]
+
+
+def weights(c: Ctx, actions: Sequence[Action]) -> list[float]:
+    """`weight` of each action, the common kinds worked out inline (moves and plays are most of a day's
+    actions): the player is part of every bench game, so it is kept cheap. Equal to `weight` action by action
+    (`tests/test_selfplay.py`)."""
     fixed = _FIXED
     board = c.board
     where, movement, claims = board.stand_territory, board.movement_stands, c.s.claims
-    weights: list[float] = []
+    out: list[float] = []
     for a in actions:
         kind = type(a)
         w = fixed.get(kind)
@@ -78,13 +88,12 @@ def choose(c: Ctx, actions: Sequence[Action], rng: random.Random) -> Action:
                 claim = claims.get(where[goal])
                 mine = claim is not None and claim[0] == a.player
                 w = 1.0 if mine else 4.0 if goal in movement else 10.0  # #maps: a movement or a territory stand
+            elif kind is Play:
+                w = 3.0 if a.face == "revealed" else 0.5  # type: ignore[attr-defined]
             else:
                 w = _weigh(c, a)
-        weights.append(w)
-    # `rng.choices(actions, weights)[0]` without its argument checks: the same single draw of the same
-    # generator, so the same game (the weights are positive and finite).
-    cum = list(accumulate(weights))
-    return actions[bisect(cum, rng.random() * cum[-1], 0, len(cum) - 1)]
+        out.append(w)
+    return out
 
 
 _STATEFUL = (Move, Play, Tame, Challenge)  # kinds whose weight depends on the action or the position
