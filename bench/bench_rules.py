@@ -12,7 +12,7 @@ Kipukas games that reach a result, split by how they ended.
 --cycles is the convention limit of the `domination` style (keep the peace after N diel cycles; 0 = none);
 --seats 3 or 4 plays Mass conflict (red, blue, green[, yellow]) with the same convention limit. --profile
 plays the Kipukas games alone under cProfile and prints the shares of legal_actions and apply and the
-functions that cost most (where the step's time goes; no timing figures).
+functions that cost most (where the step's time goes, in CPU time; no timing figures).
 python-chess is a bench-only dependency: ``pip install -e .[bench]``.
 """
 
@@ -106,7 +106,7 @@ def profile(args: argparse.Namespace) -> int:
     import pstats
 
     rng = random.Random(args.seed)
-    prof = cProfile.Profile()
+    prof = cProfile.Profile(time.process_time)  # CPU time: wall time charges preemptions under load to whatever runs
     prof.enable()
     for _ in range(args.games):
         for _ in kipukas_game(rng, args.actions, args.cycles or None, args.seats):
