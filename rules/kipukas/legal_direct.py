@@ -211,8 +211,8 @@ def _day(c: Ctx, p: str) -> list[Action]:
     hand = s.in_zone("hand", p)
     cards = hand + [x for x in s.in_zone("effect", p) if c.info(x).type != "PersonalEffect"]
     room = s.players[p].played_this_roll < MAX_PLAYED
-    for card in cards:
-        if not room or not _playable(c, p, card, HIDDEN_CARD_TYPES):
+    for card in cards if room else ():
+        if not _playable(c, p, card, HIDDEN_CARD_TYPES):
             continue
         info = c.info(card)
         limited = info.is_soul and info.habitat != "DigitalCloud"

@@ -55,10 +55,11 @@ class Scan:
     """What one pass over the cards in play tells day generation for player `p` (`scan`). A plain slotted
     class: a dataclass with five default factories cost a fifth of the pass it records."""
 
-    __slots__ = ("blocking", "diggers", "enemy_at", "healers", "items", "occupied", "own", "rogues")
+    __slots__ = ("blocking", "diggers", "enemy_at", "healers", "items", "mine", "occupied", "own", "rogues")
 
     def __init__(self) -> None:
         self.own: list[CardState] = []           # p's souls in play, in table order
+        self.mine: list[CardState] = []          # those of them p controls (the others went rogue or were taken)
         self.occupied: dict[str, int] = {}       # territory -> p's souls counting to the limit
         self.enemy_at: set[str] = set()          # stands with an enemy soul
         self.blocking: set[str] = set()          # movement stands a revealed enemy holds
@@ -73,7 +74,7 @@ def scan(c: Ctx, p: str) -> Scan:
     found = Scan()
     info, souls, where = c.catalog.cards, c.catalog.soul_codes, c.board.stand_territory
     healer_codes, movement_stands = c.catalog.healer_codes, c.board.movement_stands
-    own, occupied, enemy_at, blocking = found.own, found.occupied, found.enemy_at, found.blocking
+    own, mine, occupied, enemy_at, blocking = found.own, found.mine, found.occupied, found.enemy_at, found.blocking
     foes = c.foes(p)
     for x in c.s.play.values():
         code = x.code
@@ -81,6 +82,8 @@ def scan(c: Ctx, p: str) -> Scan:
             at = x.at
             if x.owner == p:
                 own.append(x)
+                if x.controller is None or x.controller == p:
+                    mine.append(x)
                 card = info[code]
                 if at and card.habitat != "DigitalCloud":
                     t = where[at]
@@ -161,7 +164,7 @@ def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Sc
     if not (items or rogues or diggers or healers or hand_items):
         return out
     start = _start_of_day(c)
-    souls = [x for x in found.own if x.control == p]
+    souls = found.mine
     if turn_ok:
         if s.players[p].played_this_roll < MAX_PLAYED:
             out += [make(Equip, p, i.id, x.id) for i in hand_items for x in souls]

@@ -10,15 +10,18 @@ from rules.kipukas.notation import Action
 A = TypeVar("A", bound=Action)
 
 MADE_LIMIT = 1 << 17  # entries before a table is cleared (a long-running table meets many card ids)
-_MADE: dict[tuple[object, ...], Action] = {}
+_MADE: dict[type[Action], dict[tuple[object, ...], Action]] = {}  # per kind: arguments -> the action
 
 
 def make(cls: type[A], *args: object) -> A:
-    """The action ``cls(*args)``, the same object every time it is asked for."""
-    key = (cls, *args)
-    found = _MADE.get(key)
+    """The action ``cls(*args)``, the same object every time it is asked for. One table per kind, keyed by
+    the argument tuple the call already built (no second tuple with the kind in it)."""
+    table = _MADE.get(cls)
+    if table is None:
+        table = _MADE[cls] = {}
+    found = table.get(args)
     if found is None:
-        if len(_MADE) >= MADE_LIMIT:
-            _MADE.clear()
-        found = _MADE[key] = cls(*args)  # type: ignore[arg-type]
+        if len(table) >= MADE_LIMIT:
+            table.clear()
+        found = table[args] = cls(*args)  # type: ignore[arg-type]
     return found  # type: ignore[return-value]
