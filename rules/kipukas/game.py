@@ -265,7 +265,8 @@ class Game:
     def apply(self, action: Action | str) -> Verdict:
         """Apply `action` if the rules allow it. A rejection leaves the state untouched."""
         act = parse(action) if isinstance(action, str) else action
-        self._changing()
+        if self._views:
+            self._changing()
         if type(act) in _CONVENTION:
             return self._bs(act)  # type: ignore[arg-type]
         try:
@@ -273,7 +274,7 @@ class Game:
         except Illegal as exc:
             return Verdict.reject(exc.rule, f"{act.to_text()}: {exc.message}")
         self._log.append((act, undo))
-        return Verdict.ok("", "; ".join(notices)) if notices else Verdict.ok_action(act)
+        return Verdict(True, "", "; ".join(notices)) if notices else Verdict(True, "", None, act)
 
     def _bs(self, act: Bs | Concede) -> Verdict:
         """#BS: "Call them out before the effect is used in game play. Pause the battle and hold convention.

@@ -321,7 +321,7 @@ def _check_end(c: Ctx) -> bool:
     whole = style.claims_matter and len(claims) >= len(holdable)  # #win needs every territory claimed
     holders = {claims[t][0] if t in claims else None for t in holdable} if whole else set()
     for player in c.s.players:
-        if whole and holders == {player}:
+        if whole and len(holders) == 1 and player in holders:
             if player == style.third:
                 return _over(c, f"{player}, the third party, dominates the kipuka: every player loses ({style.title})")
             return _over(c, f"{player} wins: holds every base camp and capital (#win)")
