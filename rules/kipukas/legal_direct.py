@@ -214,7 +214,7 @@ def _day(c: Ctx, p: str) -> list[Action]:
     for card in cards if room else ():
         if not _playable(c, p, card, HIDDEN_CARD_TYPES):
             continue
-        info = c.info(card)
+        info = cards_info[card.code]
         limited = info.is_soul and info.habitat != "DigitalCloud"
         hides = c.effects(card).hidden_placement
         for t in mine:
@@ -274,7 +274,7 @@ def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: se
     s = c.s
     at = cs.at
     assert at is not None
-    info = c.info(cs)
+    info = c.catalog.cards[cs.code]  # a card of the game: its code is in the catalog (Game.new)
     # The cheap refusals first: most souls have used their movement (a downed range is never above the
     # printed one), so the wound and effect lookups of `movement_range` run only for souls that may move.
     if cs.moved >= (info.movement or 0) or cs.control != p or cs.rogue \
