@@ -94,12 +94,14 @@ class Rejected(RulesError):
         super().__init__(f"{action!r} rejected in the {phase} phase: {verdict.message} ({verdict.rule})")
 
 
+_ROLLS: dict[str, Callable[[Ctx, Roll], None]] = {
+    "d6": setup_phase.rolloff, "diel": turns.roll_diel, "d20": day.trap_roll, "attack": combat.roll,
+    "defence": combat.roll, "escape": combat.escape_roll, "chase": combat.escape_roll,
+    "territory": card_actions.territory_roll}
+
+
 def _roll(c: Ctx, a: Roll) -> None:
-    handlers: dict[str, Callable[[Ctx, Roll], None]] = {
-        "d6": setup_phase.rolloff, "diel": turns.roll_diel, "d20": day.trap_roll, "attack": combat.roll,
-        "defence": combat.roll, "escape": combat.escape_roll, "chase": combat.escape_roll,
-        "territory": card_actions.territory_roll}
-    handlers[a.what](c, a)
+    _ROLLS[a.what](c, a)
 
 
 def _draw(c: Ctx, a: Draw) -> None:
