@@ -50,7 +50,9 @@ class PoseWatch:
         self.pose, self.lost = pose, False
         self.tracker = None if frame is None else PoseTracker(self.layout, pose, frame, self.arts, self.tolerance)
 
-    def process(self, frame: NDArray[np.uint8], now: float) -> Watch:
+    def process(self, frame: NDArray[np.uint8], now: float, lores: NDArray[np.uint8] | None = None) -> Watch:
+        """Follow the pose through ``frame`` at ``now`` (seconds); ``lores``, the camera's low-resolution
+        stream of the frame when it gives one, makes the every-frame quick look cheap."""
         if self.tracker is None:
             self.tracker = PoseTracker(self.layout, self.pose, frame, self.arts, self.tolerance)
             self.next_check = now + self.interval_s
@@ -58,7 +60,7 @@ class PoseWatch:
         if self.tracker.reference.shape != frame.shape[:2]:
             return Watch(not self.lost)  # not a frame of this camera mode: the reader reports it, not the watch
         # every few seconds in full; at once when a quick look at a few patches says the image moved
-        if now < self.next_check and (self.lost or not self.tracker.moved(frame)):
+        if now < self.next_check and (self.lost or not self.tracker.moved(frame, lores=lores)):
             return Watch(not self.lost)
         self.next_check = now + self.interval_s
         detail = ""
