@@ -1,8 +1,9 @@
 """The overhead pose follows the table during play.
 
 Every ``interval_s`` seconds the current frame is checked against the calibration (``calibration.drift``:
-free, textured patches of the empty table), and at once when a quick look at a few of those patches (a
-few ms, every frame) says the image shifted, so no frame of a knocked camera is read with the old pose.
+free, textured patches of the empty table), and at once when a quick look (every frame: the whole view
+phase-correlated at 1/8 resolution, made from the camera's low-resolution stream when it gives one, about a
+millisecond) says the image shifted, so no frame of a knocked camera is read with the old pose.
 A camera or mat moved by more than the tolerance is re-posed automatically and the pages say so; tracking
 resumes with the new pose. When no pose can be found the pages say "board unreadable: camera moved" and
 the loop takes no move from the frames until a later check finds the table again (or someone calibrates
