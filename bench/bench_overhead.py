@@ -30,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import vision.slots
 from calibration.camera import default_pose
 from calibration.layout import TableLayout
 from rules.kipukas.board_map import BoardMap
@@ -141,6 +142,8 @@ def main() -> int:
     ap.add_argument("--timing-frames", type=int, default=40)
     ap.add_argument("--no-reference", action="store_true",
                     help="read without a reference frame of the empty table (obstruction by skin colour only)")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also print where the timed full reads and unchanged frames spend their CPU time, per stage")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     layout = table_layout(BoardMap.packaged())
@@ -201,9 +204,14 @@ def main() -> int:
           f"(targets: full <= 15 ms and unchanged <= 5 ms on one Pi 5 core)")
     print(f"the unchanged frames re-read {t['still_reads']:.0f} regions in {t['still_reading']:.0f} of "
           f"{len(timing_frames)} frames (regions the change test sees change in the new noise and JPEG, or "
-          f"readings not yet confident); one that re-reads nothing costs {t['still_none'] * 1e3:.1f} ms "
-          f"({t['still_none'] / base:.2f}x)" if t["still_none"] == t["still_none"] else
+          f"readings not yet confident) and tried {t['still_codes']:.0f} unread face-down codes again; one "
+          f"that re-reads nothing costs {t['still_none'] * 1e3:.1f} ms ({t['still_none'] / base:.2f}x)"
+          if t["still_none"] == t["still_none"] else
           f"the unchanged frames re-read {t['still_reads']:.0f} regions: every one re-read some")
+    print(f"face-down QR decode, per new card: {t['qr_per_card'] * 1e3:.1f} ms ({t['qr_per_card'] / base:.2f}x; "
+          f"{t['qr_cards']:.1f} face-down cards a frame): {t['qr_full'] * 1e3:.1f} ms of the full read, which "
+          f"includes it; without it the full read is {(full - t['qr_full']) * 1e3:.1f} ms "
+          f"({(full - t['qr_full']) / base:.2f}x)")
     print(f"from a source without a lores stream (the reader shrinks each frame itself): full read "
           f"{t['full_plain'] * 1e3:.1f} ms ({t['full_plain'] / base:.2f}x), frame where nothing changed "
           f"{t['still_plain'] * 1e3:.1f} ms ({t['still_plain'] / base:.2f}x)")
@@ -213,6 +221,10 @@ def main() -> int:
           f"unchanged frame <= 5 ms (~0.4x): {'met' if still <= 0.005 else 'NOT met'} at {still * 1e3:.1f} ms, "
           f"{'met' if still / base <= 0.4 else 'NOT met'} as a ratio ({still / base:.2f}x). On a loaded machine "
           f"read the ratios")
+    if args.breakdown:  # a second pass, so that the timers' own cost stays out of the figures above
+        with Stages() as stages:
+            timing(layout, setups["default"], timing_frames, stages)
+        stages.report(base)
     ok = (total.stand_ok >= 0.995 * total.stand_n and total.slot_ok >= 0.99 * total.slot_n
           and total.false_change == 0 and (total.qr_n == 0 or total.qr_ok >= 0.9 * total.qr_n))
     print("accuracy targets:", "met" if ok else "NOT met",
@@ -220,7 +232,68 @@ def main() -> int:
     return 0 if ok else 1
 
 
-def timing(layout: TableLayout, setup: tuple[Renderer, BoardReader], frames: list[np.ndarray]) -> dict[str, float]:
+class Stages:
+    """CPU time per stage of the timed reads (``--breakdown``): the reader's steps wrapped with a timer for
+    the length of the timing, per kind of read (a stage called inside another is counted in both)."""
+
+    STEPS = (("vision.board", "BoardReader", "_read_stand", "stands (rule + second opinion's verdict)"),
+             ("vision.board", "BoardReader", "_read_slot", "slots (rule, face-down QR included)"),
+             ("vision.board", "BoardReader", "_read_under", "under-mat areas"),
+             ("vision.board", "BoardReader", "_ask_opinion", "patch classifier batch"),
+             ("vision.board", "BoardReader", "_retry_code", "face-down code retries"),
+             ("vision.obstruction", "ObstructionFinder", "find_small", "obstruction finder"),
+             ("vision.motion", "MotionGuard", "update", "motion check"),
+             ("vision.light", "LightModel", "measure", "light measured"),
+             ("vision.board", "BoardReader", "_changed_regions", "change test"))
+
+    def __init__(self) -> None:
+        self.kind = ""
+        self.spent: dict[tuple[str, str], float] = {}
+        self.reads: dict[str, int] = {}
+        self.total: dict[str, float] = {}
+        self._undo: list[tuple[object, str, object]] = []
+
+    def __enter__(self) -> Stages:
+        import importlib
+        for module, cls_name, name, label in self.STEPS:
+            cls = getattr(importlib.import_module(module), cls_name)
+            plain = getattr(cls, name)
+            self._undo.append((cls, name, plain))
+            setattr(cls, name, self._timed(plain, label))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for cls, name, plain in self._undo:
+            setattr(cls, name, plain)
+        self._undo.clear()
+
+    def _timed(self, plain: object, label: str) -> object:
+        def run(*a: object, **k: object) -> object:
+            t = time.process_time()
+            try:
+                return plain(*a, **k)  # type: ignore[operator]
+            finally:
+                key = (self.kind, label)
+                self.spent[key] = self.spent.get(key, 0.0) + time.process_time() - t
+        return run
+
+    def count(self, kind: str, took: float) -> None:
+        self.reads[kind] = self.reads.get(kind, 0) + 1
+        self.total[kind] = self.total.get(kind, 0.0) + took
+
+    def report(self, base: float) -> None:
+        for kind, n in self.reads.items():
+            mean = self.total[kind] / n
+            parts = [(label, self.spent.get((kind, label), 0.0) / n) for *_, label in self.STEPS]
+            named = sum(v for _, v in parts)
+            print(f"where the time of a {kind} goes (mean of {n}, {mean * 1e3:.1f} ms = {mean / base:.2f}x a JPEG "
+                  f"decode): " + ", ".join(f"{label} {v * 1e3:.1f} ms" for label, v in parts if v > 0)
+                  + f"; the rest (frame checks, light, rectifying and normalising, bookkeeping) "
+                  f"{(mean - named) * 1e3:.1f} ms")
+
+
+def timing(layout: TableLayout, setup: tuple[Renderer, BoardReader], frames: list[np.ndarray],
+           stages: Stages | None = None) -> dict[str, float]:
     """Medians of: a full read (a fresh reader, so nothing is reused), a re-read of two regions, a frame
     where nothing changed (the same table with new sensor noise and JPEG), each with the ISP's lores
     (made outside the timing: the ISP's hardware makes it); the full read and the unchanged frame again
@@ -228,6 +301,17 @@ def timing(layout: TableLayout, setup: tuple[Renderer, BoardReader], frames: lis
     CPU time of this process (one thread: ``cv2.setNumThreads(1)``), so other jobs on the machine do not
     count; the ratios to the decode are still the figure to compare across machines."""
     renderer, reader = setup
+    decodes: list[float] = []  # CPU time of each face-down QR decode (vision.slots.decode_qr) of a read
+    plain_decode = vision.slots.decode_qr
+
+    def timed_decode(gray: np.ndarray) -> str | None:
+        t = time.process_time()
+        try:
+            return plain_decode(gray)
+        finally:
+            decodes.append(time.process_time() - t)
+
+    vision.slots.decode_qr = timed_decode  # read_slot's face-down decode, timed inside the full read
     fulls: list[float] = []
     rereads: list[float] = []
     stills: list[float] = []
@@ -235,6 +319,9 @@ def timing(layout: TableLayout, setup: tuple[Renderer, BoardReader], frames: lis
     fulls_plain: list[float] = []
     stills_plain: list[float] = []
     reads: list[int] = []
+    codes: list[int] = []
+    qr_full: list[float] = []
+    qr_cards: list[int] = []
     changed = [layout.stands[0].id, layout.slots[0].id]
     noise = np.random.default_rng(5)
     for f in frames:
@@ -247,16 +334,30 @@ def timing(layout: TableLayout, setup: tuple[Renderer, BoardReader], frames: lis
         again = cv2.imdecode(buf2, cv2.IMREAD_COLOR)
         lores, lores_again = simulated_lores(f), simulated_lores(again)  # the ISP's, outside the timing
         fresh = BoardReader(reader.layout, reader.pose, reader.palette, renderer.base())
+        decodes.clear()
+        if stages is not None:
+            stages.kind = "full read"
         t = time.process_time()
         fresh.read(f, lores=lores)
         fulls.append(time.process_time() - t)
+        if stages is not None:
+            stages.count("full read", fulls[-1])
+            stages.kind = ""
+        qr_full.append(sum(decodes))
+        qr_cards.append(len(decodes))
         t = time.process_time()
         fresh.read(f, only=changed, lores=lores)
         rereads.append(time.process_time() - t)
+        if stages is not None:
+            stages.kind = "frame where nothing changed"
         t = time.process_time()
         fresh.read(again, lores=lores_again)
         stills.append(time.process_time() - t)
+        if stages is not None:
+            stages.count("frame where nothing changed", stills[-1])
+            stages.kind = ""
         reads.append(fresh.regions_read)
+        codes.append(fresh.qr_retried)
         plain = BoardReader(reader.layout, reader.pose, reader.palette, renderer.base())
         t = time.process_time()
         plain.read(f)
@@ -264,11 +365,14 @@ def timing(layout: TableLayout, setup: tuple[Renderer, BoardReader], frames: lis
         t = time.process_time()
         plain.read(again)
         stills_plain.append(time.process_time() - t)
+    vision.slots.decode_qr = plain_decode
     m = statistics.median
-    none = [s for s, n in zip(stills, reads, strict=True) if n == 0]
+    none = [s for s, n, c in zip(stills, reads, codes, strict=True) if n == 0 and c == 0]
     return {"full": m(fulls), "reread": m(rereads), "still": m(stills), "base": m(bases),
             "full_plain": m(fulls_plain), "still_plain": m(stills_plain), "still_reads": float(sum(reads)),
-            "still_reading": float(sum(n > 0 for n in reads)), "still_none": m(none) if none else float("nan")}
+            "still_reading": float(sum(n > 0 for n in reads)), "still_none": m(none) if none else float("nan"),
+            "still_codes": float(sum(codes)), "qr_full": m(qr_full), "qr_cards": statistics.mean(qr_cards),
+            "qr_per_card": sum(qr_full) / max(sum(qr_cards), 1)}
 
 
 def pct(ok: int, n: int) -> str:

@@ -50,3 +50,17 @@ def under_id(slot: str) -> str:
 def under_slot(rid: str) -> str:
     """The slot whose outer edge the area `rid` (an `under_id`) lies beyond."""
     return rid.removeprefix(UNDER)
+
+
+def unread_stand(prev: StandObs | None, why: str) -> StandObs:
+    """A stand not read this frame (``why``): its last reading kept, unconfident, or "unknown"."""
+    if prev is None:
+        return StandObs("unknown", None, 0, 0.0, True, False, why)
+    return StandObs(prev.state, prev.owner, prev.count, 0.0, True, prev.flipped, why)
+
+
+def unread_slot(prev: SlotObs | None, why: str) -> SlotObs:
+    """A slot (or under-mat area) not read this frame (``why``): its last reading kept, or "unknown"."""
+    if prev is None:
+        return SlotObs("unknown", None, 0.0, True, why)
+    return SlotObs(prev.state, prev.payload, 0.0, True, why)

@@ -109,3 +109,18 @@ def palette_problems(palette: dict[str, tuple[int, int, int]], frame: np.ndarray
                 and all(float(np.linalg.norm(colour_chroma(bgr) - t)) >= MIN_APART for t in taken)]
         problems.append("try pieces in " + (", ".join(good) if good else "colours that differ more from the map"))
     return problems
+
+
+def hidden_owner(model: tuple[F32, F32] | None, n: int, ambiguous: set[str],
+                 palette: dict[str, tuple[int, int, int]]) -> str | None:
+    """An ambiguous player's colour that an empty stand's own top (``model``, its chromaticity and
+    brightness on an ``n`` x ``n`` patch) shows, so that a piece of it would not be seen there; or None."""
+    if model is None:
+        return None
+    c, s = model[0], model[1]
+    yy, xx = np.mgrid[0:n, 0:n]
+    core = np.hypot(yy - n / 2.0, xx - n / 2.0) < n / 3.0
+    for o in sorted(ambiguous):
+        if map_share(palette[o], c, s, core) > 0.1:
+            return o
+    return None

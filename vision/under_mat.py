@@ -74,8 +74,11 @@ def read_under(patch: Image, model: tuple[F32, F32] | None, px_per_mm: float,
     """One area, rectified with its top row along the mat's edge (``px_per_mm``); ``model`` is the empty
     area's chromaticity and brightness (``vision.colour.chroma``), or None when not known yet; ``cs`` is
     the patch's own, when the caller has it already."""
-    coloured = back_coloured(patch)
+    # the card-back colours are looked for only where they decide (no model, or something changed): an
+    # empty area with a model, the common case, does without them
+    coloured: NDArray[np.bool_] | None = None
     if model is None:
+        coloured = back_coloured(patch)
         # the art's black cracks and the card's dark border carry no colour: dark pixels count, and small
         # gaps (about 5 mm) close, before taking the shape (a dark table then fills the area: unknown)
         dark = np.asarray(patch.max(axis=2) < DARK, dtype=np.bool_)
@@ -104,7 +107,7 @@ def read_under(patch: Image, model: tuple[F32, F32] | None, px_per_mm: float,
             or not card_mm[0] - WIDTH_TOL_MM[0] <= width_mm <= card_mm[0] + WIDTH_TOL_MM[1]
             or area / float(w * h) < SOLID):
         return UnderReading("unknown", 0.0, "not a card's end")
-    like = float(coloured[blob].mean())
+    like = float((back_coloured(patch) if coloured is None else coloured)[blob].mean())
     if like < BACK_LIKE:
         return UnderReading("unknown", 0.0, "not a card's back")
     return UnderReading("down", float(min(1.0, like / 0.8, span)))

@@ -1,8 +1,9 @@
 """The overhead pose follows the table during play.
 
 Every ``interval_s`` seconds the current frame is checked against the calibration (``calibration.drift``:
-free, textured patches of the empty table), and at once when a quick look at a few of those patches (a
-few ms, every frame) says the image shifted, so no frame of a knocked camera is read with the old pose.
+free, textured patches of the empty table), and at once when a quick look (every frame: the whole view
+phase-correlated at 1/8 resolution, made from the camera's low-resolution stream when it gives one, about a
+millisecond) says the image shifted, so no frame of a knocked camera is read with the old pose.
 A camera or mat moved by more than the tolerance is re-posed automatically and the pages say so; tracking
 resumes with the new pose. When no pose can be found the pages say "board unreadable: camera moved" and
 the loop takes no move from the frames until a later check finds the table again (or someone calibrates
@@ -50,7 +51,9 @@ class PoseWatch:
         self.pose, self.lost = pose, False
         self.tracker = None if frame is None else PoseTracker(self.layout, pose, frame, self.arts, self.tolerance)
 
-    def process(self, frame: NDArray[np.uint8], now: float) -> Watch:
+    def process(self, frame: NDArray[np.uint8], now: float, lores: NDArray[np.uint8] | None = None) -> Watch:
+        """Follow the pose through ``frame`` at ``now`` (seconds); ``lores``, the camera's low-resolution
+        stream of the frame when it gives one, makes the every-frame quick look cheap."""
         if self.tracker is None:
             self.tracker = PoseTracker(self.layout, self.pose, frame, self.arts, self.tolerance)
             self.next_check = now + self.interval_s
@@ -58,7 +61,7 @@ class PoseWatch:
         if self.tracker.reference.shape != frame.shape[:2]:
             return Watch(not self.lost)  # not a frame of this camera mode: the reader reports it, not the watch
         # every few seconds in full; at once when a quick look at a few patches says the image moved
-        if now < self.next_check and (self.lost or not self.tracker.moved(frame)):
+        if now < self.next_check and (self.lost or not self.tracker.moved(frame, lores=lores)):
             return Watch(not self.lost)
         self.next_check = now + self.interval_s
         detail = ""

@@ -362,7 +362,7 @@ class TableRuntime:
                 if pose is not None:
                     self._new_reader()
                 self.watch.reset(self.calibration.pose, frame.image)
-            watch = self.watch.process(frame.image, time.monotonic())  # every few seconds
+            watch = self.watch.process(frame.image, time.monotonic(), frame.lores)  # every few seconds
             if watch.pose is not None:
                 self.calibration.follow(watch.pose)
                 self._follow_pose(watch.pose)

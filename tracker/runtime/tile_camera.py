@@ -174,7 +174,7 @@ class TileCamera:
         """One frame: follow the pose; then read every tile, feed the stabiliser, and give the table the
         stable reading when a tile changed (only tiles read steadily; the rest stay unknown). A frame of a
         camera whose pose is lost is not read at all."""
-        watch = self.watch.process(frame.image, self.clock())
+        watch = self.watch.process(frame.image, self.clock(), frame.lores)
         if watch.pose is not None:
             self.repose(watch.pose)
         if not watch.readable:
