@@ -122,13 +122,23 @@ def score(dice: list[Die], reading: RollReading, seat_of: dict[tuple[int, int, i
     return out
 
 
+def lost_why(die: Die, reading: RollReading) -> str:
+    """Why a die was not read: the reader's reason, shape and guess for the die found nearest it."""
+    near = sorted(reading.dice, key=lambda d: math.dist(d.centre_mm, die.at_mm))
+    if not near or math.dist(near[0].centre_mm, die.at_mm) >= 9.0:
+        return f"not found (unresolved blobs {reading.unresolved}, hand {reading.hand}, {len(reading.dice)} found)"
+    d = near[0]
+    return (f"shape {d.shape}, guess {d.guess} p={d.confidence:.3f}, owner {d.owner}, why: {d.why or '-'}, "
+            f"off by {math.dist(d.centre_mm, die.at_mm):.1f} mm")
+
+
 def accuracy(args: argparse.Namespace) -> None:
     board = BoardMap.packaged()
     layout = table_layout(board)
     pose = default_pose(layout, image_size=(2028, 1520))
     renderer = Renderer(layout, pose, PALETTE)
     reference = renderer.render(TableScene({}), seed=7)
-    reader = DiceReader(layout, pose, {**PALETTE, **UNSEEN}, reference)
+    reader = DiceReader(layout, pose, {**PALETTE, **UNSEEN}, reference, net_folder=args.net)
     if reader.net is None:
         raise SystemExit(f"no face network: {reader.net_error}")
     if args.fit:
@@ -155,8 +165,11 @@ def accuracy(args: argparse.Namespace) -> None:
                 t0 = time.process_time()
                 board_reader.read(frame)
                 t_board.append(time.process_time() - t0)
-            for kind, outcome, guess_kind, p, guess_right in score(dice, reading, seat_of):
+            for die, (kind, outcome, guess_kind, p, guess_right) in zip(dice, score(dice, reading, seat_of),
+                                                                        strict=True):
                 tally[(kind, condition)][outcome] += 1
+                if args.why and outcome != "read" and kind in args.why.split(","):
+                    print(f"lost {condition} {seed} {kind}:{die.face} {outcome}: {lost_why(die, reading)}")
                 if guess_kind:
                     guesses[guess_kind].append((p, guess_right))
         print(f"condition {condition} done", file=sys.stderr)
@@ -284,6 +297,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=2, help="the reporting seed (tuning used seed 1)")
     ap.add_argument("--fit", action="store_true", help="print the acceptance fitted on this seed (tuning only)")
     ap.add_argument("--conditions", default=",".join(CONDITIONS))
+    ap.add_argument("--net", type=Path, default=None, help="a network folder to read with (default: the package's)")
+    ap.add_argument("--why", default="", help="kinds (diel,d6,d20) whose lost dice are printed with the reason")
     ap.add_argument("--latency", action="store_true", help="also measure rest -> roller's phone")
     ap.add_argument("--latency-only", action="store_true")
     args = ap.parse_args()
