@@ -20,6 +20,9 @@ trap roll, two D6 of an attack, the diel die) rendered first, then fed at 15 fps
 joined as each seat. Counted from the feed time of the first frame with the dice at rest (no hand, no
 motion) to the roller's client receiving a state that holds the reading's "read N - confirm".
 
+`--why diel,d6` prints every lost die of those kinds with the reader's reason (shape, guess, probability);
+`--net FOLDER` reads with another network folder (a candidate, compared with the shipped one on seed 1).
+
 Run: .venv/bin/python bench/bench_dice.py [--frames-per-condition 8] [--seed 2] [--fit --seed 1] [--latency]
 """
 
