@@ -29,6 +29,7 @@ Run: .venv/bin/python bench/bench_dice.py [--frames-per-condition 8] [--seed 2] 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 import sys
@@ -209,6 +210,8 @@ def accuracy(args: argparse.Namespace) -> None:
                   f"p={worst:.5f}; accept at {accept:.5f} keeps {kept} right ones")
             spec.append(f"{kind}={accept:.5f}")
         print(f"write it: .venv/bin/python -m training.train_dice --accept {','.join(spec)}")
+        if args.dump is not None:  # every guess, to compare networks at any acceptance without a re-run
+            args.dump.write_text(json.dumps({k: v for k, v in guesses.items()}, indent=0))
 
 
 def latency(seed: int) -> None:
@@ -301,6 +304,7 @@ def main() -> int:
     ap.add_argument("--fit", action="store_true", help="print the acceptance fitted on this seed (tuning only)")
     ap.add_argument("--conditions", default=",".join(CONDITIONS))
     ap.add_argument("--net", type=Path, default=None, help="a network folder to read with (default: the package's)")
+    ap.add_argument("--dump", type=Path, default=None, help="with --fit: write every guess (p, right) here")
     ap.add_argument("--why", default="", help="kinds (diel,d6,d20) whose lost dice are printed with the reason")
     ap.add_argument("--latency", action="store_true", help="also measure rest -> roller's phone")
     ap.add_argument("--latency-only", action="store_true")
