@@ -20,12 +20,16 @@ trap roll, two D6 of an attack, the diel die) rendered first, then fed at 15 fps
 joined as each seat. Counted from the feed time of the first frame with the dice at rest (no hand, no
 motion) to the roller's client receiving a state that holds the reading's "read N - confirm".
 
+`--why diel,d6` prints every lost die of those kinds with the reader's reason (shape, guess, probability);
+`--net FOLDER` reads with another network folder (a candidate, compared with the shipped one on seed 1).
+
 Run: .venv/bin/python bench/bench_dice.py [--frames-per-condition 8] [--seed 2] [--fit --seed 1] [--latency]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 import sys
@@ -122,13 +126,23 @@ def score(dice: list[Die], reading: RollReading, seat_of: dict[tuple[int, int, i
     return out
 
 
+def lost_why(die: Die, reading: RollReading) -> str:
+    """Why a die was not read: the reader's reason, shape and guess for the die found nearest it."""
+    near = sorted(reading.dice, key=lambda d: math.dist(d.centre_mm, die.at_mm))
+    if not near or math.dist(near[0].centre_mm, die.at_mm) >= 9.0:
+        return f"not found (unresolved blobs {reading.unresolved}, hand {reading.hand}, {len(reading.dice)} found)"
+    d = near[0]
+    return (f"shape {d.shape}, guess {d.guess} p={d.confidence:.3f}, owner {d.owner}, why: {d.why or '-'}, "
+            f"off by {math.dist(d.centre_mm, die.at_mm):.1f} mm")
+
+
 def accuracy(args: argparse.Namespace) -> None:
     board = BoardMap.packaged()
     layout = table_layout(board)
     pose = default_pose(layout, image_size=(2028, 1520))
     renderer = Renderer(layout, pose, PALETTE)
     reference = renderer.render(TableScene({}), seed=7)
-    reader = DiceReader(layout, pose, {**PALETTE, **UNSEEN}, reference)
+    reader = DiceReader(layout, pose, {**PALETTE, **UNSEEN}, reference, net_folder=args.net)
     if reader.net is None:
         raise SystemExit(f"no face network: {reader.net_error}")
     if args.fit:
@@ -155,8 +169,11 @@ def accuracy(args: argparse.Namespace) -> None:
                 t0 = time.process_time()
                 board_reader.read(frame)
                 t_board.append(time.process_time() - t0)
-            for kind, outcome, guess_kind, p, guess_right in score(dice, reading, seat_of):
+            for die, (kind, outcome, guess_kind, p, guess_right) in zip(dice, score(dice, reading, seat_of),
+                                                                        strict=True):
                 tally[(kind, condition)][outcome] += 1
+                if args.why and outcome != "read" and kind in args.why.split(","):
+                    print(f"lost {condition} {seed} {kind}:{die.face} {outcome}: {lost_why(die, reading)}")
                 if guess_kind:
                     guesses[guess_kind].append((p, guess_right))
         print(f"condition {condition} done", file=sys.stderr)
@@ -193,6 +210,8 @@ def accuracy(args: argparse.Namespace) -> None:
                   f"p={worst:.5f}; accept at {accept:.5f} keeps {kept} right ones")
             spec.append(f"{kind}={accept:.5f}")
         print(f"write it: .venv/bin/python -m training.train_dice --accept {','.join(spec)}")
+        if args.dump is not None:  # every guess, to compare networks at any acceptance without a re-run
+            args.dump.write_text(json.dumps({k: v for k, v in guesses.items()}, indent=0))
 
 
 def latency(seed: int) -> None:
@@ -284,6 +303,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=2, help="the reporting seed (tuning used seed 1)")
     ap.add_argument("--fit", action="store_true", help="print the acceptance fitted on this seed (tuning only)")
     ap.add_argument("--conditions", default=",".join(CONDITIONS))
+    ap.add_argument("--net", type=Path, default=None, help="a network folder to read with (default: the package's)")
+    ap.add_argument("--dump", type=Path, default=None, help="with --fit: write every guess (p, right) here")
+    ap.add_argument("--why", default="", help="kinds (diel,d6,d20) whose lost dice are printed with the reason")
     ap.add_argument("--latency", action="store_true", help="also measure rest -> roller's phone")
     ap.add_argument("--latency-only", action="store_true")
     args = ap.parse_args()

@@ -29,10 +29,12 @@ ASSETS = Path(__file__).resolve().parents[1] / "vision" / "assets"
 PALETTE = {"red": (40, 40, 210), "blue": (200, 90, 30)}
 # seeds of this test's renders: not the training sessions (22xxxx), nor the bench's (1xxxxxx-4xxxxxx)
 SEEDS = range(6_000, 6_010)
-# measured 20/20, 19/20 and 3/20 read here with the shipped weights and acceptance (0.9 / 0.96 / 0.99: the D6's and
-# D20's raised after wrong faces above 0.9 on the calibration crops and on bench seed 3; docs/dice.md): the D20
-# target is not met, and no wrong face may be accepted
-FLOOR = {"diel": 0.95, "d6": 0.9, "d20": 0.1}
+# measured 20/20, 20/20 and 7/20 read here with the shipped weights (issue 21 round 6: retrained on 3x the D20
+# crops, each crop read at its die's symmetric turns) and acceptance (0.9 / 0.976 / 0.997: the most confident
+# wrong guess of bench seed 1 and of the calibration crops plus a fifth of the way to 1, the D20's then raised
+# above a wrong reading on report seed 3; docs/dice.md); the previous weights read 20, 19 and 3 (old set
+# 5000-5009: 20, 20, 6 now). The D20 target is not met, and no wrong face may be accepted
+FLOOR = {"diel": 0.95, "d6": 0.95, "d20": 0.3}
 
 
 def copy_assets(tmp_path: Path) -> Path:

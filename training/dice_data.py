@@ -29,6 +29,7 @@ from vision.synth import Renderer, TableScene
 from vision.synth.dice import Die, area_pose, draw_die
 
 KIND_WEIGHTS = {"diel": 0.12, "d6": 0.22, "d20": 0.66}  # the D20 (20 faces, small numerals) gets most crops
+D20_WEIGHTS = {"diel": 0.04, "d6": 0.08, "d20": 0.88}  # the extra sessions that feed the D20's 20 numerals
 MATCH_MM = 6.0
 CLASSES = class_names()
 
@@ -39,11 +40,14 @@ def random_colour(rng: np.random.Generator) -> tuple[int, int, int]:
     return (int(b * 255), int(g * 255), int(r * 255))
 
 
-def throw(rng: np.random.Generator, area: tuple[float, float, float, float], count: int) -> list[Die]:
-    """`count` dice spread over `area` (at least a die apart), a third with a touching neighbour."""
+def throw(rng: np.random.Generator, area: tuple[float, float, float, float], count: int,
+          kind_weights: dict[str, float] | None = None) -> list[Die]:
+    """`count` dice spread over `area` (at least a die apart), a third with a touching neighbour, their kinds
+    drawn with `kind_weights` (default `KIND_WEIGHTS`)."""
     x0, y0, x1, y1 = area
-    kinds = list(KIND_WEIGHTS)
-    weights = np.array(list(KIND_WEIGHTS.values()))
+    kw = kind_weights or KIND_WEIGHTS
+    kinds = list(kw)
+    weights = np.array([kw[k] for k in kinds])
     dice: list[Die] = []
 
     def free(p: tuple[float, float], size: float) -> bool:
@@ -76,8 +80,10 @@ def throw(rng: np.random.Generator, area: tuple[float, float, float, float], cou
     return dice
 
 
-def session(seed: int, frames: int) -> tuple[NDArray[np.float16], NDArray[np.int16]]:
-    """The crops and class labels of one session (a camera pose) of `frames` frames."""
+def session(seed: int, frames: int, kind_weights: dict[str, float] | None = None
+            ) -> tuple[NDArray[np.float16], NDArray[np.int16]]:
+    """The crops and class labels of one session (a camera pose) of `frames` frames, dice kinds drawn with
+    `kind_weights` (default `KIND_WEIGHTS`)."""
     cv2.setNumThreads(1)
     rng = np.random.default_rng([seed, 2101])
     layout = table_layout(BoardMap.packaged())
@@ -92,7 +98,7 @@ def session(seed: int, frames: int) -> tuple[NDArray[np.float16], NDArray[np.int
     ys: list[int] = []
     for f in range(frames):
         fseed = seed * 1000 + f
-        dice = throw(rng, layout.roll_area_mm, int(rng.integers(14, 23)))
+        dice = throw(rng, layout.roll_area_mm, int(rng.integers(14, 23)), kind_weights)
         clean, _ = renderer.compose(TableScene({}), fseed)
         for die in dice:
             draw_die(clean, renderer, die, rng)

@@ -77,6 +77,46 @@ def augment(x: torch.Tensor, y: torch.Tensor, g: torch.Generator) -> torch.Tenso
     return torch.clamp(x, -3.0, 3.0)
 
 
+def warm_start(model: nn.Module, onnx_model: bytes, x: torch.Tensor) -> None:
+    """Start `model` from the weights of an exported network (`onnx_model`, the file's bytes; same
+    architecture, its batch norms folded into the convolutions by the export): each convolution gets the
+    folded kernel without its bias, and its batch norm the scale and shift that give back the folded layer's
+    output on the crops `x` (their mean and spread per channel, taken layer by layer), so training continues
+    from the shipped network's function instead of from random weights."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load_model_from_string(onnx_model).graph
+    init = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    convs = [(init[n.input[1]], init[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+    gemm = next(n for n in graph.node if n.op_type == "Gemm")
+    layers = list(model)
+    conv_at = [i for i, m in enumerate(layers) if isinstance(m, nn.Conv2d)]
+    if len(conv_at) != len(convs):
+        raise ValueError(f"warm start: {len(convs)} convolutions, the network has {len(conv_at)}")
+    model.eval()
+    h = x
+    with torch.no_grad():
+        for i, layer in enumerate(layers):
+            if i in conv_at:
+                w, b = convs[conv_at.index(i)]
+                if tuple(layer.weight.shape) != w.shape:
+                    raise ValueError(f"warm start: convolution {i} has shape {w.shape}, "
+                                     f"not {tuple(layer.weight.shape)}")
+                layer.weight.copy_(torch.from_numpy(np.array(w)))
+                z = layer(h)
+                mu, sd = z.mean(dim=(0, 2, 3)), z.std(dim=(0, 2, 3)).clamp(min=1e-3)
+                bn = layers[i + 1]
+                bn.running_mean.copy_(mu)
+                bn.running_var.copy_(sd ** 2 - bn.eps)
+                bn.weight.copy_(sd)
+                bn.bias.copy_(mu + torch.from_numpy(np.array(b)))
+            if isinstance(layer, nn.Linear):
+                layer.weight.copy_(torch.from_numpy(init[gemm.input[1]]))
+                layer.bias.copy_(torch.from_numpy(init[gemm.input[2]]))
+            h = layer(h)
+
+
 def logits_of(model: nn.Module, x: NDArray[np.float16]) -> NDArray[np.float64]:
     model.eval()
     out = []
@@ -109,9 +149,10 @@ def epochs_within(x: torch.Tensor, y: torch.Tensor, minutes: float, batch: int) 
 
 
 def fit_and_export(train: Data, calib: Data, epochs: int, seed: int, out: Path,
-                   minutes: float = 0.0) -> dict[str, object]:
-    """Train (`epochs`, or as many as fit in `minutes` when `epochs` is 0), fit the temperature on `calib`,
-    export to ONNX at `out` and check it under `cv2.dnn`; the figures for the manifest."""
+                   minutes: float = 0.0, init: bytes | None = None, max_lr: float = 4e-3) -> dict[str, object]:
+    """Train (`epochs`, or as many as fit in `minutes` when `epochs` is 0; from the exported network `init`
+    when given, else from random weights; a one-cycle schedule peaking at `max_lr`), fit the temperature on
+    `calib`, export to ONNX at `out` and check it under `cv2.dnn`; the figures for the manifest."""
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # 2 threads ran 5x slower than 1 on the loaded shared machine
     g = torch.Generator().manual_seed(seed)
@@ -122,12 +163,16 @@ def fit_and_export(train: Data, calib: Data, epochs: int, seed: int, out: Path,
         print(f"{epochs} epochs fit in {minutes} minutes", file=sys.stderr)
     torch.manual_seed(seed)
     model = network()
+    if init is not None:
+        warm_start(model, init, x[torch.randperm(len(y), generator=torch.Generator().manual_seed(seed))[:2048]])
+        print(f"warm start: calibration loss {nll(logits_of(model, calib[0]), calib[1], 1.0):.3f}",
+              file=sys.stderr)
     counts = torch.bincount(y, minlength=len(CLASSES)).float()
     weights = (counts.sum() / len(CLASSES) / counts.clamp(min=1.0)).clamp(0.25, 4.0)  # every face counts alike
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     batch = 128
     steps = epochs * ((len(y) + batch - 1) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps, pct_start=0.2)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps, pct_start=0.2)
     loss_fn = nn.CrossEntropyLoss(weight=weights, label_smoothing=0.02)
     t0 = time.time()
     step = 0

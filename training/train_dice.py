@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from training.dice_data import CLASSES, session
+from training.dice_data import CLASSES, D20_WEIGHTS, session
 from vision.dice_crop import CROP_MM, CROP_PX
 from vision.dice_net import FORMAT, MANIFEST
 
@@ -48,29 +48,32 @@ def progress(label: str, done: int, total: int, t0: float) -> None:
     sys.stderr.flush()
 
 
-def _one(args: tuple[int, int, str]) -> int:
+def _one(args: tuple[int, int, str, bool]) -> int:
     """Render one session into its own cache file (skipped when it is there): an interrupted render loses at
-    most the sessions under way, and training can start on the sessions rendered so far."""
-    seed, frames, folder = args
+    most the sessions under way, and training can start on the sessions rendered so far. `d20` draws the
+    dice kinds with `D20_WEIGHTS` (the extra sessions' seeds are their own, so the cache cannot mix them)."""
+    seed, frames, folder, d20 = args
     path = Path(folder) / f"{seed}x{frames}.npz"
     if path.is_file():
         return seed
-    x, y = session(seed, frames)
+    x, y = session(seed, frames, D20_WEIGHTS if d20 else None)
     tmp = path.with_suffix(".part.npz")
     np.savez_compressed(tmp, x=x, y=y)
     tmp.replace(path)
     return seed
 
 
-def cached(folder: Path, seeds: list[int], frames: int, label: str, render: bool = True
-           ) -> tuple[NDArray[np.float16], NDArray[np.int16]]:
-    """The crops of `seeds` (one cache file a session in `folder`), rendering the missing ones on 2 worker
-    processes unless `render` is False (then only the sessions already rendered are used)."""
+def cached(folder: Path, seeds: list[int], frames: int, label: str, render: bool = True, workers: int = 2,
+           d20: bool = False) -> tuple[NDArray[np.float16], NDArray[np.int16]]:
+    """The crops of `seeds` (one cache file a session in `folder`), rendering the missing ones on `workers`
+    processes unless `render` is False (then only the sessions already rendered are used); `d20`: the
+    D20-weighted sessions."""
     folder.mkdir(parents=True, exist_ok=True)
     if render:
         t0 = time.time()
-        with multiprocessing.get_context("fork").Pool(2) as pool:
-            for i, _ in enumerate(pool.imap_unordered(_one, [(s, frames, str(folder)) for s in seeds])):
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            jobs = [(s, frames, str(folder), d20) for s in seeds]
+            for i, _ in enumerate(pool.imap_unordered(_one, jobs)):
                 progress(label, i + 1, len(seeds), t0)
     xs, ys = [], []
     for s in seeds:
@@ -88,11 +91,17 @@ def cached(folder: Path, seeds: list[int], frames: int, label: str, render: bool
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sessions", type=int, default=400, help="training sessions (camera poses)")
+    ap.add_argument("--d20-sessions", type=int, default=0,
+                    help="extra training sessions whose dice are mostly D20s (seeds seed*10000+5000+i)")
+    ap.add_argument("--workers", type=int, default=2, help="render processes")
     ap.add_argument("--calibration-sessions", type=int, default=40)
     ap.add_argument("--frames", type=int, default=8, help="frames per session")
     ap.add_argument("--epochs", type=int, default=8, help="0: as many as fit in --minutes")
     ap.add_argument("--minutes", type=float, default=20.0, help="the training's time budget when --epochs 0")
     ap.add_argument("--seed", type=int, default=22)
+    ap.add_argument("--init", type=Path, default=None,
+                    help="start from this exported network (same architecture) instead of random weights")
+    ap.add_argument("--max-lr", type=float, default=4e-3, help="the one-cycle schedule's peak learning rate")
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "kipukas-dice")
     ap.add_argument("--out", type=Path, default=ASSETS)
     ap.add_argument("--data-only", action="store_true", help="render (and cache) the crops, do not train")
@@ -103,15 +112,22 @@ def main() -> int:
         return write_accept(args.out / MANIFEST, args.accept)
     base = args.seed * 10000
     calib = cached(args.cache, [base + 9000 + i for i in range(args.calibration_sessions)], args.frames,
-                   "render calib", not args.no_render)
+                   "render calib", not args.no_render, args.workers)
     train = cached(args.cache, [base + i for i in range(args.sessions)], args.frames, "render train",
-                   not args.no_render)
+                   not args.no_render, args.workers)
+    if args.d20_sessions:
+        extra = cached(args.cache, [base + 5000 + i for i in range(args.d20_sessions)], args.frames,
+                       "render d20", not args.no_render, args.workers, d20=True)
+        train = (np.concatenate([train[0], extra[0]]), np.concatenate([train[1], extra[1]]))
     print(f"crops: {len(train[1])} training, {len(calib[1])} calibration", file=sys.stderr)
     if args.data_only:
         return 0
     from training.dice_fit import fit_and_export  # torch only when training
 
-    figures = fit_and_export(train, calib, args.epochs, args.seed, args.out / MODEL, args.minutes)
+    init = args.init.read_bytes() if args.init is not None else None  # before the export may overwrite it
+    args.init_sha = hashlib.sha256(init).hexdigest() if init is not None else ""
+    figures = fit_and_export(train, calib, args.epochs, args.seed, args.out / MODEL, args.minutes, init,
+                             args.max_lr)
     raw = (args.out / MODEL).read_bytes()
     manifest = {
         "format": FORMAT,
@@ -125,9 +141,13 @@ def main() -> int:
         "accept_note": "set by bench/bench_dice.py --fit --seed 1 (tuning seed), then --accept",
         "training": {
             "command": (f"nice -n 10 .venv/bin/python -m training.train_dice --sessions {args.sessions} "
+                        f"--d20-sessions {args.d20_sessions} "
                         f"--calibration-sessions {args.calibration_sessions} --frames {args.frames} "
-                        f"--epochs {figures['epochs']} --seed {args.seed}"),
+                        f"--epochs {figures['epochs']} --seed {args.seed} --max-lr {args.max_lr}"
+                        + (f" --init {args.init}" if args.init is not None else "")),
             "train_sessions": f"{base}..{base + args.sessions - 1}",
+            "d20_sessions": f"{base + 5000}..{base + 5000 + args.d20_sessions - 1}" if args.d20_sessions else "",
+            "init_sha256": args.init_sha,
             "calibration_sessions": f"{base + 9000}..{base + 9000 + args.calibration_sessions - 1}",
             "crops": {"train": len(train[1]), "calibration": len(calib[1])},
             **figures,

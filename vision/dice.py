@@ -42,6 +42,8 @@ OWNER_RATIO = 0.55  # the nearest seat colour must be this much nearer than the 
 OWNER_MAX = 0.12  # chromaticity distance beyond which a die is no seat's
 PAIR_ELONGATION = 2.2  # variance ratio along/across of two dice side by side (a lone die's is about 1)
 OWN_GROW_MM = 1.2  # a die's face crop keeps this much around its outline
+SPLIT_ACCEPT = 0.99  # a die cut from touching dice whose shape is unsure: its face accepted from this p on
+TOP_SHARE = 0.85  # a split die's lit top: this much of it must lie in its own part (the rest is what the cut took)
 TABLE_CHROMA = 0.04  # a blob this near the table's chromaticity (and brightness) is the table itself
 F32 = NDArray[np.float32]
 KIND_OF_SHAPE = {"cube": ("diel", "d6"), "icosahedron": ("d20",)}
@@ -91,6 +93,7 @@ class DieCandidate:
     owner: str | None
     shape: str
     crop: F32
+    split: bool = False  # cut from a blob of touching dice (its outline, and so its shape, is less sure)
 
 
 @dataclass(frozen=True)
@@ -142,7 +145,7 @@ class DiceReader:
         if self.net is None:
             dice = [self._unknown(c, f"no face network: {self.net_error}") for c in found.dice]
         else:
-            guesses = self.net.classify([c.crop for c in found.dice])
+            guesses = self.net.classify([c.crop for c in found.dice], [c.shape for c in found.dice])
             dice = [self._judge(c, g, self.net.accept) for c, g in zip(found.dice, guesses, strict=True)]
         return RollReading(tuple(sorted(dice, key=lambda d: d.centre_mm)), found.hand, found.unresolved)
 
@@ -199,14 +202,16 @@ class DiceReader:
                 if int(part.sum()) > hi:
                     unresolved += 1
                     continue
-                dice.append(self._candidate(crop, part, gains, (x - pad, y - pad), table))
+                dice.append(self._candidate(crop, part, gains, (x - pad, y - pad), table,
+                                            blob if len(parts) > 1 else None))
         self.empty.offer(img, not dice and not hand and not unresolved)
         return RollCandidates(tuple(dice), hand, unresolved)
 
     def _candidate(self, img: F32, blob: NDArray[np.uint8], gains: F32, offset: tuple[int, int],
-                   table: F32) -> DieCandidate:
+                   table: F32, whole: NDArray[np.uint8] | None = None) -> DieCandidate:
         """One die's blob in `img`, a crop whose pixel (0, 0) is the patch's `offset`; `table` the table's
-        colour, painted over everything outside the die's own outline in its face crop."""
+        colour, painted over everything outside the die's own outline in its face crop. `whole`: the blob of
+        touching dice this one was split from (the split line may cut through the die's lit top)."""
         m = cv2.moments(blob, binaryImage=True)
         cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
         centre = (self.origin[0] + (cx + offset[0]) / PX_PER_MM, self.origin[1] + (cy + offset[1]) / PX_PER_MM)
@@ -216,11 +221,14 @@ class DiceReader:
         owner = self._owner(pixels / gains)
         dominant = int(np.argmax(np.median(pixels, axis=0)))
         chan = np.ascontiguousarray(img[:, :, dominant])
-        shape, turn = _shape(chan, blob)
+        lit = _lit_top(chan, blob, whole) if whole is not None else None
+        if lit is not None:  # the die's whole top, where the split cut it off: shape, centre and crop from it
+            blob = np.asarray(blob | lit, np.uint8)
+        shape, turn = _shape(chan, blob, lit)
         top = _top_centre(chan, blob, (cx, cy))
         own = _own_pixels(blob)
         return DieCandidate(centre, inside, owner, shape,
-                            face_crop(img, top, gains, PX_PER_MM, turn, mask=own, fill=table))
+                            face_crop(img, top, gains, PX_PER_MM, turn, mask=own, fill=table), whole is not None)
 
     @staticmethod
     def _unknown(c: DieCandidate, why: str) -> DieReading:
@@ -233,6 +241,11 @@ class DiceReader:
         """The network's guess accepted only at its kind's calibrated acceptance and when the die's shape (4-
         or 3-fold, from the classical reader) does not contradict the kind."""
         guess = f"{g.kind}:{g.face}"
+        if c.split and g.kind not in KIND_OF_SHAPE.get(c.shape, ()) and g.probability >= max(accept[g.kind],
+                                                                                            SPLIT_ACCEPT):
+            # a touching die's cut outline may hide its shape; the network alone, at a stricter bar, names it
+            why = "" if c.owner is not None else "colour near no seat's, or near two"
+            return DieReading(g.kind, g.face, c.owner, g.probability, c.centre_mm, c.inside, why, c.shape, guess)
         if c.shape not in KIND_OF_SHAPE:  # its crop could not be squared up: the network's input is not its own
             return replace(DiceReader._unknown(c, "shape unknown (neither a cube's nor a D20's outline)"),
                            confidence=g.probability, guess=guess)
@@ -313,16 +326,47 @@ def _chroma(bgr: NDArray[np.float32]) -> NDArray[np.float32]:
     return np.asarray(bgr / max(float(bgr.sum()), 1.0), np.float32)
 
 
-def _shape(chan: F32, blob: NDArray[np.uint8]) -> tuple[str, float]:
-    """cube, icosahedron or unknown, and the turn (degrees) that squares it up. Read from the die's lit part
-    (its top, and for a D20 the three faces around the top), not its outline: a die off the image's centre
-    shows a wall, which turns a square outline into a hexagon. A cube's lit part has 4-fold symmetry, the
-    D20's 3-fold."""
-    values = chan[blob > 0]
-    if len(values) < 20:
-        return "unknown", 0.0
+def _lit_mask(chan: F32, blob: NDArray[np.uint8], level_of: NDArray[np.uint8] | None = None) -> NDArray[np.uint8]:
+    """The lit part of `blob` (at least 0.7 of the 95th percentile of `level_of`'s pixels, default `blob`'s),
+    small gaps closed."""
+    values = chan[(level_of if level_of is not None else blob) > 0]
     lit = ((chan >= 0.7 * np.percentile(values, 95)) & (blob > 0)).astype(np.uint8)
-    lit = np.asarray(cv2.morphologyEx(lit, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8)), np.uint8)
+    return np.asarray(cv2.morphologyEx(lit, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8)), np.uint8)
+
+
+def _lit_top(chan: F32, part: NDArray[np.uint8], whole: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
+    """A split die's lit top whole: the lit region of the touching dice's `whole` blob (at `part`'s own light
+    level) that lies mostly in `part`. Tops are parted by darker edges and walls, so the split line (drawn on
+    the outline alone) may cut a corner off the top while the lit region keeps it; None when no lit region
+    lies mostly in `part` (two tops merged in glare), and the part is read as it was cut."""
+    if int(part.sum()) < 20:
+        return None
+    lit = _lit_mask(chan, whole, part)
+    for shrink in range(4):  # two tops meeting at a corner: eroded a little, they part
+        core = np.asarray(cv2.erode(lit, np.ones((3, 3), np.uint8), iterations=shrink), np.uint8) if shrink else lit
+        n, labels = cv2.connectedComponents(core)
+        best, share = None, 0.0
+        for k in range(1, n):
+            comp = labels == k
+            inside = float(np.count_nonzero(comp & (part > 0)))
+            if inside > share:
+                best, share = comp, inside
+        if best is not None and share >= TOP_SHARE * float(np.count_nonzero(best)):
+            grown = np.asarray(cv2.dilate(best.astype(np.uint8), np.ones((3, 3), np.uint8), iterations=shrink),
+                               np.uint8)
+            return np.asarray(grown & lit, np.uint8)
+    return None
+
+
+def _shape(chan: F32, blob: NDArray[np.uint8], lit: NDArray[np.uint8] | None = None) -> tuple[str, float]:
+    """cube, icosahedron or unknown, and the turn (degrees) that squares it up. Read from the die's lit part
+    (its top, and for a D20 the three faces around the top; `lit` when already found), not its outline: a die
+    off the image's centre shows a wall, which turns a square outline into a hexagon. A cube's lit part has
+    4-fold symmetry, the D20's 3-fold."""
+    if lit is None:
+        if int(np.count_nonzero(blob)) < 20:
+            return "unknown", 0.0
+        lit = _lit_mask(chan, blob)
     contours, _ = cv2.findContours(lit, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
         return "unknown", 0.0

@@ -30,6 +30,9 @@ from vision.dice_faces import FACES
 from vision.errors import VisionError
 
 MANIFEST = "dice_faces.json"
+# the turns a die's crop is also read at (the views its squaring-up cannot tell apart), per shape of
+# `vision.dice`: a cube's quarter turns, the D20 top triangle's thirds of a turn
+VIEWS = {"cube": (0, 90, 180, 270), "icosahedron": (0, 120, 240)}
 FORMAT = "kipukas-dice-net/1"
 F32 = NDArray[np.float32]
 
@@ -48,32 +51,65 @@ class FaceGuess:
     probability: float
 
 
+def views(crop: F32, shape: str) -> list[F32]:
+    """`crop` at each turn of `VIEWS[shape]` (itself alone for an unknown shape): the same die seen at the
+    turns the network was trained to read alike, so their answers can be averaged (real evidence: the same
+    pixels, not a guess about the die). Quarter turns are exact; thirds resample as the training's turns do."""
+    out = []
+    c = (CROP_PX - 1) / 2.0
+    for turn in VIEWS.get(shape, (0,)):
+        if turn % 90 == 0:
+            out.append(np.ascontiguousarray(np.rot90(crop, turn // 90), np.float32))
+        else:
+            M = cv2.getRotationMatrix2D((c, c), float(turn), 1.0)
+            out.append(np.asarray(cv2.warpAffine(crop, M, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR,
+                                                 borderMode=cv2.BORDER_REPLICATE), np.float32))
+    return out
+
+
 class FaceNet:
-    """The loaded network and its calibration: `classify` turns crops into calibrated guesses."""
+    """The loaded network and its calibration: `classify` turns crops into calibrated guesses. With
+    `turned` (the manifest's `"views": "symmetry"`, its temperature fitted that way) a crop whose shape is
+    known is read at every turn of `VIEWS` and the logits averaged."""
 
     def __init__(self, net: cv2.dnn.Net, classes: tuple[str, ...], temperature: float,
-                 accept: dict[str, float], where: str) -> None:
+                 accept: dict[str, float], where: str, turned: bool = False) -> None:
         self.net = net
         self.classes = classes
         self.temperature = temperature
         self.accept = accept
         self.where = where
+        self.turned = turned
 
-    def probabilities(self, crops: list[F32]) -> F32:
-        """(N, classes) calibrated probabilities of `crops` (each `CROP_PX` square)."""
+    def logits(self, crops: list[F32], shapes: list[str] | None = None) -> NDArray[np.float64]:
+        """(N, classes) raw logits of `crops`, averaged over the turns of each crop's shape when `turned`."""
+        if not crops:
+            return np.zeros((0, len(self.classes)), np.float64)
+        if not self.turned or shapes is None:
+            shapes = ["unknown"] * len(crops)
+        seen = [views(c.reshape(CROP_PX, CROP_PX), s) for c, s in zip(crops, shapes, strict=True)]
+        batch = np.stack([v.reshape(1, CROP_PX, CROP_PX) for vs in seen for v in vs]).astype(np.float32)
+        self.net.setInput(batch)
+        flat = np.asarray(self.net.forward(), np.float64).reshape(len(batch), -1)
+        out, k = [], 0
+        for vs in seen:
+            out.append(flat[k:k + len(vs)].mean(axis=0))
+            k += len(vs)
+        return np.stack(out)
+
+    def probabilities(self, crops: list[F32], shapes: list[str] | None = None) -> F32:
+        """(N, classes) calibrated probabilities of `crops` (each `CROP_PX` square; `shapes` their dice's
+        shapes from `vision.dice`, for the turned views)."""
         if not crops:
             return np.zeros((0, len(self.classes)), np.float32)
-        batch = np.stack([c.reshape(1, CROP_PX, CROP_PX) for c in crops]).astype(np.float32)
-        self.net.setInput(batch)
-        logits = np.asarray(self.net.forward(), np.float64).reshape(len(crops), -1)
-        z = logits / self.temperature
+        z = self.logits(crops, shapes) / self.temperature
         z -= z.max(axis=1, keepdims=True)
         p = np.exp(z)
         return np.asarray(p / p.sum(axis=1, keepdims=True), np.float32)
 
-    def classify(self, crops: list[F32]) -> list[FaceGuess]:
+    def classify(self, crops: list[F32], shapes: list[str] | None = None) -> list[FaceGuess]:
         out = []
-        for row in self.probabilities(crops):
+        for row in self.probabilities(crops, shapes):
             k = int(np.argmax(row))
             kind, face = self.classes[k].split(":")
             out.append(FaceGuess(kind, face, float(row[k])))
@@ -104,6 +140,7 @@ def load_face_net(folder: Path | Traversable | None = None) -> FaceNet:
         temperature = float(manifest["temperature"])
         accept = {str(k): float(v) for k, v in dict(manifest["accept"]).items()}
         px = int(manifest["input"]["px"])
+        turned = manifest.get("views", "one") == "symmetry"
     except (KeyError, TypeError, ValueError) as e:
         raise VisionError(f"{where}: missing or bad key {e}") from None
     model = f"{where.rsplit('/', 1)[0]}/{name}"
@@ -121,4 +158,4 @@ def load_face_net(folder: Path | Traversable | None = None) -> FaceNet:
         net = cv2.dnn.readNetFromONNX(np.frombuffer(raw, np.uint8))
     except cv2.error as e:
         raise VisionError(f"{model}: OpenCV cannot load it ({str(e).strip().splitlines()[-1]})") from None
-    return FaceNet(net, classes, temperature, accept, model)
+    return FaceNet(net, classes, temperature, accept, model, turned)
