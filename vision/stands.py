@@ -66,6 +66,7 @@ BLUR_REACH = 2.0
 # reading unsure (SIZE_UNSURE caps its margin below the stabiliser's bar) for the second opinion to settle
 LOOSE = 2.0
 LOOSE_REACH_MM = 2.0
+LOOSE_SHARE = 0.5
 SIZE_UNSURE = 0.45
 
 
@@ -218,9 +219,11 @@ class StandClassifier:
 
     def larger(self, kind: str, area: float, loose: float, known: tuple[str, ...]) -> tuple[str, ...]:
         """The pieces not in ``known`` that the stand takes whose smallest top is above the measured ``area``
-        but within the ``loose`` measure of it (``_loose_area``)."""
+        but within ``LOOSE_SHARE`` of the way to the ``loose`` measure (``_loose_area``): the top's true
+        edge lies inside the band between the two tests, about half-way."""
         kinds = ("soul", "basecamp", "capital") if kind == "territory" else ("soul",)
-        return tuple(k for k in kinds if k not in known and area < self.areas[k][0] <= loose)
+        reach = area + LOOSE_SHARE * max(loose - area, 0.0)
+        return tuple(k for k in kinds if k not in known and area < self.areas[k][0] <= reach)
 
     def _loose_area(self, c: F32, s: F32, owner: int, blob: NDArray[np.uint8], foot: NDArray[np.uint8],
                     k: float) -> float:
