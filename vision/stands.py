@@ -49,6 +49,11 @@ UNVERIFIED_EMPTY = 0.3
 # the reading unsure, for the patch classifier to confirm or not (``vision.board``), instead of covered
 MARGINAL_SKIN = 2.0
 SKIN_UNSURE = "a few skin-coloured pixels"
+# in a frame blurrier than the model (JPEG blocks and blur at half resolution smear a piece's colour over
+# the map around it), a little more unexplained change than UNEXPLAINED_FRACTION, up to MARGINAL_UNEXPLAINED
+# times it, leaves the reading unsure for the patch classifier to confirm, not unknown outright
+BLURRED_UNSURE = "a little unexplained change in a blurred frame"
+MARGINAL_UNEXPLAINED = 2.0
 AREA_MM2 = {"soul": (50.0, 160.0), "basecamp": (110.0, 200.0), "capital": (215.0, 380.0)}
 TRACE: list[float] | None = None
 TRACE_A: list[tuple[str, float, float]] | None = None
@@ -150,7 +155,7 @@ class StandClassifier:
                                        blur_mm)
             if reason is None and area > 2.0 * CAPITAL_MIN_MM2:
                 reason = "too large for a piece"
-            if reason == SKIN_UNSURE:
+            if reason in (SKIN_UNSURE, BLURRED_UNSURE):
                 unsure = reason
             elif reason is not None:
                 return StandReading("unknown", None, 0, 0.0, True, False, reason)
@@ -270,6 +275,8 @@ class StandClassifier:
             frac = float((changed & free).sum()) / float(free.sum())
             if TRACE_U is not None:
                 TRACE_U.append(("model", frac))
+            if frac > UNEXPLAINED_FRACTION and blur_mm > 0 and frac <= MARGINAL_UNEXPLAINED * UNEXPLAINED_FRACTION:
+                return BLURRED_UNSURE
             return "unexplained object" if frac > UNEXPLAINED_FRACTION else None
         skin = skin_fraction(c, s)
         if skin > MARGINAL_SKIN * OBSTRUCTED_FRACTION:
