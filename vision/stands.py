@@ -305,8 +305,7 @@ def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: f
     best: tuple[float, F32, F32, float] | None = None
     for extra in MATCH_BLUR_MM if px_per_mm > 0 else (0.0,):
         rc, rs = _smoothed_ref(ref, round(extra * px_per_mm, 1))
-        dc = chroma_dist(c, rc)
-        score = float(np.median(dc[::2, ::2]))
+        score = float(np.median(chroma_dist(c[::2, ::2], rc[::2, ::2])))
         if best is None or score < best[0] - MATCH_GAIN:
             best = (score, rc, rs, extra)
     assert best is not None
