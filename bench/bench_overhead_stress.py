@@ -132,6 +132,12 @@ TUNING_CONDITIONS = [
     Condition("cool 7000K", {"kelvin": 7000.0}),
     Condition("phone on map", clutter=_on_map),
     Condition("arm across map", hands=1),
+    Condition("1014x760 blur 1.8", {"blur": 1.8}, size=(1014, 760)),
+    Condition("1014x760 blur 2.2", {"blur": 2.2}, size=(1014, 760)),
+    Condition("1014x760 q30", {"jpeg_quality": 30}, size=(1014, 760)),
+    Condition("1014x760 q20", {"jpeg_quality": 20}, size=(1014, 760)),
+    Condition("1200x900 blur 2", {"blur": 2.0}, size=(1200, 900)),
+    Condition("1200x900 q25", {"jpeg_quality": 25}, size=(1200, 900)),
 ]
 
 

@@ -211,9 +211,13 @@ class SecondOpinion:
         """The stand reading ``r`` of the rule after this second opinion: made confident where the rule was
         unsure but found nothing foreign (not obstructed) and the network is sure of the rule's candidate or
         of a piece the measured size alone allows (``StandReading.alternatives``; the owner stays the rule's,
-        from colour); unknown where the network vetoes it (``veto``); else unchanged."""
-        if not r.obstructed and r.confidence < CONFIRM_BELOW:
-            sure = self.confirms(rid, (r.state, *r.alternatives))
+        from colour); a confident reading becomes such a piece when the network is sure of it (its shape and
+        size disagree); unknown where the network vetoes it (``veto``); else unchanged."""
+        if not r.obstructed and (r.confidence < CONFIRM_BELOW or r.alternatives):
+            # an unsure reading may be confirmed as itself or as a piece its size allows; a confident one only
+            # as such a piece: its shape (what blur and JPEG round off first) said one piece, its size allows
+            # another, and the network is sure of that other
+            sure = self.confirms(rid, (r.state, *r.alternatives) if r.confidence < CONFIRM_BELOW else r.alternatives)
             if sure is not None:
                 state, p, flipped = sure
                 r = replace(r, state=state, confidence=max(r.confidence, p), reason=None,

@@ -49,6 +49,11 @@ UNVERIFIED_EMPTY = 0.3
 # the reading unsure, for the patch classifier to confirm or not (``vision.board``), instead of covered
 MARGINAL_SKIN = 2.0
 SKIN_UNSURE = "a few skin-coloured pixels"
+# in a frame blurrier than the model (JPEG blocks and blur at half resolution smear a piece's colour over
+# the map around it), a little more unexplained change than UNEXPLAINED_FRACTION, up to MARGINAL_UNEXPLAINED
+# times it, leaves the reading unsure for the patch classifier to confirm, not unknown outright
+BLURRED_UNSURE = "a little unexplained change in a blurred frame"
+MARGINAL_UNEXPLAINED = 2.0
 AREA_MM2 = {"soul": (50.0, 160.0), "basecamp": (110.0, 200.0), "capital": (215.0, 380.0)}
 TRACE: list[float] | None = None
 TRACE_A: list[tuple[str, float, float]] | None = None
@@ -57,6 +62,17 @@ KERNEL3 = np.ones((3, 3), np.uint8)
 KERNEL5 = np.ones((5, 5), np.uint8)
 Look = tuple[F32, F32, NDArray[np.bool_]]  # chromaticity, brightness, where the piece was
 SMOOTH_PX = 3.0
+# extra blur (mm) the model is given to match a blurrier frame (``changed_matched``); the next level is taken
+# only when it brings the median colour difference down by MATCH_GAIN more
+MATCH_BLUR_MM = (0.0, 0.7, 1.4, 2.1)
+MATCH_GAIN = 0.002
+BLUR_REACH = 2.0
+# the looser measure of a piece's top (``StandClassifier._loose_area``): a larger piece it allows makes the
+# reading unsure (SIZE_UNSURE caps its margin below the stabiliser's bar) for the second opinion to settle
+LOOSE = 2.0
+LOOSE_REACH_MM = 2.0
+LOOSE_SHARE = 0.5
+SIZE_UNSURE = 0.45
 
 
 @dataclass(frozen=True)
@@ -114,12 +130,16 @@ class StandClassifier:
         n = patch.shape[0]
         foot = _footprint(kind, size_mm, px_per_mm, n, FOOTPRINT_GROW_MM.get(kind, 2.0))
         changed: NDArray[np.bool_] | None = None
+        blur_mm = 0.0  # how much blurrier than its model the frame is here: a piece's edge reaches further
         allowed: NDArray[np.bool_] | None = None
         if ref is not None:
-            changed = changed_pixels(patch, ref, strict) if strict else changed_pixels_legacy(c, s, ref)
+            if strict:
+                changed, blur_mm = changed_matched(patch, ref, px_per_mm)
+            else:
+                changed = changed_pixels_legacy(c, s, ref)
             owners = np.where(changed, owners, -1).astype(np.int8)
         elif strict and look is not None:
-            changed = changed_pixels(patch, (look[0], look[1]), True)
+            changed, blur_mm = changed_matched(patch, (look[0], look[1]), px_per_mm)
             allowed = look[2]
             owners = np.where(changed | allowed, owners, -1).astype(np.int8)
         any_owner = (owners >= 0).astype(np.uint8)
@@ -131,10 +151,11 @@ class StandClassifier:
         hull = _hull(blob) if area >= EMPTY_MAX_MM2 else None
         unsure: str | None = None  # a weak sign of something else: the reading needs a second opinion
         if strict:
-            reason = self._unexplained(c, s, owners, changed, allowed, hull, foot, px_per_mm, kind, size_mm)
+            reason = self._unexplained(c, s, owners, changed, allowed, hull, foot, px_per_mm, kind, size_mm,
+                                       blur_mm)
             if reason is None and area > 2.0 * CAPITAL_MIN_MM2:
                 reason = "too large for a piece"
-            if reason == SKIN_UNSURE:
+            if reason in (SKIN_UNSURE, BLURRED_UNSURE):
                 unsure = reason
             elif reason is not None:
                 return StandReading("unknown", None, 0, 0.0, True, False, reason)
@@ -170,6 +191,12 @@ class StandClassifier:
             lo, hi = self.areas[state]
             margin = min(margin, (area - lo) / 15.0, (hi - area) / 15.0)  # shape and size must agree
             alternatives = self.sized(kind, area, state)
+            larger = self.larger(kind, area, self._loose_area(c, s, int(votes.argmax()), blob, foot, px_per_mm),
+                                 (state, *alternatives))
+            if larger:
+                # the top's blurred edge may hide a larger piece: the rule cannot tell, a second opinion may
+                alternatives += larger
+                margin = min(margin, SIZE_UNSURE)
         conf = 0.0 if unsure else float(np.clip(min(margin, 1.0) * purity, 0.0, 1.0))
         return StandReading(state, owner, 1, conf, False, flipped, unsure, _piece_zone(hull, n, px_per_mm, 1.0), area,
                             alternatives)
@@ -195,10 +222,33 @@ class StandClassifier:
             out.append(min(above, key=lambda k: self.areas[k][0]))
         return tuple(out)
 
+    def larger(self, kind: str, area: float, loose: float, known: tuple[str, ...]) -> tuple[str, ...]:
+        """The pieces not in ``known`` that the stand takes whose smallest top is above the measured ``area``
+        but within ``LOOSE_SHARE`` of the way to the ``loose`` measure (``_loose_area``): the top's true
+        edge lies inside the band between the two tests, about half-way."""
+        kinds = ("soul", "basecamp", "capital") if kind == "territory" else ("soul",)
+        reach = area + LOOSE_SHARE * max(loose - area, 0.0)
+        return tuple(k for k in kinds if k not in known and area < self.areas[k][0] <= reach)
+
+    def _loose_area(self, c: F32, s: F32, owner: int, blob: NDArray[np.uint8], foot: NDArray[np.uint8],
+                    k: float) -> float:
+        """The piece's top measured with a looser colour test (``LOOSE`` times the owner's distance) within
+        ``LOOSE_REACH_MM`` of its blob, in mm^2. Blur and JPEG mix a top's edge with the map around it: its
+        owner's colour fades, and the plain test measures the top smaller than it is, by up to a band as wide
+        as the blur; at a sharp frame both measures agree."""
+        d = chroma_dist(c, np.broadcast_to(self.chromas[owner], c.shape))
+        reach = round(LOOSE_REACH_MM * k)
+        near = np.asarray(cv2.dilate(blob, np.ones((2 * reach + 1,) * 2, np.uint8)), np.uint8)
+        loose = ((d < LOOSE * self.thresholds[owner]) & (s > MIN_SUM)).astype(np.uint8) & near & foot
+        grown = _largest(np.asarray(loose | blob, np.uint8))
+        return float(grown.sum()) / k**2
+
     def _unexplained(self, c: F32, s: F32, owners: NDArray[np.int8], changed: NDArray[np.bool_] | None,
                      allowed: NDArray[np.bool_] | None, hull: NDArray[np.int32] | None, foot: NDArray[np.uint8],
-                     k: float, kind: str, size_mm: tuple[float, float]) -> str | None:
-        """Why the stand cannot be read (something there that no piece explains), or None."""
+                     k: float, kind: str, size_mm: tuple[float, float], blur_mm: float = 0.0) -> str | None:
+        """Why the stand cannot be read (something there that no piece explains), or None. ``blur_mm``: how
+        much blurrier than its model the frame is (``changed_matched``): a piece's blurred edge reaches that
+        much further (``BLUR_REACH`` times it) beyond its side walls and shadow."""
         n = foot.shape[0]
         core = _footprint(kind, size_mm, k, n, 1.0) > 0
         explained = np.zeros((n, n), np.uint8)
@@ -214,7 +264,8 @@ class StandClassifier:
                 if foreign_on > FOREIGN_ON_PIECE:
                     return "something on the piece"
             # the piece's side walls and its soft shadow around the top
-            explained = np.asarray(cv2.dilate(explained, np.ones((round(2.5 * k) * 2 + 1,) * 2, np.uint8)), np.uint8)
+            grow = round((2.5 + BLUR_REACH * blur_mm) * k)
+            explained = np.asarray(cv2.dilate(explained, np.ones((grow * 2 + 1,) * 2, np.uint8)), np.uint8)
         free = core & (explained == 0)
         if allowed is not None:
             free &= ~allowed  # where the last piece stood: what is there now is the stand or the new piece
@@ -224,6 +275,8 @@ class StandClassifier:
             frac = float((changed & free).sum()) / float(free.sum())
             if TRACE_U is not None:
                 TRACE_U.append(("model", frac))
+            if frac > UNEXPLAINED_FRACTION and blur_mm > 0 and frac <= MARGINAL_UNEXPLAINED * UNEXPLAINED_FRACTION:
+                return BLURRED_UNSURE
             return "unexplained object" if frac > UNEXPLAINED_FRACTION else None
         skin = skin_fraction(c, s)
         if skin > MARGINAL_SKIN * OBSTRUCTED_FRACTION:
@@ -235,19 +288,38 @@ def changed_pixels(patch: NDArray[np.uint8], ref: tuple[F32, F32], strict: bool 
     """Pixels that differ from the model ``ref``: in colour, or in brightness beyond the patch's own shading
     (a shadow or a dimmer lamp darkens the whole patch; the median ratio over unchanged colour removes it).
     Both are smoothed first, so blur, JPEG blocks and a pixel of misregistration are not changes."""
+    return changed_matched(patch, ref, 0.0)[0]
+
+
+def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: float) -> tuple[
+        NDArray[np.bool_], float]:
+    """``changed_pixels`` against the model blurred as much as the frame is (and that extra blur, in mm).
+
+    A frame blurrier than the model (a half-resolution camera, a lens out of focus: 2 frame px at 1014x760
+    are 2 mm on the table) differs from a sharp model all over a textured stand, in colour as much as a
+    piece does. Camera blur is one Gaussian for the whole patch, a piece is a local change: of the model
+    blurred by each of ``MATCH_BLUR_MM`` (0 with ``px_per_mm`` 0), the one closest to the patch in median
+    colour is the frame's sharpness, and only what differs from it is a change."""
     sp = np.asarray(cv2.GaussianBlur(patch.astype(np.float32), (0, 0), SMOOTH_PX), np.float32)
-    rc, rs = _smoothed_ref(ref)
     c, s = chroma_f(sp)
+    best: tuple[float, F32, F32, float] | None = None
+    for extra in MATCH_BLUR_MM if px_per_mm > 0 else (0.0,):
+        rc, rs = _smoothed_ref(ref, round(extra * px_per_mm, 1))
+        score = float(np.median(chroma_dist(c[::2, ::2], rc[::2, ::2])))
+        if best is None or score < best[0] - MATCH_GAIN:
+            best = (score, rc, rs, extra)
+    assert best is not None
+    _, rc, rs, extra = best
     dc = chroma_dist(c, rc)
     ratio = s / np.maximum(rs, 1.0)
     calm = (dc < 0.03) & (rs > 100)
     local = median(ratio[calm]) if int(calm.sum()) > 30 else median(ratio.ravel())
     rel = ratio / max(local, 0.05)
     raw = ((dc > 0.06) & (s > MIN_SUM) & (rs > MIN_SUM)) | (rel < 0.3) | (rel > 2.2)
-    return np.asarray(cv2.morphologyEx(raw.astype(np.uint8), cv2.MORPH_OPEN, KERNEL3) > 0, np.bool_)
+    return np.asarray(cv2.morphologyEx(raw.astype(np.uint8), cv2.MORPH_OPEN, KERNEL3) > 0, np.bool_), extra
 
 
-_SMOOTHED: IdentityMemo[tuple[F32, F32]] = IdentityMemo()
+_SMOOTHED: IdentityMemo[dict[float, tuple[F32, F32]]] = IdentityMemo()
 
 
 def prepare_model(ref: tuple[F32, F32]) -> None:
@@ -255,11 +327,16 @@ def prepare_model(ref: tuple[F32, F32]) -> None:
     _smoothed_ref(ref)
 
 
-def _smoothed_ref(ref: tuple[F32, F32]) -> tuple[F32, F32]:
-    """The model smoothed as ``changed_pixels`` compares it, kept per model (smoothed once, not per frame)."""
-    def make() -> tuple[F32, F32]:
-        return chroma_f(np.asarray(cv2.GaussianBlur(ref[0] * ref[1][:, :, None], (0, 0), SMOOTH_PX), np.float32))
-    return _SMOOTHED.get((ref[0], ref[1]), make)
+def _smoothed_ref(ref: tuple[F32, F32], extra_px: float = 0.0) -> tuple[F32, F32]:
+    """The model smoothed as ``changed_pixels`` compares it, blurred by ``extra_px`` more, kept per model
+    and blur (smoothed once, not per frame)."""
+    levels = _SMOOTHED.get((ref[0], ref[1]), dict)
+    got = levels.get(extra_px)
+    if got is None:
+        sigma = float(np.hypot(SMOOTH_PX, extra_px))
+        got = chroma_f(np.asarray(cv2.GaussianBlur(ref[0] * ref[1][:, :, None], (0, 0), sigma), np.float32))
+        levels[extra_px] = got
+    return got
 
 
 def changed_pixels_legacy(c: F32, s: F32, ref: tuple[F32, F32]) -> NDArray[np.bool_]:
