@@ -377,9 +377,7 @@ class BoardReader:
 
     def _read_stand(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None,
                     gains: F32) -> StandObs:
-        if self._covered(mask, sid, GRAZED):
-            self.models.reset(sid)
-            return unread_stand(self.last_stands.get(sid), "covered")
+        blob = self._covered(mask, sid, GRAZED)
         spec = self.layout.stand(sid)
         model = self.models.get(sid)
         patch = normalise(extract(img, reg.H, reg.size), gains, None if model is None else self._bgr_of(model))
@@ -389,6 +387,15 @@ class BoardReader:
                                      cs=(c, s))
         if self.opinion is not None:
             r = self.opinion.judge(sid, r)  # confirms an unsure reading or vetoes a doubtful one
+        if blob:
+            assert mask is not None and self.finder is not None
+            # the blob may be the stand's own piece joined to an object beside it: only a confident piece
+            # whose zone explains all but a graze of the blob is read; the stand learns nothing from it
+            if (r.obstructed or r.state == "empty" or r.piece is None or r.confidence < CONFIDENT_EMPTY
+                    or self.finder.beyond_piece(mask, sid, reg.H, r.piece) > GRAZED):
+                self.models.reset(sid)
+                return unread_stand(self.last_stands.get(sid), "covered")
+            return StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)
         # without a model or a look, an empty reading is capped as unverified: its uncapped verdict starts both
         unverified = model is None and look is None
         confident_empty = r.state == "empty" and not r.obstructed and (

@@ -116,3 +116,20 @@ class ObstructionFinder:
         core = m[: sub.shape[0], : sub.shape[1]]
         over = int((sub & core).sum())
         return over > 0 and over > least * float(core.sum())
+
+    def beyond_piece(self, mask: NDArray[np.uint8], region_id: str, H: NDArray[np.float64],
+                     piece: NDArray[np.bool_]) -> float:
+        """The share of the region's core the obstruction ``mask`` covers outside ``piece`` (the zone of the
+        stand's own piece and its side walls, in the patch whose pixel (u, v) is frame pixel H @ (u, v)).
+
+        A piece on a stand differs from the empty table, so where an object's blob touches it the blob runs
+        on over the piece: that part is the stand's own change, explained by its reading, not the object."""
+        (x0, y0, x1, y1), m = self.masks[region_id]
+        sub = mask[y0:y1, x0:x1]
+        core = m[: sub.shape[0], : sub.shape[1]]
+        to_box = np.array([[1.0 / SCALE, 0.0, -x0], [0.0, 1.0 / SCALE, -y0], [0.0, 0.0, 1.0]]) @ H
+        zone = cv2.warpPerspective(piece.astype(np.uint8), to_box, (sub.shape[1], sub.shape[0]),
+                                   flags=cv2.INTER_NEAREST)
+        zone = cv2.dilate(zone, np.ones((3, 3), np.uint8))  # a quarter-resolution pixel of the piece's edge
+        over = int((sub & core & (zone == 0)).sum())
+        return over / max(float(core.sum()), 1.0)
