@@ -216,8 +216,13 @@ def test_a_flooding_client_does_not_hold_up_the_others(tmp_path: Path) -> None:
         while len(flooder.of("error")) < 140 and time.monotonic() < deadline:
             time.sleep(0.05)
         refusals = [e["error"] for e in flooder.of("error")]
-        assert len(refusals) == 140 and sum("too many messages" in r for r in refusals) == 130
-        assert sum("too many rejected actions from red" in r for r in refusals) == 10  # the seat's own limit
+        # The connection's bucket lets through its burst of 20 plus what refills (5 a second) while the server
+        # works through the flood: exactly 130 refused on a quiet machine, a few fewer when the flood is
+        # handled slowly. Of what it lets through, the rules reject the first 10 and the seat's own limit
+        # refuses the rest: 140 refusals either way.
+        flooded = sum("too many messages" in r for r in refusals)
+        assert len(refusals) == 140 and 120 <= flooded <= 130
+        assert sum("too many rejected actions from red" in r for r in refusals) == 140 - flooded
         # Of the 10 rejections the rules gave, 3 are rows and 7 are counted (issue 16); and blue's line.
         assert service.table.record.last_seq == 5
         # A packet over engine.io's limit ends that connection, and only that one.
