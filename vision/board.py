@@ -24,7 +24,6 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -40,7 +39,17 @@ from vision.legacy_read import read_legacy
 from vision.light import SMALL, LightModel, bgr_of, normalise, saturated_fraction, shrink, small_of
 from vision.memo import IdentityMemo
 from vision.motion import MotionGuard
-from vision.observation import BoardObservation, SlotObs, StandObs, under_slot, unread_slot, unread_stand
+from vision.observation import (
+    CONFIDENT_EMPTY,
+    BoardObservation,
+    SlotObs,
+    StandObs,
+    code_retries,
+    settled,
+    under_slot,
+    unread_slot,
+    unread_stand,
+)
 from vision.obstruction import GRAZED, ObstructionFinder
 from vision.palette import hidden_owner, map_mask, map_share
 from vision.patch_classifier import PatchClassifier, SecondOpinion
@@ -48,13 +57,12 @@ from vision.regions import Region, moved
 from vision.repose import Placement, moved_small, placement, prepare_maps
 from vision.slot_qr import qr_window
 from vision.slot_qr_fusion import QrFusion
-from vision.slots import decode_qr, qr_homography, read_slot
+from vision.slots import read_slot, slot_code
 from vision.stands import StandClassifier, prepare_model
 from vision.under_mat import read_under
 from vision.warp import extract, one_frame
 
 UNREADABLE_FRACTION = 0.5
-CONFIDENT_EMPTY = 0.8
 AMBIGUOUS_SHARE = 0.08  # of the map looking like a player's colour: more than all of one player's pieces
 QR_RETRIES = 8  # unchanged frames in which a face-down card whose QR did not decode is read again
 QUICK_RETRIES = 1  # unchanged face-down codes decoded again per frame (~4 ms each); the others wait a frame
@@ -222,9 +230,9 @@ class BoardReader:
         lit = normalise(aligned, gains, self._global_bgr)
         changed = self._changed_regions(lit)
         self.regions_read = 0
-        retry = self._qr_retries(changed) if self.accept is None else set()
+        retry = code_retries(self._prev_slots, self._qr_tries, changed, QR_RETRIES) if self.accept is None else set()
         # a settled face-down card that did not change: its reading stands, only its code is tried again
-        quick = {sid for sid in retry if _settled(self._prev_slots.get(sid))}
+        quick = {sid for sid in retry if settled(self._prev_slots.get(sid))}
         retry -= quick
         if len(quick) > QUICK_RETRIES:  # the fewest tried first; the others wait, their tries not counted
             now = set(sorted(quick, key=lambda sid: (self._qr_tries[sid], sid))[:QUICK_RETRIES])
@@ -234,9 +242,9 @@ class BoardReader:
         self.qr_retried = 0
         self.fusion.new_frame()
         if not changed and not retry and not quick and self._prev is not None and all(
-                _settled(o) for o in self._prev.stands.values()) and all(
+                settled(o) for o in self._prev.stands.values()) and all(
                 self._settled_slot(k, o) for k, o in self._prev.slots.items()) and all(
-                _settled(o) for o in self._prev.under.values()):
+                settled(o) for o in self._prev.under.values()):
             return self._prev  # nothing moved anywhere: the last observation stands (a few ms)
         if self._reads_any(wanted, changed, retry):
             mask, boxes = self.finder.find_small(lit, margin=False)
@@ -249,7 +257,7 @@ class BoardReader:
             if wanted is not None and sid not in wanted and sid in self.last_stands:
                 stands[sid] = self.last_stands[sid]
                 continue
-            if sid not in changed and _settled(self._prev_stands.get(sid)):
+            if sid not in changed and settled(self._prev_stands.get(sid)):
                 stands[sid] = self._prev_stands[sid]
                 continue
             stands[sid] = self._read_stand(img, sid, reg, mask, gains)
@@ -281,7 +289,7 @@ class BoardReader:
             if wanted is not None and sid not in wanted and sid in self.last_under:
                 under[sid] = self.last_under[sid]
                 continue
-            if rid not in changed and _settled(self._prev_under.get(sid)):
+            if rid not in changed and settled(self._prev_under.get(sid)):
                 under[sid] = self._prev_under[sid]
                 continue
             under[sid] = self._read_under(img, rid, reg, mask, gains)
@@ -306,7 +314,7 @@ class BoardReader:
         tests as theirs); when none, the obstruction finder and the patch classifier have nothing to serve."""
         for sid in self.stand_regions:
             if not (wanted is not None and sid not in wanted and sid in self.last_stands) and not (
-                    sid not in changed and _settled(self._prev_stands.get(sid))):
+                    sid not in changed and settled(self._prev_stands.get(sid))):
                 return True
         for sid in self.slot_regions:
             if not (wanted is not None and sid not in wanted and sid in self.last_slots) and not (
@@ -315,7 +323,7 @@ class BoardReader:
         for rid in self.under_regions:
             sid = under_slot(rid)
             if not (wanted is not None and sid not in wanted and sid in self.last_under) and not (
-                    rid not in changed and _settled(self._prev_under.get(sid))):
+                    rid not in changed and settled(self._prev_under.get(sid))):
                 return True
         return False
 
@@ -325,24 +333,8 @@ class BoardReader:
         from the new frame's noise (what ``read_slot`` would decode: the same window, the same decoders), so
         the frame needs neither the obstruction finder nor the patch classifier."""
         self.qr_retried += 1
-        Hq, n = qr_homography(reg.H, reg.px_per_mm, reg.size, self.layout.card_size_mm)
-        payload = decode_qr(np.asarray(cv2.cvtColor(extract(img, Hq, (n, n)), cv2.COLOR_BGR2GRAY), np.uint8))
+        payload = slot_code(img, reg.H, reg.px_per_mm, reg.size, self.layout.card_size_mm)
         return self._prev_slots[sid] if payload is None else SlotObs("down", payload, 1.0, False)
-
-    def _qr_retries(self, changed: set[str]) -> set[str]:
-        """Unchanged slots holding a face-down card whose QR did not decode: read again (and their QR tried)
-        for ``QR_RETRIES`` frames, as new sensor noise may let it decode; a slot that changed starts over.
-        No other unchanged slot is read, so no other QR is tried."""
-        out: set[str] = set()
-        for sid, obs in self._prev_slots.items():
-            if sid in changed:
-                self._qr_tries.pop(sid, None)
-            elif obs.state == "down" and obs.payload is None and not obs.obstructed:
-                tries = self._qr_tries.get(sid, 0)
-                if tries < QR_RETRIES:
-                    self._qr_tries[sid] = tries + 1
-                    out.add(sid)
-        return out
 
     def _changed_regions(self, small: NDArray[np.uint8]) -> set[str]:
         """Regions whose quarter-resolution crop differs from the one they were last read from
@@ -428,13 +420,13 @@ class BoardReader:
         self.opinion.classify(
             img, gains,
             {r: g for r, g in self.stand_regions.items()
-             if to_read(r, self.last_stands, _settled(self._prev_stands.get(r)))},
+             if to_read(r, self.last_stands, settled(self._prev_stands.get(r)))},
             {r: g for r, g in self.slot_regions.items()
              if to_read(r, self.last_slots, self._settled_slot(r, self._prev_slots.get(r)))})
 
     def _settled_slot(self, sid: str, obs: SlotObs | None) -> bool:
         """``_settled``, except a face-down card whose code is not read yet while its frames still help."""
-        if not _settled(obs):
+        if not settled(obs):
             return False
         assert obs is not None
         return not (self.accept is not None and obs.state == "down" and obs.payload is None
@@ -497,8 +489,3 @@ class BoardReader:
         """The previous decision (one fixed photo, thresholds), kept for the benchmark's comparison."""
         finder = self.finder if self.has_reference and self.global_model is not None else None
         return read_legacy(img, wanted, self, finder, self._mat_slots)
-
-def _settled(obs: StandObs | SlotObs | None) -> bool:
-    """A confident reading: re-reading an unchanged region could not change it. Uncertain ones (under a
-    hand, unverified, low confidence) are read again: their models may have grown since."""
-    return obs is not None and not obs.obstructed and obs.confidence >= CONFIDENT_EMPTY

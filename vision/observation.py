@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+CONFIDENT_EMPTY = 0.8  # a reading at least this sure is acted on, and an unchanged region keeps it
+
 
 @dataclass(frozen=True)
 class StandObs:
@@ -64,3 +66,25 @@ def unread_slot(prev: SlotObs | None, why: str) -> SlotObs:
     if prev is None:
         return SlotObs("unknown", None, 0.0, True, why)
     return SlotObs(prev.state, prev.payload, 0.0, True, why)
+
+
+def settled(obs: StandObs | SlotObs | None) -> bool:
+    """A confident reading: re-reading an unchanged region could not change it. Uncertain ones (under a
+    hand, unverified, low confidence) are read again: their models may have grown since."""
+    return obs is not None and not obs.obstructed and obs.confidence >= CONFIDENT_EMPTY
+
+
+def code_retries(last: dict[str, SlotObs], tries: dict[str, int], changed: set[str], limit: int) -> set[str]:
+    """Unchanged slots holding a face-down card whose QR did not decode: read again (and their QR tried)
+    for ``limit`` frames, as new sensor noise may let it decode; a slot that changed starts over. No other
+    unchanged slot is read, so no other QR is tried. ``tries`` (slot -> frames tried) is kept by the caller."""
+    out: set[str] = set()
+    for sid, obs in last.items():
+        if sid in changed:
+            tries.pop(sid, None)
+        elif obs.state == "down" and obs.payload is None and not obs.obstructed:
+            n = tries.get(sid, 0)
+            if n < limit:
+                tries[sid] = n + 1
+                out.add(sid)
+    return out

@@ -182,6 +182,14 @@ def qr_homography(H_slot: Mat3, k_slot: float, size: tuple[int, int], card_mm: t
     return H, n
 
 
+def slot_code(frame: NDArray[np.uint8], H_slot: Mat3, k_slot: float, size: tuple[int, int],
+              card_mm: tuple[float, float]) -> str | None:
+    """The plain decoders on a slot's code window: what a face-down card's reading and its retry on an
+    unchanged frame both decode."""
+    Hq, n = qr_homography(H_slot, k_slot, size, card_mm)
+    return decode_qr(np.asarray(cv2.cvtColor(extract(frame, Hq, (n, n)), cv2.COLOR_BGR2GRAY), np.uint8))
+
+
 def mat_reference(layout_mat: Image, mat_size_mm: tuple[float, float], slot_mm_H: Mat3, size: tuple[int, int]) -> Image:
     """The empty slot as printed: the mat artwork resampled into the slot patch (patch px -> mat mm)."""
     sx = layout_mat.shape[1] / mat_size_mm[0]
@@ -223,9 +231,7 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
         like = back_likeness(card)
         if like >= BACK_LIKE_MIN and min_cell_likeness(card) < BACK_CELL_MIN:
             return "empty", None, 0.0, True  # a back with part of it hidden: something lies on the card
-        Hq, n = qr_homography(H, k, size, card_mm)
-        gray = np.asarray(cv2.cvtColor(extract(frame, Hq, (n, n)), cv2.COLOR_BGR2GRAY), np.uint8)
-        payload = decode_qr(gray)
+        payload = slot_code(frame, H, k, size, card_mm)
         if payload is not None and accept is not None and not accept(payload):
             payload = None
         if payload is None and accept is not None:
