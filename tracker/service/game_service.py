@@ -21,8 +21,8 @@ from rules.core.interface import TableGame
 from rules.core.registry import names
 from tracker.errors import InputError
 from tracker.record.store import Row
-from tracker.service.exports import key_fingerprint, record_rows, sqlite_copy
-from tracker.service.seats import SPECTATOR, AccessDenied, Seats, Viewer
+from tracker.service.seats import SPECTATOR, Seats, Viewer
+from tracker.service.served import ServedTable
 from tracker.table.games import GameTable, replay
 
 LOG_TAIL = 200   # record entries a state carries (older ones come in `log` pages)
@@ -76,9 +76,11 @@ def entry_for(row: Row, game: TableGame, viewer: Viewer) -> dict[str, Any] | Non
             "message": message if row.kind != "correct" else f"row {body.get('target')}: {body.get('reason', '')}"}
 
 
-class GameService:
+class GameService(ServedTable):
     """The pages' table for an interface game (see the module docstring). Views are cached per viewer and
     version: one projection per role and change, not one per phone."""
+
+    table: GameTable
 
     def __init__(self, table: GameTable, seats: Seats | None = None, *, spectator_delay_min: float = 0.0,
                  allowed_origins: tuple[str, ...] = (), public_url: str = "",
@@ -108,27 +110,6 @@ class GameService:
             self._base += self.table.version() + 1
             self.table, self.game = table, table.name
             self._views, self._delayed, self._projected = {}, {}, {}
-
-    # --- change notification --------------------------------------------------------------------------
-    def version(self) -> int:
-        return self._base + self.table.version()
-
-    def wait_for_change(self, after: int, timeout: float) -> int:
-        base = self._base
-        return base + self.table.wait_for_change(after - base, timeout)
-
-    # --- who is connecting ----------------------------------------------------------------------------
-    def authenticate(self, token: str | None, pin: str | None, local: bool) -> Viewer:
-        return self.seats.authenticate(token, pin, local)
-
-    def judge_key_ok(self, key: str | None) -> bool:
-        return self.seats.judge_key_ok(key)
-
-    def judge_key(self) -> str:
-        return self.seats.judge_key
-
-    def join_tokens(self) -> dict[str, str]:
-        return dict(self.seats.tokens)
 
     # --- views ----------------------------------------------------------------------------------------
     def _delayed_game(self) -> tuple[int, TableGame] | None:
@@ -198,10 +179,7 @@ class GameService:
         }
         if viewer.role == "judge":
             state["state_text"] = game.to_text()
-            path = self.table.record.path
-            if path not in self._fingerprints:
-                self._fingerprints = {path: key_fingerprint(path)}
-            state["key_fingerprint"] = self._fingerprints[path]
+            state["key_fingerprint"] = self.key_fingerprint()
         return state
 
     def _rows(self, after: int, upto: int) -> list[Row]:
@@ -272,12 +250,6 @@ class GameService:
                      "keyframes": []})
         return view
 
-    def export_sqlite(self) -> bytes:
-        return sqlite_copy(self.table.record.path)
-
-    def export_rows(self) -> list[dict[str, Any]]:
-        return record_rows(self.table.record.path)
-
     def start_game(self, viewer: Viewer, decks: dict[str, list[str]], style: str = "",
                    colours: dict[str, str] | None = None, game: str = "") -> dict[str, Any]:
         """A judge starts a new game of `game` (default: the one in play) from the organiser page; a seat's
@@ -316,23 +288,10 @@ class GameService:
         raise InputError(f"this {self.game} table has no overhead camera")
 
     # --- inputs ---------------------------------------------------------------------------------------
-    def call_judge(self, viewer: Viewer) -> dict[str, Any]:
-        if viewer.role != "player" or viewer.seat is None:
-            raise AccessDenied("only a player at the table calls a judge")
-        self.table.warn(f"{viewer.seat} called a judge")
-        for call in self.judge_callers:
-            call(viewer.seat)
-        return {"hub": bool(self.judge_callers)}
-
     def act(self, viewer: Viewer, text: str) -> dict[str, Any]:
         """A player's action (their own seat only) or a judge's (any seat, and the game's judge lines);
         returns the recorded entry as the viewer sees it, rejections with their rule and message."""
-        words = text.split()
-        if viewer.role == "spectator":
-            raise AccessDenied("spectators cannot act")
-        if viewer.role == "player" and (not words or words[0] != viewer.seat):
-            raise AccessDenied(f"you sit at {viewer.seat}: actions must start with '{viewer.seat}'")
-        source = "judge" if viewer.role == "judge" else f"phone:{viewer.seat}"
+        source = self._source_of(viewer, text)
         _, row = self.table.submit(text, source)
         return self._project(viewer, row)
 
@@ -347,10 +306,6 @@ class GameService:
     def correct(self, viewer: Viewer, target: int, text: str, reason: str) -> dict[str, Any]:
         self._judge_only(viewer, "correct")
         return self._project(viewer, self.table.correct(target, text, reason))
-
-    def _judge_only(self, viewer: Viewer, what: str) -> None:
-        if viewer.role != "judge":
-            raise AccessDenied(f"only a judge may {what}")
 
     def _project(self, viewer: Viewer, row: Row) -> dict[str, Any]:
         with self.table.lock:

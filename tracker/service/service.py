@@ -18,9 +18,9 @@ from rules.kipukas.catalog import Catalog
 from tracker.errors import InputError, UsageError
 from tracker.overhead.calibration_service import CalibrationService
 from tracker.service.choices import resolve
-from tracker.service.exports import key_fingerprint, record_rows, sqlite_copy
 from tracker.service.organiser import Registrar, decks_for, play_styles, style_body
 from tracker.service.seats import SPECTATOR, AccessDenied, Seats, Viewer
+from tracker.service.served import ServedTable
 from tracker.service.views import Scene, entries_for, view_for
 from tracker.table.dice_roll import DiceDesk
 from tracker.table.table import Entry, Table
@@ -37,9 +37,10 @@ class KeyframeSource(Protocol):
     def path(self, seq: int, camera: str) -> Path | None: ...
 
 
-class TableService:
+class TableService(ServedTable):
     """Versions keep growing when the table is replaced (the demo starts a new game each round)."""
 
+    table: Table
     game = "kipukas"  # the registry name of the game served (the pages choose their page by it)
 
     def __init__(self, table: Table, seats: Seats | None = None, *, keyframes: KeyframeSource | None = None,
@@ -73,18 +74,6 @@ class TableService:
             self.table = table
             self._entries, self._views, self._delayed, self._frames = [], {}, {}, {}
 
-    # --- change notification --------------------------------------------------------------------------------
-    def version(self) -> int:
-        return self._base + self.table.version()
-
-    def wait_for_change(self, after: int, timeout: float) -> int:
-        base = self._base
-        return base + self.table.wait_for_change(after - base, timeout)
-
-    # --- who is connecting ----------------------------------------------------------------------------------
-    def authenticate(self, token: str | None, pin: str | None, local: bool) -> Viewer:
-        return self.seats.authenticate(token, pin, local)
-
     def calibration_state(self) -> dict[str, Any] | None:
         return None if self.calibration is None else self.calibration.state()
 
@@ -105,16 +94,6 @@ class TableService:
         if self.calibration is None:
             raise InputError("this table has no overhead camera")
         return self.calibration.learn_colours(samples)
-
-    def judge_key_ok(self, key: str | None) -> bool:
-        return self.seats.judge_key_ok(key)
-
-    def judge_key(self) -> str:
-        return self.seats.judge_key
-
-    def join_tokens(self) -> dict[str, str]:
-        """Seat -> token, and "spectator" -> the spectator token: for the judge's host page only."""
-        return dict(self.seats.tokens)
 
     # --- views ----------------------------------------------------------------------------------------------
     def _cached_entries(self) -> list[Entry]:
@@ -175,7 +154,7 @@ class TableService:
                         view["camera_rolls"] = desk.views(viewer.seat)
                     if viewer.role == "judge":
                         view["keyframes"] = self._keyframes_of([e["seq"] for e in view["log"]])
-                        view["key_fingerprint"] = self._fingerprint()
+                        view["key_fingerprint"] = self.key_fingerprint()
                     self._views[key] = view
                 return self._views[key]
 
@@ -258,12 +237,6 @@ class TableService:
                      "keyframes": self._keyframes_of([seq]).get(str(seq), [])})
         return view
 
-    def _fingerprint(self) -> str:
-        path = self.table.record.path
-        if self._fingerprints.get(path) is None:
-            self._fingerprints = {path: self.key_fingerprint()}
-        return self._fingerprints[path]
-
     def start_game(self, viewer: Viewer, decks: dict[str, list[str]], style: str = "",
                    colours: dict[str, str] | None = None, game: str = "") -> dict[str, Any]:
         """A judge starts a new game from the organiser page: deck lines (payloads) per seat (a seat left
@@ -315,37 +288,12 @@ class TableService:
             raise InputError(f"registration: unknown action {action!r}")
         return self.registrar.status()
 
-    def key_fingerprint(self) -> str:
-        """SHA-256 of the table's public signing key as the record holds it (`exports.key_fingerprint`)."""
-        return key_fingerprint(self.table.record.path)
-
-    def export_sqlite(self) -> bytes:
-        """The signed record as one SQLite file (a consistent copy, taken without stopping the table)."""
-        return sqlite_copy(self.table.record.path)
-
-    def export_rows(self) -> list[dict[str, Any]]:
-        """Every row of the record with its hashes, as `kipukas-tracker log export` writes them."""
-        return record_rows(self.table.record.path)
-
     # --- inputs ---------------------------------------------------------------------------------------------
-    def call_judge(self, viewer: Viewer) -> dict[str, Any]:
-        if viewer.role != "player" or viewer.seat is None:
-            raise AccessDenied("only a player at the table calls a judge")
-        self.table.warn(f"{viewer.seat} called a judge")
-        for call in self.judge_callers:
-            call(viewer.seat)
-        return {"hub": bool(self.judge_callers)}
-
     def act(self, viewer: Viewer, text: str) -> dict[str, Any]:
         """A player's action (only for their own seat) or a judge's; returns the recorded entry as the
         viewer sees it. Bad notation raises `InputError`; a rules rejection comes back with `accepted`
         false, `rule` and `message`."""
-        words = text.split()
-        if viewer.role == "spectator":
-            raise AccessDenied("spectators cannot act")
-        if viewer.role == "player" and (not words or words[0] != viewer.seat):
-            raise AccessDenied(f"you sit at {viewer.seat}: actions must start with '{viewer.seat}'")
-        source = "judge" if viewer.role == "judge" else f"phone:{viewer.seat}"
+        source = self._source_of(viewer, text)
         if viewer.seat is not None and "@" in text:  # a face-down card named by its stand (tap to act)
             with self.table.lock:
                 text = resolve(self.table.game, viewer.seat, text)
@@ -388,10 +336,6 @@ class TableService:
     def correct(self, viewer: Viewer, target: int, text: str, reason: str) -> dict[str, Any]:
         self._judge_only(viewer, "correct")
         return self._project(viewer, self.table.correct("judge", target, text, reason))
-
-    def _judge_only(self, viewer: Viewer, what: str) -> None:
-        if viewer.role != "judge":
-            raise AccessDenied(f"only a judge may {what}")
 
     def _project(self, viewer: Viewer, entry: Entry) -> dict[str, Any]:
         for e in self.entries_since(viewer, entry.seq - 1):
