@@ -24,6 +24,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -37,10 +38,17 @@ from rules.kipukas.game import Game
 from rules.kipukas.selfplay import choose
 
 
+@cache
+def _pool() -> tuple[str, ...]:
+    """Every card code of the packaged catalog as many times as a deck may hold it, in catalog order."""
+    return tuple(c.code for c in Catalog.packaged().cards.values() for _ in range(COPY_LIMITS[c.type]))
+
+
 def deck(rng: random.Random, serial: int) -> list[str]:
-    pool = [c for c in Catalog.packaged().cards.values() for _ in range(COPY_LIMITS[c.type])]
+    """A random 30-card deck: the same shuffle of the same pool as ever (so the same games), the pool built once."""
+    pool = list(_pool())
     rng.shuffle(pool)
-    return [f"{c.code}#{serial}{i:03d}" for i, c in enumerate(pool[:30])]
+    return [f"{code}#{serial}{i:03d}" for i, code in enumerate(pool[:30])]
 
 
 SEATS = ("red", "blue", "green", "yellow")

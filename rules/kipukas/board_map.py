@@ -62,6 +62,7 @@ class BoardMap:
     movement_stands: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
     home_stand: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # territory -> its stand
     territory_stands: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
+    stand_geography: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # stand -> its ground
     # rules.day.reach's answers: (start, range, water, blocked, tunnels) -> stands and their distance
     reach_cache: dict[tuple[object, ...], dict[str, int]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -89,6 +90,8 @@ class BoardMap:
         object.__setattr__(self, "stand_territory", {k: st.territory for k, st in self.stands.items()})
         object.__setattr__(self, "territory_stands", {t: tuple(k for k, st in self.stands.items() if st.territory == t)
                                                       for t in self.territories})
+        object.__setattr__(self, "stand_geography", {k: self.territories[st.territory].geography
+                                                     for k, st in self.stands.items() if st.territory in self.territories})
         object.__setattr__(self, "sorted_adj", {k: tuple(sorted(v)) for k, v in adj.items()})
         water = frozenset(k for k, p in path.items() if p.water)
         object.__setattr__(self, "water_edges", water)

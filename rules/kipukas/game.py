@@ -79,7 +79,7 @@ from rules.kipukas.notation import (
 )
 from rules.kipukas.prompts import prompts
 from rules.kipukas.seating import captive_pairs, seated
-from rules.kipukas.state import CardState, GameState, Pending, PlayerState, Undo
+from rules.kipukas.state import CardState, GameState, Pending, PlayerState, Undo, new_card
 from rules.kipukas.style_ends import matches
 from rules.kipukas.styles import DOMINATION, Style, StyleError
 from rules.kipukas.styles import style as play_style
@@ -234,8 +234,8 @@ class Game:
                                      "give physical cards distinct serials")
                 info = catalog.card(card_id.split("#")[0])
                 zone = "aside" if info.type == "PersonalEffect" else "deck"
-                cards[card_id] = CardState(card_id, info.code, given.get(card_id, player), zone,
-                                           injuries=tuple(0 for _ in info.keal_means))
+                cards[card_id] = new_card(card_id, info.code, given.get(card_id, player), zone,
+                                          (0,) * len(info.keal_means))
         state = GameState(cards, {p: PlayerState() for p in seats}, {p: () for p in seats})
         return cls(state, board, catalog, chosen)
 

@@ -40,7 +40,7 @@ from rules.kipukas.notation import (
     Swim,
 )
 from rules.kipukas.setup_phase import HAND_SIZE
-from rules.kipukas.state import CardState, Pending
+from rules.kipukas.state import CardState, CardTable, Pending
 
 _PLAYS: dict[tuple[str, str, str], tuple[Play, Play]] = {}  # both faces of a play, built once
 
@@ -208,8 +208,10 @@ def _day(c: Ctx, p: str) -> list[Action]:
     own, occupied, enemy_at, enemies = found.own, found.occupied, found.enemy_at, frozenset(found.blocking)
     cards_info = c.catalog.cards
 
-    hand = s.in_zone("hand", p)
-    cards = hand + [x for x in s.in_zone("effect", p) if c.info(x).type != "PersonalEffect"]
+    table: CardTable = s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
+    hand = table.sorted_view("hand", p)  # read only, here and in `day_extras`
+    effect = table.sorted_view("effect", p)
+    cards = hand + [x for x in effect if cards_info[x.code].type != "PersonalEffect"] if effect else hand
     room = s.players[p].played_this_roll < MAX_PLAYED
     for card in cards if room else ():
         if not _playable(c, p, card, HIDDEN_CARD_TYPES):
@@ -232,14 +234,15 @@ def _day(c: Ctx, p: str) -> list[Action]:
                 out.append(Play(p, card.id, t, "hidden"))
     shore = c.board.shore
     for cs in own:
-        if not cs.revealed and cs.control == p:
+        control = cs.controller or cs.owner  # `CardState.control`, without the property call
+        if not cs.revealed and control == p:
             out.append(make(Reveal, p, cs.id))
         if cs.at is None:
             continue
         info = cards_info[cs.code]
         if cs.revealed and cs.moved < (info.movement or 0):  # `_moves`'s first refusal, without the call
             out += _moves(c, p, cs, occupied, enemy_at, enemies)
-        if not cs.swim_tried and cs.at in shore and cs.control == p \
+        if not cs.swim_tried and cs.at in shore and control == p \
                 and info.habitat not in ("Water", "Heavens"):
             nomad = info.habitat == "Nomad"
             out.append(make(Swim, p, cs.id, (2,) if nomad else (2, 2)))
@@ -277,7 +280,7 @@ def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: se
     info = c.catalog.cards[cs.code]  # a card of the game: its code is in the catalog (Game.new)
     # The cheap refusals first: most souls have used their movement (a downed range is never above the
     # printed one), so the wound and effect lookups of `movement_range` run only for souls that may move.
-    if cs.moved >= (info.movement or 0) or cs.control != p or cs.rogue \
+    if cs.moved >= (info.movement or 0) or (cs.controller or cs.owner) != p or cs.rogue \
             or (cs.played_turn == s.turn and not cs.played_revealed):
         return []
     left = (c.movement_range(cs) or 0) - cs.moved
@@ -312,7 +315,7 @@ def _playable(c: Ctx, p: str, cs: CardState, types: tuple[str, ...] = DAY_CARD_T
         due = c.s.players[p].effect_due
         if due is None or c.s.turn < due:
             return False
-    elif cs.control != p or cs.zone != "hand":
+    elif (cs.controller or cs.owner) != p or cs.zone != "hand":
         return False
     return c.info(cs).type in types
 

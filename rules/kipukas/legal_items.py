@@ -76,6 +76,8 @@ def scan(c: Ctx, p: str) -> Scan:
     healer_codes, movement_stands = c.catalog.healer_codes, c.board.movement_stands
     own, mine, occupied, enemy_at, blocking = found.own, found.mine, found.occupied, found.enemy_at, found.blocking
     foes = c.foes(p)
+    rogues, items = found.rogues, found.items
+    diggers = False
     for x in c.s.play.values():
         code = x.code
         if code in souls:
@@ -84,22 +86,23 @@ def scan(c: Ctx, p: str) -> Scan:
                 own.append(x)
                 if x.controller is None or x.controller == p:
                     mine.append(x)
-                card = info[code]
-                if at and card.habitat != "DigitalCloud":
+                habitat = info[code].habitat
+                if at and habitat != "DigitalCloud":
                     t = where[at]
                     occupied[t] = occupied.get(t, 0) + 1
-                if card.habitat == "Underground":
-                    found.diggers = True
+                if habitat == "Underground":
+                    diggers = True
             elif at and x.owner in foes:
                 enemy_at.add(at)
                 if x.revealed and at in movement_stands:
                     blocking.add(at)
             if x.rogue and at is not None:
-                found.rogues.append(x)
+                rogues.append(x)
         elif info[code].type == "Item":
-            found.items.append(x)
+            items.append(x)
         if code in healer_codes:
             found.healers = True
+    found.diggers = diggers
     if c.s.overrides:
         found.healers = True  # a judge may have made any card a healer
     return found
@@ -172,7 +175,7 @@ def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Sc
         # p's items carried by p's souls, with their holders; then the unequips, passes and pick-ups, each
         # from the souls grouped once by stand / by territory (in `souls` order) instead of a scan per item
         carried = [(i, h) for i in items if i.equipped_to and (h := cards.get(i.equipped_to)) is not None
-                   and h.control == p]
+                   and (h.controller or h.owner) == p]
         if carried:
             out += [make(Unequip, p, i.id) for i, _ in carried]
             by_stand: dict[str | None, list[CardState]] = {}
@@ -263,7 +266,7 @@ def free_actions(c: Ctx) -> list[Action]:
         if s.phase in FREE_PHASES:
             out += [Discard(p, x.id) for x in cards if x.control == p and x.zone in ("play", "effect", "hand")
                     and not huntable(c, x)]
-        if s.phase in ("day", "night") and len(s.in_zone("hand", p)) + 1 <= HAND_SIZE:
+        if s.phase in ("day", "night") and s.count("hand", p) + 1 <= HAND_SIZE:
             out += [Steal(p, x.id) for q in c.foes(p) for x in s.in_zone("hand", q) + s.in_zone("deck", q)
                     if x.owner == q]
         theirs = c.enemy_souls(p)

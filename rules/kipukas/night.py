@@ -35,8 +35,8 @@ def bottom(c: Ctx, a: Bottom) -> None:
 
 def draw(c: Ctx, a: Draw) -> None:
     night_action(c, a.player, "draw")
-    hand = len(c.s.in_zone("hand", a.player))
-    deck = len(c.s.in_zone("deck", a.player))
+    hand = c.s.count("hand", a.player)
+    deck = c.s.count("deck", a.player)
     want = min(HAND_SIZE - hand, deck)
     if want == 0:
         raise Illegal("#night" if deck else "#discarding_runout",
@@ -160,7 +160,7 @@ def steal(c: Ctx, a: Steal) -> None:
     cs = c.card(a.card)
     if cs.owner not in c.foes(a.player) or cs.zone not in ("hand", "deck"):
         raise Illegal("#stealing", f"{a.card} is not in an opponent's hand or deck ({', '.join(c.foes(a.player))})")
-    if len(c.s.in_zone("hand", a.player)) + 1 > HAND_SIZE:
+    if c.s.count("hand", a.player) + 1 > HAND_SIZE:
         raise Illegal("#stealing", f"{a.player} would hold more than {HAND_SIZE} cards: the steal is cancelled")
     c.put(cs.set(zone="hand", controller=a.player))
     c.s.bottom[cs.owner] = tuple(x for x in c.s.bottom.get(cs.owner, ()) if x != cs.id)

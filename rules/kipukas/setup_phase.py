@@ -143,14 +143,14 @@ def _effect_chosen(c: Ctx, player: str) -> None:
 
 def draw_cards(c: Ctx, player: str, cards: tuple[str, ...], rule: str) -> None:
     """Move `cards` from `player`'s deck to hand, in order, enforcing deck order knowledge and hand size."""
-    hand = len(c.s.in_zone("hand", player))
+    hand = c.s.count("hand", player)
     if hand + len(cards) > HAND_SIZE:
         raise Illegal(rule, f"{player} holds {hand} cards; drawing {len(cards)} would exceed the hand size of "
                             f"{HAND_SIZE}")
     if len(set(cards)) != len(cards):
         raise Illegal(rule, "the same card is named twice")
     bottom = list(c.s.bottom.get(player, ()))
-    deck = {x.id for x in c.s.in_zone("deck", player)}  # kept as cards leave it (no re-sort per card drawn)
+    deck = c.s.ids_in("deck", player)  # kept as cards leave it (no re-sort per card drawn)
     for card_id in cards:
         cs = c.own(player, card_id, "deck")
         if any(x not in bottom for x in deck):  # cards of unknown order are still above the bottom pile
@@ -169,7 +169,7 @@ def setup_draw(c: Ctx, a: Draw) -> None:
     _phase(c, "draw")
     if c.s.in_zone("hand", a.player):
         raise Illegal("#game_setup", f"{a.player} already drew their opening hand")
-    deck = len(c.s.in_zone("deck", a.player))
+    deck = c.s.count("deck", a.player)
     if len(a.cards) != min(HAND_SIZE, deck):
         raise Illegal("#game_setup", f"draw exactly {min(HAND_SIZE, deck)} cards from the top of the deck")
     draw_cards(c, a.player, a.cards, "#game_setup")

@@ -65,6 +65,17 @@ _CARD_FIELDS = tuple(f.name for f in fields(CardState))
 _CARD_VALUES = attrgetter(*_CARD_FIELDS)  # one C call instead of dataclasses.replace's per-field work
 _CARD_INDEX = {name: i for i, name in enumerate(_CARD_FIELDS)}
 _CARD_DRAFT = _draft(CardState)
+_CARD_DEFAULTS = tuple(f.default for f in fields(CardState))[4:]  # the fields after id, code, owner and zone
+
+
+def new_card(card_id: str, code: str, owner: str, zone: str, injuries: tuple[int, ...]) -> CardState:
+    """``CardState(card_id, code, owner, zone, injuries=injuries)`` built through the mutable twin: a game's
+    sixty cards are made at every `Game.new`, and the frozen class's `__init__` is the dearer way."""
+    values = [card_id, code, owner, zone, *_CARD_DEFAULTS]
+    values[_CARD_INDEX["injuries"]] = injuries
+    new = _CARD_DRAFT(*values)
+    new.__class__ = CardState
+    return new  # type: ignore[no-any-return]
 
 
 _FIELD_NAMES: dict[type, tuple[Any, Any, dict[str, int]]] = {}
@@ -224,6 +235,15 @@ class CardTable(dict[str, CardState]):
             found = self.sorted_by[key] = sorted(members, key=_by_id)
         return list(found)
 
+    def sorted_view(self, zone: str, owner: str) -> list[CardState]:
+        """`sorted_in` for one player without the copy: the table's own cached list, which the caller must
+        not change (legal-action generation reads hands and decks many times per game)."""
+        key = (zone, owner)
+        found = self.sorted_by.get(key)
+        if found is None:
+            found = self.sorted_by[key] = sorted(self.owned.get(key, {}).values(), key=_by_id)
+        return found
+
     def _members(self, key: tuple[str, str]) -> dict[str, CardState]:
         cache = self.sorted_by
         if cache:
@@ -367,6 +387,14 @@ class GameState:
 
     def in_zone(self, zone: str, owner: str | None = None) -> list[CardState]:
         return self.cards.sorted_in(zone, owner)  # type: ignore[attr-defined, no-any-return]  # a CardTable
+
+    def count(self, zone: str, owner: str) -> int:
+        """How many cards `owner` controls in `zone` (`len(in_zone(zone, owner))` without listing or sorting)."""
+        return len(self.cards.owned.get((zone, owner), ()))  # type: ignore[attr-defined]  # a CardTable
+
+    def ids_in(self, zone: str, owner: str) -> set[str]:
+        """The ids of the cards `owner` controls in `zone`, unordered (a new set the caller may change)."""
+        return set(self.cards.owned.get((zone, owner), ()))  # type: ignore[attr-defined]  # a CardTable
 
     def to_text(self) -> str:
         lines = [f"phase {self.phase} turn {self.turn} active {self.active or '-'} "

@@ -24,11 +24,11 @@ def between_turns(c: Ctx) -> None:
     if c.s.turn < 1:
         return
     asks: list[Pending] = []
-    territories, where = c.board.territories, c.board.stand_territory
+    territories, ground = c.board.territories, c.board.stand_geography
     # Only souls on volcanic or plains ground, or with rest to forget, have anything to do: the rest are
     # left out before sorting (the others are visited in id order, as the prompts are made in that order).
     due = [cs for cs in c.souls_in_play() if cs.at is not None
-           and (cs.rested or territories[where.get(cs.at) or c.territory_of(cs.at)].geography in _ACTIVE)]
+           and (cs.rested or (ground.get(cs.at) or territories[c.territory_of(cs.at)].geography) in _ACTIVE)]
     for cs in sorted(due, key=lambda x: x.id):
         assert cs.at is not None
         territory = c.territory_of(cs.at)

@@ -30,7 +30,8 @@ def start_turn(c: Ctx, kind: str) -> None:
     s.acted = frozenset()
     s.origin = None
     for name, p in s.players.items():
-        s.players[name] = p.set(played_this_roll=0, night_done=frozenset())
+        if p.played_this_roll or p.night_done:  # an equal record needs no rebuilding
+            s.players[name] = p.set(played_this_roll=0, night_done=frozenset())
     if kind == "day":
         s.fixed_means = {}
         table = cast(CardTable, s.cards)
@@ -51,7 +52,7 @@ def start_turn(c: Ctx, kind: str) -> None:
     else:
         s.contention_due = frozenset()
     for name, p in s.players.items():
-        if p.effect_due is not None and s.turn >= p.effect_due and s.in_zone("effect", name):
+        if p.effect_due is not None and s.turn >= p.effect_due and s.count("effect", name):
             c.notice(f"{name}: the default-effect card is due: play it now (#personal_effects)")
     s.active = s.initiative
     if kind == "storm":
@@ -179,24 +180,26 @@ def _imprison_loiterers(c: Ctx) -> None:
 
 def finish(c: Ctx) -> None:
     """After an action and everything it triggered: claims, the end of the game, whose action is next."""
-    if c.s.contention_due:  # contention relieved since the day began (a soul left or was wasted) is not due
-        c.s.contention_due = frozenset(d for d in c.s.contention_due if c.contested(d[1]))
-    if c.s.pending or c.s.bout or c.s.phase in ("over", "peace"):
+    s = c.s
+    if s.contention_due:  # contention relieved since the day began (a soul left or was wasted) is not due
+        s.contention_due = frozenset(d for d in s.contention_due if c.contested(d[1]))
+    if s.pending or s.bout or s.phase in ("over", "peace"):
         return
     settle_claims(c)
     if _check_end(c):
         return
-    if c.s.phase in ("day", "night") and c.s.origin is not None:
-        mover = c.s.origin
-        c.s.origin = None
-        c.s.acted = c.s.acted | {mover}
-        if c.s.passed is None and len(c.s.players) == 2:
-            c.s.active = other(mover)
-        elif c.s.passed is None or len(c.s.players) > 2:
-            c.s.active = c.next_seat(mover)
-    if c.s.phase == "storm" and not c.s.pending:
-        c.s.phase = "diel"
-    if c.s.phase == "diel" and c.style.cycles is not None and c.s.turn >= c.style.cycles:
+    phase = s.phase
+    if (phase == "day" or phase == "night") and s.origin is not None:
+        mover = s.origin
+        s.origin = None
+        s.acted = s.acted | {mover}
+        if s.passed is None and len(s.players) == 2:
+            s.active = other(mover)
+        elif s.passed is None or len(s.players) > 2:
+            s.active = c.next_seat(mover)
+    if phase == "storm" and not s.pending:
+        s.phase = phase = "diel"
+    if phase == "diel" and c.style.cycles is not None and s.turn >= c.style.cycles:
         fixed_end(c)
 
 
@@ -320,7 +323,7 @@ def _check_end(c: Ctx) -> bool:
     claims = c.s.claims
     whole = style.claims_matter and len(claims) >= len(holdable)  # #win needs every territory claimed
     holders = {claims[t][0] if t in claims else None for t in holdable} if whole else set()
-    for player in c.s.players:
+    for player in c.s.players if whole or style.limit is not None else ():
         if whole and len(holders) == 1 and player in holders:
             if player == style.third:
                 return _over(c, f"{player}, the third party, dominates the kipuka: every player loses ({style.title})")
@@ -332,9 +335,10 @@ def _check_end(c: Ctx) -> bool:
         winner = c.s.claims[style.marked][0]
         if c.s.claims[style.marked][1] == "camp":
             return _over(c, f"{winner} wins: claimed the marked territory {style.marked} first ({style.title})")
-    special = special_end(c) if style.marked is not None else captive_end(c) if style.captives else None
-    if special is not None:
-        return _over(c, special)
+    if style.marked is not None or style.captives:
+        special = special_end(c) if style.marked is not None else captive_end(c)
+        if special is not None:
+            return _over(c, special)
     if style.score == "body-count" and c.s.turn:
         out = [p for p in ("red", "blue") if not c.s.in_zone("deck", p) and not c.s.in_zone("hand", p)]
         if out:
