@@ -90,8 +90,9 @@ class BoardMap:
         object.__setattr__(self, "stand_territory", {k: st.territory for k, st in self.stands.items()})
         object.__setattr__(self, "territory_stands", {t: tuple(k for k, st in self.stands.items() if st.territory == t)
                                                       for t in self.territories})
-        object.__setattr__(self, "stand_geography", {k: self.territories[st.territory].geography
-                                                     for k, st in self.stands.items() if st.territory in self.territories})
+        ground = {k: self.territories[st.territory].geography for k, st in self.stands.items()
+                  if st.territory in self.territories}
+        object.__setattr__(self, "stand_geography", ground)
         object.__setattr__(self, "sorted_adj", {k: tuple(sorted(v)) for k, v in adj.items()})
         water = frozenset(k for k, p in path.items() if p.water)
         object.__setattr__(self, "water_edges", water)
