@@ -103,6 +103,21 @@ def _canon(fn: Any, value: str, field: str, notes: list[str]) -> str:
     return canon
 
 
+KIND_SOUL = 1          # a Character or Species card
+KIND_SPACED = 2        # a soul that counts to the three-per-territory limit (not a digital cloud dweller)
+KIND_UNDERGROUND = 4   # a soul that digs tunnels
+KIND_ITEM = 8          # an item card
+KIND_HEALER = 16       # printed effects make it a healer
+
+
+def _kind(card: Card, healer: bool) -> int:
+    """The `KIND_*` bits of a card: one table lookup answers what `rules.legal_items.scan` asks of each card."""
+    if card.is_soul:
+        return KIND_SOUL | (KIND_SPACED if card.habitat != "DigitalCloud" else 0) \
+            | (KIND_UNDERGROUND if card.habitat == "Underground" else 0) | (KIND_HEALER if healer else 0)
+    return (KIND_ITEM if card.type == "Item" else 0) | (KIND_HEALER if healer else 0)
+
+
 @dataclass(frozen=True)
 class Catalog:
     cards: dict[str, Card]
@@ -112,10 +127,13 @@ class Catalog:
     # (code, injuries) -> (uninjured KEAL means, downed): a static table `rules.context.Ctx` fills as it asks
     wounds: dict[tuple[str, tuple[int, ...]], tuple[tuple[int, ...], bool]] = field(
         default_factory=dict, repr=False, compare=False)
+    # derived: code -> what a pass over the cards in play asks of it, as one small int (`KIND_*` bits)
+    kinds: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "soul_codes", frozenset(k for k, c in self.cards.items() if c.is_soul))
         object.__setattr__(self, "healer_codes", frozenset(k for k, fx in self.effects.items() if fx.heals))
+        object.__setattr__(self, "kinds", {k: _kind(c, k in self.healer_codes) for k, c in self.cards.items()})
 
     @classmethod
     @cache

@@ -19,6 +19,7 @@ from rules.kipukas.legal_items import day_extras, scan
 from rules.kipukas.legal_rare import night_plays, retreats
 from rules.kipukas.made import MADE_LIMIT as _MADE_LIMIT
 from rules.kipukas.made import make
+from rules.kipukas.movement import downed_range
 from rules.kipukas.notation import (
     Action,
     Attack,
@@ -283,13 +284,24 @@ def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: se
     if cs.moved >= (info.movement or 0) or (cs.controller or cs.owner) != p or cs.rogue \
             or (cs.played_turn == s.turn and not cs.played_revealed):
         return []
-    left = (c.movement_range(cs) or 0) - cs.moved
-    if left <= 0 or c.needs_escort(cs):
+    # `Ctx.movement_range`, `needs_escort` and `can_attack` (a soul of p's in play, not rogue) with the
+    # wounds and the printed effects looked up once
+    if c.downed(cs):
+        fx = c.effects(cs)
+        slowed = not fx.moves_downed
+        if slowed and info.movement == 1:
+            return []  # needs an escort (#moving_downed_souls)
+        left = ((downed_range(info.movement or 0) or 0) if slowed else (info.movement or 0)) - cs.moved
+        able = fx.attacks_downed and not cs.exhausted
+    else:
+        left = (info.movement or 0) - cs.moved
+        able = not cs.exhausted
+    if left <= 0:
         return []
     where = c.board.stand_territory
     here = where[at]
     limited = info.habitat != "DigitalCloud"
-    blocked = () if c.can_attack(cs) is None else enemy_at
+    blocked = () if able else enemy_at
     out: list[Action] = []
     for goal in reach(c, cs, at, left, enemies=enemies):
         if goal == at or goal in blocked:

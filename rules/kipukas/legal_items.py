@@ -11,6 +11,7 @@ Two views of each verb, kept side by side so they cannot drift apart unnoticed:
 
 from __future__ import annotations
 
+from rules.kipukas.catalog import KIND_HEALER, KIND_ITEM, KIND_SOUL, KIND_SPACED, KIND_UNDERGROUND
 from rules.kipukas.context import Ctx
 from rules.kipukas.day import MAX_PLAYED, reach
 from rules.kipukas.made import make
@@ -72,37 +73,33 @@ class Scan:
 def scan(c: Ctx, p: str) -> Scan:
     """One pass over the cards in play (a position has 10-25), for `rules.legal_direct._day` and `day_extras`."""
     found = Scan()
-    info, souls, where = c.catalog.cards, c.catalog.soul_codes, c.board.stand_territory
-    healer_codes, movement_stands = c.catalog.healer_codes, c.board.movement_stands
+    kinds, where, movement_stands = c.catalog.kinds, c.board.stand_territory, c.board.movement_stands
     own, mine, occupied, enemy_at, blocking = found.own, found.mine, found.occupied, found.enemy_at, found.blocking
     foes = c.foes(p)
     rogues, items = found.rogues, found.items
-    diggers = False
+    seen = 0  # the union of the kinds met
     for x in c.s.play.values():
-        code = x.code
-        if code in souls:
+        kind = kinds[x.code]
+        seen |= kind
+        if kind & KIND_SOUL:
             at = x.at
             if x.owner == p:
                 own.append(x)
                 if x.controller is None or x.controller == p:
                     mine.append(x)
-                habitat = info[code].habitat
-                if at and habitat != "DigitalCloud":
+                if at and kind & KIND_SPACED:
                     t = where[at]
                     occupied[t] = occupied.get(t, 0) + 1
-                if habitat == "Underground":
-                    diggers = True
             elif at and x.owner in foes:
                 enemy_at.add(at)
                 if x.revealed and at in movement_stands:
                     blocking.add(at)
             if x.rogue and at is not None:
                 rogues.append(x)
-        elif info[code].type == "Item":
+        elif kind & KIND_ITEM:
             items.append(x)
-        if code in healer_codes:
-            found.healers = True
-    found.diggers = diggers
+    found.diggers = any(kinds[x.code] & KIND_UNDERGROUND for x in own) if seen & KIND_UNDERGROUND else False
+    found.healers = bool(seen & KIND_HEALER)
     if c.s.overrides:
         found.healers = True  # a judge may have made any card a healer
     return found
