@@ -18,7 +18,7 @@ from rules.kipukas.legal import candidates as legal_candidates
 from rules.kipukas.legal_items import day_extras, scan
 from rules.kipukas.legal_rare import night_plays, retreats
 from rules.kipukas.made import MADE_LIMIT as _MADE_LIMIT
-from rules.kipukas.made import make
+from rules.kipukas.made import make, table
 from rules.kipukas.movement import downed_range
 from rules.kipukas.notation import (
     Action,
@@ -209,9 +209,9 @@ def _day(c: Ctx, p: str) -> list[Action]:
     own, occupied, enemy_at, enemies = found.own, found.occupied, found.enemy_at, frozenset(found.blocking)
     cards_info = c.catalog.cards
 
-    table: CardTable = s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
-    hand = table.sorted_view("hand", p)  # read only, here and in `day_extras`
-    effect = table.sorted_view("effect", p)
+    cards_table: CardTable = s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
+    hand = cards_table.sorted_view("hand", p)  # read only, here and in `day_extras`
+    effect = cards_table.sorted_view("effect", p)
     cards = hand + [x for x in effect if cards_info[x.code].type != "PersonalEffect"] if effect else hand
     room = s.players[p].played_this_roll < MAX_PLAYED
     for card in cards if room else ():
@@ -234,6 +234,7 @@ def _day(c: Ctx, p: str) -> list[Action]:
             if hides:
                 out.append(Play(p, card.id, t, "hidden"))
     shore = c.board.shore
+    swims = table(Swim)
     for cs in own:
         control = cs.controller or cs.owner  # `CardState.control`, without the property call
         if not cs.revealed and control == p:
@@ -246,8 +247,9 @@ def _day(c: Ctx, p: str) -> list[Action]:
         if not cs.swim_tried and cs.at in shore and control == p \
                 and info.habitat not in ("Water", "Heavens"):
             nomad = info.habitat == "Nomad"
-            out.append(make(Swim, p, cs.id, (2,) if nomad else (2, 2)))
-            out.append(make(Swim, p, cs.id, (5,) if nomad else (3, 5)))
+            low, high = ((p, cs.id, (2,)), (p, cs.id, (5,))) if nomad else ((p, cs.id, (2, 2)), (p, cs.id, (3, 5)))
+            out.append(swims.get(low) or make(Swim, *low))
+            out.append(swims.get(high) or make(Swim, *high))
     if c.style.captives:
         out = _captive_filter(c, p, out) + captive_reveals(c, p)
     return out + day_extras(c, p, False, hand, found)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from rules.kipukas.catalog import KIND_HEALER, KIND_ITEM, KIND_SOUL, KIND_SPACED, KIND_UNDERGROUND
 from rules.kipukas.context import Ctx
 from rules.kipukas.day import MAX_PLAYED, reach
-from rules.kipukas.made import make
+from rules.kipukas.made import make, table
 from rules.kipukas.notation import (
     JUDGE,
     Action,
@@ -174,12 +174,15 @@ def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Sc
         carried = [(i, h) for i in items if i.equipped_to and (h := cards.get(i.equipped_to)) is not None
                    and (h.controller or h.owner) == p]
         if carried:
-            out += [make(Unequip, p, i.id) for i, _ in carried]
+            unequips = table(Unequip)
+            out += [unequips.get((p, i.id)) or make(Unequip, p, i.id) for i, _ in carried]
             by_stand: dict[str | None, list[CardState]] = {}
             for x in souls:
                 by_stand.setdefault(x.at, []).append(x)
+            passes = table(Pass)
             for i, holder in carried:
-                out += [make(Pass, p, i.id, x.id) for x in by_stand.get(holder.at, ()) if x.id != holder.id]
+                out += [passes.get((p, i.id, x.id)) or make(Pass, p, i.id, x.id)
+                        for x in by_stand.get(holder.at, ()) if x.id != holder.id]
         loose = [i for i in items if not i.equipped_to and i.at is not None]
         if loose:
             enemy_at = found.enemy_at
@@ -188,8 +191,10 @@ def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Sc
             for x in souls:
                 if x.at and x.at not in enemy_at:
                     by_territory.setdefault(where[x.at], []).append(x)
+            pickups = table(Pickup)
             for i in loose:
-                out += [make(Pickup, p, i.id, x.id) for x in by_territory.get(where[i.at], ())]  # type: ignore[index]
+                out += [pickups.get((p, i.id, x.id)) or make(Pickup, p, i.id, x.id)
+                        for x in by_territory.get(where[i.at], ())]  # type: ignore[index]
         if diggers:
             out += _digs(c, p, souls)
         if healers:
