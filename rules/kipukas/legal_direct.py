@@ -54,7 +54,17 @@ def direct(c: Ctx) -> list[Action] | None:
         return _bout(c)
     if s.pending:
         return _pending(c)
-    if s.phase == "draw":
+    phase = s.phase
+    if phase == "day":  # the common case first
+        p = s.active
+        if not p:
+            return None
+        if s.contention_due:
+            due = sorted(t for q, t in s.contention_due if q == p)
+            if due:
+                return _contention(c, p, due[0])
+        return _day(c, p)
+    if phase == "draw":
         return _setup_draw(c)
     if s.phase == "affinity":
         return legal_candidates(c)  # every undeclared player may declare any adaptation
@@ -74,13 +84,7 @@ def direct(c: Ctx) -> list[Action] | None:
     if s.phase == "camps":
         held = sum(1 for owner, _ in s.claims.values() if owner == p)
         return [make(Camp, p, t) for t in c.board.holdable if t not in s.claims] if held < 1 + c.style.camps else []
-    if s.phase != "day":
-        return None
-    if s.contention_due:
-        due = sorted(t for q, t in s.contention_due if q == p)
-        if due:
-            return _contention(c, p, due[0])
-    return _day(c, p)
+    return None
 
 
 _D6 = tuple(str(v) for v in range(1, 7))

@@ -75,28 +75,25 @@ def weights(c: Ctx, actions: Sequence[Action]) -> list[float]:
     """`weight` of each action, the common kinds worked out inline (moves and plays are most of a day's
     actions): the player is part of every bench game, so it is kept cheap. Equal to `weight` action by action
     (`tests/test_selfplay.py`)."""
-    # The kinds of fixed weight in one C-level pass (a bout's rolls, a night's draws: every action); then
-    # only the actions it left open (None) are weighed one by one.
-    out: list[float | None] = list(map(_FIXED.get, map(type, actions)))
-    if None not in out:
-        return out  # type: ignore[return-value]  # no None left
+    fixed = _FIXED
     board = c.board
     where, movement, claims = board.stand_territory, board.movement_stands, c.s.claims
-    for i, w in enumerate(out):
-        if w is not None:
-            continue
-        a = actions[i]
+    out: list[float] = []
+    for a in actions:
         kind = type(a)
-        if kind is Move:  # `weight` for a move, with the map's tables and the claims looked up once
-            goal = a.path[-1]  # type: ignore[attr-defined]
-            claim = claims.get(where[goal])
-            mine = claim is not None and claim[0] == a.player
-            out[i] = 1.0 if mine else 4.0 if goal in movement else 10.0  # #maps: a movement or a territory stand
-        elif kind is Play:
-            out[i] = 3.0 if a.face == "revealed" else 0.5  # type: ignore[attr-defined]
-        else:
-            out[i] = _weigh(c, a)
-    return out  # type: ignore[return-value]  # every None was replaced
+        w = fixed.get(kind)
+        if w is None:
+            if kind is Move:  # `weight` for a move, with the map's tables and the claims looked up once
+                goal = a.path[-1]  # type: ignore[attr-defined]
+                claim = claims.get(where[goal])
+                mine = claim is not None and claim[0] == a.player
+                w = 1.0 if mine else 4.0 if goal in movement else 10.0  # #maps: a movement or a territory stand
+            elif kind is Play:
+                w = 3.0 if a.face == "revealed" else 0.5  # type: ignore[attr-defined]
+            else:
+                w = _weigh(c, a)
+        out.append(w)
+    return out
 
 
 _STATEFUL = (Move, Play, Tame, Challenge)  # kinds whose weight depends on the action or the position
