@@ -73,7 +73,11 @@ def direct(c: Ctx) -> list[Action] | None:
     if s.phase == "effects":
         return _effects(c)
     if s.phase == "diel":  # `turns.roll_diel`: nothing pending (above), any face; the holder of initiative rolls
-        return [make(Roll, s.initiative or "red", "diel", v) for v in DIEL_FACES]
+        holder = s.initiative or "red"
+        rolls = _DIEL_ROLLS.get(holder)
+        if rolls is None:  # a static table per holder: the faces never change
+            rolls = _DIEL_ROLLS[holder] = tuple(make(Roll, holder, "diel", v) for v in DIEL_FACES)
+        return list(rolls)
     if not s.active:
         return None
     p = s.active
@@ -88,6 +92,7 @@ def direct(c: Ctx) -> list[Action] | None:
 
 
 _D6 = tuple(str(v) for v in range(1, 7))
+_DIEL_ROLLS: dict[str, tuple[Roll, ...]] = {}
 
 
 def _capitals(c: Ctx, p: str) -> list[Action]:
@@ -176,7 +181,8 @@ def _night(c: Ctx, p: str) -> list[Action] | None:
     if s.passed == p:
         return []
     done = s.players[p].night_done
-    hand = s.in_zone("hand", p)
+    cards_table: CardTable = s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
+    hand = cards_table.sorted_view("hand", p)  # read only
     out: list[Action] = []
     if "initiative" not in done and s.passed is None:
         out.append(make(Initiative, p))
@@ -184,7 +190,7 @@ def _night(c: Ctx, p: str) -> list[Action] | None:
         out.append(make(End, p))
     if "bottom" not in done and hand:
         out.append(make(Bottom, p))
-    deck = s.in_zone("deck", p)
+    deck = cards_table.sorted_view("deck", p)  # read only
     bottom = s.bottom.get(p, ())
     unknown = [x.id for x in deck if x.id not in bottom]
     if not unknown and bottom:
