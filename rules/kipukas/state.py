@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, make_dataclass
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 ZONES = ("aside", "deck", "hand", "play", "effect", "prison", "discard")
 
@@ -366,8 +366,9 @@ class GameState:
         table: CardTable = self.cards  # type: ignore[assignment]  # __post_init__ made it a CardTable
         journal: list[tuple[str, CardState | None]] = []
         table.journal = journal
-        return Undo(_STATE_VALUES(self), dict(self.players), dict(self.bottom), dict(self.claims),
-                    dict(self.fixed_means), dict(self.overrides), journal, set(table.touched), table.settled)
+        return _new_tuple(Undo, (_STATE_VALUES(self), dict(self.players), dict(self.bottom), dict(self.claims),
+                                 dict(self.fixed_means), dict(self.overrides), journal, set(table.touched),
+                                 table.settled))
 
     def restore(self, undo: Undo) -> None:
         """Return to the state `undo` was marked at (python-chess's `pop`); `undo` stays usable."""
@@ -454,27 +455,21 @@ class GameState:
 
 _STATE_FIELDS = tuple(f.name for f in fields(GameState) if f.name != "cards")
 _STATE_VALUES = attrgetter(*_STATE_FIELDS)
+_new_tuple = tuple.__new__
 
 
-class Undo:
+class Undo(NamedTuple):
     """What `GameState.restore` needs to take one in-place action back: the fields as they were (the small
     dicts copied, as handlers write into them), the card writes in order, and the claim bookkeeping.
-    A plain slotted class: a frozen dataclass's per-field `object.__setattr__` would cost more than the
-    rest of `mark`. Never changed once made."""
+    A named tuple built by `GameState.mark` through `tuple.__new__` (one C call; the slotted class it replaces
+    ran nine attribute writes in Python per action). Never changed once made."""
 
-    __slots__ = ("bottom", "claims", "fixed_means", "journal", "overrides", "players", "settled", "touched",
-                 "values")
-
-    def __init__(self, values: tuple[Any, ...], players: dict[str, PlayerState], bottom: dict[str, tuple[str, ...]],
-                 claims: dict[str, tuple[str, str]], fixed_means: dict[tuple[str, str], tuple[int, int]],
-                 overrides: dict[str, tuple[tuple[str, bool], ...]], journal: list[tuple[str, CardState | None]],
-                 touched: set[str], settled: dict[str, tuple[str, str]] | None) -> None:
-        self.values = values
-        self.players = players
-        self.bottom = bottom
-        self.claims = claims
-        self.fixed_means = fixed_means
-        self.overrides = overrides
-        self.journal = journal
-        self.touched = touched
-        self.settled = settled
+    values: tuple[Any, ...]
+    players: dict[str, PlayerState]
+    bottom: dict[str, tuple[str, ...]]
+    claims: dict[str, tuple[str, str]]
+    fixed_means: dict[tuple[str, str], tuple[int, int]]
+    overrides: dict[str, tuple[tuple[str, bool], ...]]
+    journal: list[tuple[str, CardState | None]]
+    touched: set[str]
+    settled: dict[str, tuple[str, str]] | None
