@@ -36,7 +36,7 @@ from vision.colour import F32, chroma
 from vision.empty_model import EmptyModels
 from vision.errors import VisionError
 from vision.legacy_read import read_legacy
-from vision.light import SMALL, LightModel, bgr_of, normalise, saturated_fraction, shrink, small_of
+from vision.light import SMALL, KeptModel, LightModel, bgr_of, normalise, saturated_fraction, shrink, small_of
 from vision.memo import IdentityMemo
 from vision.motion import MotionGuard
 from vision.observation import (
@@ -102,6 +102,7 @@ class BoardReader:
         self.motion: MotionGuard | None = None
         self.global_model: NDArray[np.uint8] | None = None
         self._global_bgr: F32 | None = None
+        self._kept_model: KeptModel | None = None
         self.last_stands: dict[str, StandObs] = {}
         self.last_slots: dict[str, SlotObs] = {}
         self.last_under: dict[str, SlotObs] = {}
@@ -176,6 +177,7 @@ class BoardReader:
     def _set_global(self, small: NDArray[np.uint8]) -> None:
         self.global_model = small
         self._global_bgr = small.astype(np.float32)
+        self._kept_model = KeptModel(self._global_bgr)
         self.light = LightModel(small)
         # a player's colour the map itself shows cannot be read on this table (a purple piece on magenta
         # stands): its readings stay unknown (the set-up check refuses such colours in the first place)
@@ -227,7 +229,7 @@ class BoardReader:
         gains, level = self.light.measure(aligned)
         if level < 0.25:
             return self._unreadable("too dark", wanted)
-        lit = normalise(aligned, gains, self._global_bgr)
+        lit = normalise(aligned, gains, self._global_bgr, self._kept_model)
         changed = self._changed_regions(lit)
         self.regions_read = 0
         retry = code_retries(self._prev_slots, self._qr_tries, changed, QR_RETRIES) if self.accept is None else set()
