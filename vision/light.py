@@ -124,10 +124,9 @@ def normalise(patch: Image, gains: F32, model: F32 | None = None, kept: KeptMode
             # the same pixels and values as the gather below, in four whole-image OpenCV passes (the
             # diagonal transform multiplies each channel by its gain in float32, as numpy does)
             h = patch.shape[0]
-            hot = cv2.compare(patch.reshape(h, -1), 235, cv2.CMP_GE)
-            lit = cv2.transform(model, np.diag(np.asarray(gains, np.float32)))
-            fix = cv2.bitwise_and(hot, cv2.compare(lit.reshape(h, -1), 245, cv2.CMP_GE))
-            cv2.copyTo(kept.clipped.reshape(h, -1), fix, out.reshape(h, -1))
+            lit = np.asarray(cv2.transform(model, np.diag(np.asarray(gains, np.float32))), np.float32)
+            clip = np.logical_and(patch >= 235, lit >= 245).view(np.uint8).reshape(h, -1)
+            cv2.copyTo(kept.clipped.reshape(h, -1), clip, out.reshape(h, -1))
             return out
         hot = np.flatnonzero(patch.reshape(-1) >= 235)
         if hot.size:

@@ -190,6 +190,20 @@ def slot_code(frame: NDArray[np.uint8], H_slot: Mat3, k_slot: float, size: tuple
     return decode_qr(np.asarray(cv2.cvtColor(extract(frame, Hq, (n, n)), cv2.COLOR_BGR2GRAY), np.uint8))
 
 
+def card_code(frame: NDArray[np.uint8], H_slot: Mat3, k_slot: float, size: tuple[int, int],
+              card_mm: tuple[float, float], accept: Callable[[str], bool] | None) -> str | None:
+    """A face-down card's code as ``read_slot`` decodes it: the plain decoders (``slot_code``); with
+    ``accept``, only a payload it accepts, and one missed is looked for through blur and low resolution
+    too (``vision.slot_qr``'s quick pass)."""
+    payload = slot_code(frame, H_slot, k_slot, size, card_mm)
+    if payload is not None and accept is not None and not accept(payload):
+        payload = None
+    if payload is None and accept is not None:
+        win = qr_window(H_slot, k_slot, size)
+        payload = read_window(window_of(frame, win), win.frame_px_per_mm, accept, thorough=False)
+    return payload
+
+
 def mat_reference(layout_mat: Image, mat_size_mm: tuple[float, float], slot_mm_H: Mat3, size: tuple[int, int]) -> Image:
     """The empty slot as printed: the mat artwork resampled into the slot patch (patch px -> mat mm)."""
     sx = layout_mat.shape[1] / mat_size_mm[0]
@@ -231,12 +245,7 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
         like = back_likeness(card)
         if like >= BACK_LIKE_MIN and min_cell_likeness(card) < BACK_CELL_MIN:
             return "empty", None, 0.0, True  # a back with part of it hidden: something lies on the card
-        payload = slot_code(frame, H, k, size, card_mm)
-        if payload is not None and accept is not None and not accept(payload):
-            payload = None
-        if payload is None and accept is not None:
-            win = qr_window(H, k, size)
-            payload = read_window(window_of(frame, win), win.frame_px_per_mm, accept, thorough=False)
+        payload = card_code(frame, H, k, size, card_mm, accept)
         if payload is not None:
             return "down", payload, 1.0, False
         conf = float(np.clip(abs(like - BACK_LIKE_MIN) / 0.15, 0.0, 1.0)) * min(lower, upper)
