@@ -36,7 +36,7 @@ from vision.colour import F32, chroma
 from vision.empty_model import EmptyModels
 from vision.errors import VisionError
 from vision.legacy_read import read_legacy
-from vision.light import SMALL, LightModel, bgr_of, normalise, saturated_fraction, shrink, small_of
+from vision.light import SMALL, KeptModel, LightModel, bgr_of, normalise, saturated_fraction, shrink, small_of
 from vision.memo import IdentityMemo
 from vision.motion import MotionGuard
 from vision.observation import (
@@ -44,7 +44,7 @@ from vision.observation import (
     BoardObservation,
     SlotObs,
     StandObs,
-    code_retries,
+    code_only,
     settled,
     under_slot,
     unread_slot,
@@ -57,7 +57,7 @@ from vision.regions import Region, moved
 from vision.repose import Placement, moved_small, placement, prepare_maps
 from vision.slot_qr import qr_window
 from vision.slot_qr_fusion import QrFusion
-from vision.slots import read_slot, slot_code
+from vision.slots import card_code, read_slot
 from vision.stands import StandClassifier, prepare_model
 from vision.under_mat import read_under
 from vision.warp import extract, one_frame
@@ -102,6 +102,7 @@ class BoardReader:
         self.motion: MotionGuard | None = None
         self.global_model: NDArray[np.uint8] | None = None
         self._global_bgr: F32 | None = None
+        self._kept_model: KeptModel | None = None
         self.last_stands: dict[str, StandObs] = {}
         self.last_slots: dict[str, SlotObs] = {}
         self.last_under: dict[str, SlotObs] = {}
@@ -176,6 +177,7 @@ class BoardReader:
     def _set_global(self, small: NDArray[np.uint8]) -> None:
         self.global_model = small
         self._global_bgr = small.astype(np.float32)
+        self._kept_model = KeptModel(self._global_bgr)
         self.light = LightModel(small)
         # a player's colour the map itself shows cannot be read on this table (a purple piece on magenta
         # stands): its readings stay unknown (the set-up check refuses such colours in the first place)
@@ -227,18 +229,11 @@ class BoardReader:
         gains, level = self.light.measure(aligned)
         if level < 0.25:
             return self._unreadable("too dark", wanted)
-        lit = normalise(aligned, gains, self._global_bgr)
+        lit = normalise(aligned, gains, self._global_bgr, self._kept_model)
         changed = self._changed_regions(lit)
         self.regions_read = 0
-        retry = code_retries(self._prev_slots, self._qr_tries, changed, QR_RETRIES) if self.accept is None else set()
-        # a settled face-down card that did not change: its reading stands, only its code is tried again
-        quick = {sid for sid in retry if settled(self._prev_slots.get(sid))}
-        retry -= quick
-        if len(quick) > QUICK_RETRIES:  # the fewest tried first; the others wait, their tries not counted
-            now = set(sorted(quick, key=lambda sid: (self._qr_tries[sid], sid))[:QUICK_RETRIES])
-            for sid in quick - now:
-                self._qr_tries[sid] -= 1
-            quick = now
+        retry, quick = code_only(self._prev_slots, self._qr_tries, changed, QR_RETRIES, QUICK_RETRIES,
+                                 None if self.accept is None else self.fusion)
         self.qr_retried = 0
         self.fusion.new_frame()
         if not changed and not retry and not quick and self._prev is not None and all(
@@ -246,10 +241,10 @@ class BoardReader:
                 self._settled_slot(k, o) for k, o in self._prev.slots.items()) and all(
                 settled(o) for o in self._prev.under.values()):
             return self._prev  # nothing moved anywhere: the last observation stands (a few ms)
-        if self._reads_any(wanted, changed, retry):
+        if self._reads_any(wanted, changed, retry, quick):
             mask, boxes = self.finder.find_small(lit, margin=False)
             self._boxes = boxes
-            self._ask_opinion(img, gains, wanted, changed, retry)
+            self._ask_opinion(img, gains, wanted, changed, retry, quick)
         else:  # every region repeats its reading (as after a partial re-read): nothing needs the whole frame
             mask, boxes = None, self._boxes
         stands: dict[str, StandObs] = {}
@@ -309,7 +304,7 @@ class BoardReader:
         self._prev = obs if wanted is None else None
         return obs
 
-    def _reads_any(self, wanted: set[str] | None, changed: set[str], retry: set[str]) -> bool:
+    def _reads_any(self, wanted: set[str] | None, changed: set[str], retry: set[str], quick: set[str]) -> bool:
         """Whether the loops of ``read`` will read any stand, slot or under-mat area this frame (the same
         tests as theirs); when none, the obstruction finder and the patch classifier have nothing to serve."""
         for sid in self.stand_regions:
@@ -317,7 +312,7 @@ class BoardReader:
                     sid not in changed and settled(self._prev_stands.get(sid))):
                 return True
         for sid in self.slot_regions:
-            if not (wanted is not None and sid not in wanted and sid in self.last_slots) and not (
+            if not (wanted is not None and sid not in wanted and sid in self.last_slots) and sid not in quick and not (
                     sid not in changed and sid not in retry and self._settled_slot(sid, self._prev_slots.get(sid))):
                 return True
         for rid in self.under_regions:
@@ -330,10 +325,19 @@ class BoardReader:
     def _retry_code(self, img: NDArray[np.uint8], sid: str, reg: Region) -> SlotObs:
         """A face-down card whose code did not decode, in a slot the change test finds unchanged since it
         was read (so no hand or object came onto it): its reading stands and only its code is decoded again
-        from the new frame's noise (what ``read_slot`` would decode: the same window, the same decoders), so
-        the frame needs neither the obstruction finder nor the patch classifier."""
+        from the new frame's noise (what ``_read_slot`` would decode: the same window, the same decoders,
+        and with ``accept`` the same fusion of the card's frames within the frame's budget), so the frame
+        needs neither the obstruction finder nor the patch classifier."""
         self.qr_retried += 1
-        payload = slot_code(img, reg.H, reg.px_per_mm, reg.size, self.layout.card_size_mm)
+        started = time.thread_time()
+        deep = self.accept is not None and self.fusion.has_budget()
+        payload = card_code(img, reg.H, reg.px_per_mm, reg.size, self.layout.card_size_mm,
+                            self.accept if deep else None)
+        if self.accept is not None and payload is None:
+            payload = self.fusion.follow(img, sid, qr_window(reg.H, reg.px_per_mm, reg.size), True, self.accept, deep)
+        elif self.accept is not None:
+            self.fusion.reset(sid)
+        self.fusion.spent += time.thread_time() - started
         return self._prev_slots[sid] if payload is None else SlotObs("down", payload, 1.0, False)
 
     def _changed_regions(self, small: NDArray[np.uint8]) -> set[str]:
@@ -407,7 +411,7 @@ class BoardReader:
         return StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)
 
     def _ask_opinion(self, img: NDArray[np.uint8], gains: F32, wanted: set[str] | None, changed: set[str],
-                     retry: set[str]) -> None:
+                     retry: set[str], quick: set[str]) -> None:
         """The patch classifier's batch over the stands and slots ``read`` reads this frame (the loops repeat
         the others' last reading)."""
         if self.opinion is None:
@@ -422,7 +426,7 @@ class BoardReader:
             {r: g for r, g in self.stand_regions.items()
              if to_read(r, self.last_stands, settled(self._prev_stands.get(r)))},
             {r: g for r, g in self.slot_regions.items()
-             if to_read(r, self.last_slots, self._settled_slot(r, self._prev_slots.get(r)))})
+             if r not in quick and to_read(r, self.last_slots, self._settled_slot(r, self._prev_slots.get(r)))})
 
     def _settled_slot(self, sid: str, obs: SlotObs | None) -> bool:
         """``_settled``, except a face-down card whose code is not read yet while its frames still help."""
@@ -453,12 +457,7 @@ class BoardReader:
             self.models.reset(sid)
             return unread_slot(self.last_slots.get(sid), veto)
         if self.accept is not None and state == "down" and payload is None and not obstructed:
-            win = qr_window(reg.H, reg.px_per_mm, reg.size)
-            view = self.fusion.stack(img, sid, win, fuse)
-            if deep and self.fusion.frames(sid) > 1:
-                payload = self.fusion.read(sid, view, win, self.accept, thorough=False)
-            if payload is None:
-                self.fusion.pending[sid] = (view, win)
+            payload = self.fusion.follow(img, sid, qr_window(reg.H, reg.px_per_mm, reg.size), fuse, self.accept, deep)
         else:
             self.fusion.reset(sid)
         self.fusion.spent += time.thread_time() - started

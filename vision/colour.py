@@ -16,16 +16,15 @@ MIN_SUM = 45.0  # below this (very dark pixels) chromaticity is mostly noise
 
 def chroma(img: NDArray[np.uint8]) -> tuple[F32, F32]:
     """Per-pixel chromaticity (h, w, 3) and brightness sum (h, w)."""
-    f = img.astype(np.float32)
-    s = np.asarray(cv2.transform(f, np.ones((1, 3), np.float32)), np.float32).reshape(img.shape[:2])
-    c = np.asarray(f * (1.0 / np.maximum(s, np.float32(1.0)))[:, :, None], np.float32)
-    return c, s
+    return chroma_f(img.astype(np.float32))
 
 
 def chroma_f(f: F32) -> tuple[F32, F32]:
     """``chroma`` of a float BGR image."""
     s = np.asarray(cv2.transform(f, np.ones((1, 3), np.float32)), np.float32).reshape(f.shape[:2])
-    c = np.asarray(f * (1.0 / np.maximum(s, np.float32(1.0)))[:, :, None], np.float32)
+    inv = np.float32(1.0) / np.maximum(s, np.float32(1.0))
+    # each channel times the pixel's 1 / sum, as numpy's broadcast multiply does, in half its time
+    c = np.asarray(cv2.multiply(f, cv2.merge((inv, inv, inv))), np.float32)
     return c, s
 
 

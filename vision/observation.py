@@ -6,6 +6,7 @@ without the reading machinery."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 CONFIDENT_EMPTY = 0.8  # a reading at least this sure is acted on, and an unchanged region keeps it
 
@@ -88,3 +89,28 @@ def code_retries(last: dict[str, SlotObs], tries: dict[str, int], changed: set[s
                 tries[sid] = n + 1
                 out.add(sid)
     return out
+
+
+class Fusion(Protocol):
+    def exhausted(self, slot: str) -> bool: ...
+
+
+def code_only(last: dict[str, SlotObs], tries: dict[str, int], changed: set[str], limit: int, per_frame: int,
+              fusion: Fusion | None) -> tuple[set[str], set[str]]:
+    """(slots read again in full, slots whose code alone is tried again) this frame, for the face-down cards
+    whose code did not decode. A settled one in a slot that did not change keeps its reading and only its
+    code is decoded again: without ``fusion`` (no payload check) for ``limit`` frames (``code_retries``),
+    ``per_frame`` cards a frame, the fewest tried first (the others wait, their tries not counted); with
+    it, on every frame until fusing more of its frames would not help (``vision.slot_qr_fusion``, whose
+    budget then rations the work). The others ``code_retries`` names are read in full."""
+    if fusion is not None:
+        return set(), {sid for sid, o in last.items() if sid not in changed and settled(o)
+                       and o.state == "down" and o.payload is None and not fusion.exhausted(sid)}
+    retry = code_retries(last, tries, changed, limit)
+    quick = {sid for sid in retry if settled(last.get(sid))}
+    if len(quick) > per_frame:
+        now = set(sorted(quick, key=lambda sid: (tries[sid], sid))[:per_frame])
+        for sid in quick - now:
+            tries[sid] -= 1
+        quick = now
+    return retry - quick, quick

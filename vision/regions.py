@@ -86,7 +86,7 @@ def slot_regions(layout: TableLayout, pose: CameraPose, px_per_mm: float = SLOT_
 UNDER_GAP_MM = 2.0  # from the mat's edge: the mat's own edge and shadow are not read
 UNDER_SIDE_MM = 16.0  # beyond each side of the card's width: a card slid in a little off-centre still fits
 UNDER_REACH_MM = (60.0, 90.0)  # how far out the area read reaches: at least, and at most where the frame allows
-UNDER_PX_PER_MM = 2.0
+UNDER_PX_PER_MM = 1.0  # a card's end is 63 mm wide; 2 px/mm was half of all the pixels a full read rectified
 
 
 def _bottom_edge(s: SlotSpec) -> Mat3:

@@ -116,6 +116,16 @@ class QrFusion:
         mean = self.add(slot, window)
         return np.asarray(window, dtype=np.float32) if mean is None else mean
 
+    def follow(self, frame: Image, slot: str, win: QrWindow, same: bool, accept: Accept, deep: bool) -> str | None:
+        """A face-down card in ``slot`` that the plain decoders did not read this frame: its window added to
+        the card's stack (``stack``), the fused view read by the quick pass when ``deep`` (the frame's
+        budget lasts) and two or more frames are fused, else left pending for ``read_pending``."""
+        view = self.stack(frame, slot, win, same)
+        payload = self.read(slot, view, win, accept, thorough=False) if deep and self.frames(slot) > 1 else None
+        if payload is None:
+            self.pending[slot] = (view, win)
+        return payload
+
     def read(self, slot: str, view: FloatImage, win: QrWindow, accept: Accept, thorough: bool) -> str | None:
         """The payload in ``view`` (``stack``'s result for ``slot``); a read card's stack is forgotten.
         First the grid where the solver last read a card here; the quick pass is zxing-cpp's own search

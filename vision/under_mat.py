@@ -35,6 +35,7 @@ SOLID = 0.92  # of its bounding box a card's end fills
 BACK_LIKE = 0.5  # of a card's end in the card-back art's colours
 EDGE_STRONG = 60.0  # Sobel magnitude (0-255 grey levels) of an object's outline; sensor noise stays far below
 DARK = 70  # brightest channel of the art's cracks and the card's border (0-255)
+GAP_MM = 4.5  # dark cracks and border of the art this wide are closed before the shape is taken
 WIDTH_TOL_MM = (12.0, 8.0)  # a card's end is at most this much narrower / wider than a card (askew, blur)
 
 
@@ -80,9 +81,10 @@ def read_under(patch: Image, model: tuple[F32, F32] | None, px_per_mm: float,
     if model is None:
         coloured = back_coloured(patch)
         # the art's black cracks and the card's dark border carry no colour: dark pixels count, and small
-        # gaps (about 5 mm) close, before taking the shape (a dark table then fills the area: unknown)
+        # gaps (GAP_MM) close, before taking the shape (a dark table then fills the area: unknown)
         dark = np.asarray(patch.max(axis=2) < DARK, dtype=np.bool_)
-        shut = cv2.morphologyEx((coloured | dark).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+        side = 2 * round(GAP_MM / 2 * px_per_mm) + 1  # 9 px at 2 px/mm, 5 at 1
+        shut = cv2.morphologyEx((coloured | dark).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((side, side), np.uint8))
         changed = fill_holes(np.asarray(shut, np.uint8))
     else:
         changed = changed_mask(patch, model, chroma(patch) if cs is None else cs)
