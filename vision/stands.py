@@ -119,27 +119,28 @@ class StandClassifier:
 
     def classify(self, patch: NDArray[np.uint8], kind: str, size_mm: tuple[float, float], px_per_mm: float,
                  ref: tuple[F32, F32] | None, look: Look | None = None, strict: bool = False, *,
-                 cs: tuple[F32, F32] | None = None) -> StandReading:
+                 cs: tuple[F32, F32] | None = None, blur_mm: float | None = None) -> StandReading:
         """Read one light-normalised stand patch. ``ref`` is the stand's empty model; without one, ``look``
         (the stand as last read confidently, and where its piece was) judges what changed. With ``strict``
         (the reader's never-lie mode) anything a piece does not explain makes the stand unknown, and an
         empty reading needs a model or a look to be confident. ``cs`` is ``chroma(patch)`` when the caller
-        has it already."""
+        has it already. ``blur_mm``: how much blurrier than ``ref`` (or the look) the frame is, estimated once
+        for the frame (``vision.frame_blur``); None matches the model's blur to this patch alone."""
         c, s = chroma(patch) if cs is None else cs
         owners = self.owner_map(c, s)
         n = patch.shape[0]
         foot = _footprint(kind, size_mm, px_per_mm, n, FOOTPRINT_GROW_MM.get(kind, 2.0))
         changed: NDArray[np.bool_] | None = None
-        blur_mm = 0.0  # how much blurrier than its model the frame is here: a piece's edge reaches further
+        frame_blur, blur_mm = blur_mm, 0.0  # how much blurrier than its model the frame is: an edge reaches further
         allowed: NDArray[np.bool_] | None = None
         if ref is not None:
             if strict:
-                changed, blur_mm = changed_matched(patch, ref, px_per_mm)
+                changed, blur_mm = changed_matched(patch, ref, px_per_mm, frame_blur)
             else:
                 changed = changed_pixels_legacy(c, s, ref)
             owners = np.where(changed, owners, -1).astype(np.int8)
         elif strict and look is not None:
-            changed, blur_mm = changed_matched(patch, (look[0], look[1]), px_per_mm)
+            changed, blur_mm = changed_matched(patch, (look[0], look[1]), px_per_mm, frame_blur)
             allowed = look[2]
             owners = np.where(changed | allowed, owners, -1).astype(np.int8)
         any_owner = (owners >= 0).astype(np.uint8)
@@ -291,25 +292,29 @@ def changed_pixels(patch: NDArray[np.uint8], ref: tuple[F32, F32], strict: bool 
     return changed_matched(patch, ref, 0.0)[0]
 
 
-def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: float) -> tuple[
-        NDArray[np.bool_], float]:
+def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: float,
+                    blur_mm: float | None = None) -> tuple[NDArray[np.bool_], float]:
     """``changed_pixels`` against the model blurred as much as the frame is (and that extra blur, in mm).
 
     A frame blurrier than the model (a half-resolution camera, a lens out of focus: 2 frame px at 1014x760
     are 2 mm on the table) differs from a sharp model all over a textured stand, in colour as much as a
-    piece does. Camera blur is one Gaussian for the whole patch, a piece is a local change: of the model
-    blurred by each of ``MATCH_BLUR_MM`` (0 with ``px_per_mm`` 0), the one closest to the patch in median
-    colour is the frame's sharpness, and only what differs from it is a change."""
-    sp = np.asarray(cv2.GaussianBlur(patch.astype(np.float32), (0, 0), SMOOTH_PX), np.float32)
-    c, s = chroma_f(sp)
-    best: tuple[float, F32, F32, float] | None = None
-    for extra in MATCH_BLUR_MM if px_per_mm > 0 else (0.0,):
+    piece does. Camera blur is one Gaussian for the whole frame, a piece is a local change. ``blur_mm`` is
+    that blur when the frame's estimate gives it (``vision.frame_blur``: one level per frame and group of
+    models); without it, of the model blurred by each of ``MATCH_BLUR_MM`` (0 with ``px_per_mm`` 0) the
+    one closest to this patch in median colour is taken (the per-stand ladder)."""
+    c, s = smoothed_patch(patch)
+    if blur_mm is not None:
+        extra = blur_mm if px_per_mm > 0 else 0.0
         rc, rs = _smoothed_ref(ref, round(extra * px_per_mm, 1))
-        score = float(np.median(chroma_dist(c[::2, ::2], rc[::2, ::2])))
-        if best is None or score < best[0] - MATCH_GAIN:
-            best = (score, rc, rs, extra)
-    assert best is not None
-    _, rc, rs, extra = best
+    else:
+        best: tuple[float, F32, F32, float] | None = None
+        for level in MATCH_BLUR_MM if px_per_mm > 0 else (0.0,):
+            lc, ls = _smoothed_ref(ref, round(level * px_per_mm, 1))
+            score = match_score(c, lc)
+            if best is None or score < best[0] - MATCH_GAIN:
+                best = (score, lc, ls, level)
+        assert best is not None
+        _, rc, rs, extra = best
     dc = chroma_dist(c, rc)
     ratio = s / np.maximum(rs, 1.0)
     calm = (dc < 0.03) & (rs > 100)
@@ -317,6 +322,22 @@ def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: f
     rel = ratio / max(local, 0.05)
     raw = ((dc > 0.06) & (s > MIN_SUM) & (rs > MIN_SUM)) | (rel < 0.3) | (rel > 2.2)
     return np.asarray(cv2.morphologyEx(raw.astype(np.uint8), cv2.MORPH_OPEN, KERNEL3) > 0, np.bool_), extra
+
+
+def match_score(c: F32, model_c: F32) -> float:
+    """How far a smoothed patch's colour is from a smoothed model's: the median chromaticity distance over
+    every other pixel (the ladder's measure, per stand or pooled over a frame's sample)."""
+    return float(np.median(chroma_dist(c[::2, ::2], model_c[::2, ::2])))
+
+
+def smoothed_patch(patch: NDArray[np.uint8]) -> tuple[F32, F32]:
+    """The patch's chromaticity and brightness smoothed as ``changed_matched`` compares them."""
+    return chroma_f(np.asarray(cv2.GaussianBlur(patch.astype(np.float32), (0, 0), SMOOTH_PX), np.float32))
+
+
+def smoothed_model(ref: tuple[F32, F32], extra_px: float) -> tuple[F32, F32]:
+    """``ref`` smoothed and blurred by ``extra_px`` more (kept per model and blur)."""
+    return _smoothed_ref(ref, extra_px)
 
 
 _SMOOTHED: IdentityMemo[dict[float, tuple[F32, F32]]] = IdentityMemo()
