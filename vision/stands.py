@@ -52,8 +52,16 @@ SKIN_UNSURE = "a few skin-coloured pixels"
 # in a frame blurrier than the model (JPEG blocks and blur at half resolution smear a piece's colour over
 # the map around it), a little more unexplained change than UNEXPLAINED_FRACTION, up to MARGINAL_UNEXPLAINED
 # times it, leaves the reading unsure for the patch classifier to confirm, not unknown outright
-BLURRED_UNSURE = "a little unexplained change in a blurred frame"
+BLURRED_UNSURE = "unexplained change in a blurred frame"
 MARGINAL_UNEXPLAINED = 2.0
+# in a frame the per-frame estimate (``vision.frame_blur``) finds blurrier than the stand's model, JPEG's
+# colour blocks (16 frame px at 4:2:0: 16 mm at 1014x760, as wide as a capital) change the colour of whole
+# blocks of the stand and of a piece's top: there, unexplained change up to DEGRADED_UNEXPLAINED of the free
+# core and another colour on up to MARGINAL_FOREIGN times FOREIGN_ON_PIECE of the top leave the reading
+# unsure, for the patch classifier to confirm (``vision.board``: never where the obstruction finder sees an
+# object the piece does not explain); a stand changed all over stays unknown
+DEGRADED_UNEXPLAINED = 0.9
+MARGINAL_FOREIGN = 2.0
 AREA_MM2 = {"soul": (50.0, 160.0), "basecamp": (110.0, 200.0), "capital": (215.0, 380.0)}
 TRACE: list[float] | None = None
 TRACE_A: list[tuple[str, float, float]] | None = None
@@ -251,6 +259,7 @@ class StandClassifier:
         much blurrier than its model the frame is (``changed_matched``): a piece's blurred edge reaches that
         much further (``BLUR_REACH`` times it) beyond its side walls and shadow."""
         n = foot.shape[0]
+        unsure: str | None = None
         core = _footprint(kind, size_mm, k, n, 1.0) > 0
         explained = np.zeros((n, n), np.uint8)
         if hull is not None:
@@ -263,7 +272,9 @@ class StandClassifier:
                 if TRACE is not None:
                     TRACE.append(foreign_on)
                 if foreign_on > FOREIGN_ON_PIECE:
-                    return "something on the piece"
+                    if blur_mm <= 0 or foreign_on > MARGINAL_FOREIGN * FOREIGN_ON_PIECE:
+                        return "something on the piece"
+                    unsure = BLURRED_UNSURE
             # the piece's side walls and its soft shadow around the top
             grow = round((2.5 + BLUR_REACH * blur_mm) * k)
             explained = np.asarray(cv2.dilate(explained, np.ones((grow * 2 + 1,) * 2, np.uint8)), np.uint8)
@@ -271,18 +282,18 @@ class StandClassifier:
         if allowed is not None:
             free &= ~allowed  # where the last piece stood: what is there now is the stand or the new piece
         if free.sum() < 20:
-            return None
+            return unsure
         if changed is not None:
             frac = float((changed & free).sum()) / float(free.sum())
             if TRACE_U is not None:
                 TRACE_U.append(("model", frac))
-            if frac > UNEXPLAINED_FRACTION and blur_mm > 0 and frac <= MARGINAL_UNEXPLAINED * UNEXPLAINED_FRACTION:
+            if frac > UNEXPLAINED_FRACTION and blur_mm > 0 and frac <= DEGRADED_UNEXPLAINED:
                 return BLURRED_UNSURE
-            return "unexplained object" if frac > UNEXPLAINED_FRACTION else None
+            return "unexplained object" if frac > UNEXPLAINED_FRACTION else unsure
         skin = skin_fraction(c, s)
         if skin > MARGINAL_SKIN * OBSTRUCTED_FRACTION:
             return "covered"
-        return SKIN_UNSURE if skin > OBSTRUCTED_FRACTION else None
+        return SKIN_UNSURE if skin > OBSTRUCTED_FRACTION else unsure
 
 
 def changed_pixels(patch: NDArray[np.uint8], ref: tuple[F32, F32], strict: bool = True) -> NDArray[np.bool_]:
