@@ -251,7 +251,7 @@ class BoardReader:
             mask, boxes = self.finder.find_small(lit, margin=False)
             self._boxes = boxes
             self._ask_opinion(img, gains, wanted, changed, retry)
-            self._blur = FrameBlur.estimate(img, self.stand_regions, self.models, gains)
+            self._blur = FrameBlur.estimate(img, self.stand_regions, self.models, gains, changed)
         else:  # every region repeats its reading (as after a partial re-read): nothing needs the whole frame
             mask, boxes = None, self._boxes
         stands: dict[str, StandObs] = {}

@@ -45,17 +45,22 @@ class GroupBlur:
 class FrameBlur:
     """The frame's blur per group of models: ``FrameBlur.estimate`` once per frame, ``blur_mm`` per stand."""
 
-    def __init__(self, img: np.ndarray, regions: dict[str, Region], models: EmptyModels, gains: F32) -> None:
+    def __init__(self, img: np.ndarray, regions: dict[str, Region], models: EmptyModels, gains: F32,
+                 changed: set[str] | None = None) -> None:
         self.img, self.regions, self.models, self.gains = img, regions, models, gains
+        self.changed = changed
         self.groups: dict[tuple[str, int], GroupBlur | None] = {}
         self._members: dict[tuple[str, int], list[str]] | None = None
 
     @classmethod
-    def estimate(cls, img: np.ndarray, regions: dict[str, Region], models: EmptyModels, gains: F32) -> FrameBlur:
+    def estimate(cls, img: np.ndarray, regions: dict[str, Region], models: EmptyModels, gains: F32,
+                 changed: set[str] | None = None) -> FrameBlur:
         """The estimate for the frame ``img`` (under the light ``gains``) over the stands ``regions``; what
-        the models learn from now on was taken from this frame (``EmptyModels.next_frame``)."""
+        the models learn from now on was taken from this frame (``EmptyModels.next_frame``). ``changed``:
+        the regions the change test found changed; a group samples at most as many stands as it has
+        changed (at least one), so a frame that re-reads one stand costs what that stand's own ladder did."""
         models.next_frame()
-        return cls(img, regions, models, gains)
+        return cls(img, regions, models, gains, changed)
 
     def blur_mm(self, rid: str) -> float | None:
         """The extra blur for ``rid``'s model (or look) this frame, or None when its group has one stand
@@ -83,8 +88,9 @@ class FrameBlur:
         ladder does)."""
         if len(rids) < 2:
             return None
-        step = max(1, len(rids) // SAMPLE)
-        sample = rids[::step][:SAMPLE]
+        size = SAMPLE if self.changed is None else min(SAMPLE, max(1, len(self.changed.intersection(rids))))
+        step = max(1, len(rids) // size)
+        sample = rids[::step][:size]
         scores = np.zeros(len(MATCH_BLUR_MM), np.float64)
         for rid in sample:
             reg = self.regions[rid]
