@@ -21,6 +21,7 @@ from vision.board import BoardReader
 from vision.frame_blur import FrameBlur
 from vision.light import channel_gains, shrink
 from vision.synth import Renderer, TableScene
+from vision.synth.clutter import Clutter
 
 SMALL = (1014, 760)
 
@@ -80,3 +81,44 @@ def test_the_frame_blur_is_estimated_once_for_the_photo_models() -> None:
         assert group is not None and group.stands == 8
     assert levels[0] == 0.0
     assert levels[1] is not None and levels[1] >= 1.4
+
+
+def _phone(seed: int, photo: bool) -> tuple[int, int, int]:
+    """(covered stands flagged, covered stands, wrong readings of any stand) over 3 JPEG q25 frames of a
+    seeded 1014x760 table with a phone lying on the map (put there after the warm-up frames)."""
+    lay = layout()
+    pose = default_pose(lay, image_size=SMALL)
+    r = Renderer(lay, pose, PALETTE)
+    rng = np.random.default_rng(seed)
+    tokens = random_tokens(rng, fill=0.6)
+    clean, _ = r.compose(TableScene(tokens), seed=seed)
+    (ox, oy), (w, h) = lay.map_origin_mm, lay.map_size_mm
+    phone = Clutter("phone", (ox + w * rng.uniform(0.3, 0.7), oy + h * rng.uniform(0.3, 0.7), 22.0))
+    staged, truth = r.compose(TableScene(tokens, clutter=[phone]), seed=seed)
+    reader = BoardReader(lay, pose, PALETTE, r.render(TableScene({}), seed=seed + 500) if photo else None)
+    for i in range(3):
+        reader.read(r.finish(clean, seed=seed * 10 + i))
+    flagged = covered = wrong = 0
+    for i in range(3):
+        obs = reader.read(r.finish(staged, seed=seed * 10 + 5 + i, jpeg_quality=25))
+        for sid, o in obs.stands.items():
+            unsure = o.obstructed or o.confidence < 0.5
+            tok = tokens.get(sid)
+            want = ("empty", None) if tok is None else (tok.kind, tok.owner)
+            wrong += not unsure and (o.state, o.owner) != want
+            if truth.occluded.get(sid, 0.0) >= 0.25:
+                covered += 1
+                flagged += unsure
+    return flagged, covered, wrong
+
+
+def test_a_phone_over_stands_in_a_jpeg_q25_frame_is_flagged_and_nothing_is_read_wrong() -> None:
+    """The degraded-frame rule passes JPEG bleed to the classifier, never an object's edge as a read: no
+    stand is read wrong, covered or not. Known limit (docs/overhead.md, lies7): a small stand whose piece's
+    blurred reach leaves no free core to test can be read (right) under a phone's edge; seed 46 reads 2 of
+    27 covered stand readings where main flagged all."""
+    for seed, photo in ((46, True), (47, False), (48, True), (49, False)):
+        flagged, covered, wrong = _phone(seed, photo)
+        assert covered > 0
+        assert wrong == 0, f"seed {seed}: {wrong} stand readings wrong"
+        assert flagged >= 0.9 * covered, f"seed {seed}: {covered - flagged} of {covered} covered stands read"
