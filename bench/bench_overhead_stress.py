@@ -138,6 +138,14 @@ TUNING_CONDITIONS = [
     Condition("1014x760 q20", {"jpeg_quality": 20}, size=(1014, 760)),
     Condition("1200x900 blur 2", {"blur": 2.0}, size=(1200, 900)),
     Condition("1200x900 q25", {"jpeg_quality": 25}, size=(1200, 900)),
+    # the guard on the degraded-frame rule (``vision.stands.DEGRADED_UNEXPLAINED``): foreign objects in frames
+    # blurrier than their models must stay flagged
+    Condition("1014x760 q25 die", {"jpeg_quality": 25}, clutter=_die, size=(1014, 760)),
+    Condition("1014x760 q20 die", {"jpeg_quality": 20}, clutter=_die, size=(1014, 760)),
+    Condition("1014x760 q25 arm", {"jpeg_quality": 25}, hands=1, size=(1014, 760)),
+    Condition("1014x760 q25 phone", {"jpeg_quality": 25}, clutter=_on_map, size=(1014, 760)),
+    Condition("1014x760 blur 2 die", {"blur": 2.0}, clutter=_die, size=(1014, 760)),
+    Condition("1014x760 blur 2 phone", {"blur": 2.0}, clutter=_on_map, size=(1014, 760)),
 ]
 
 

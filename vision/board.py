@@ -35,6 +35,7 @@ from vision.change import RegionChanges
 from vision.colour import F32, chroma
 from vision.empty_model import EmptyModels
 from vision.errors import VisionError
+from vision.frame_blur import FrameBlur
 from vision.legacy_read import read_legacy
 from vision.light import SMALL, KeptModel, LightModel, bgr_of, normalise, saturated_fraction, shrink, small_of
 from vision.memo import IdentityMemo
@@ -245,6 +246,7 @@ class BoardReader:
             mask, boxes = self.finder.find_small(lit, margin=False)
             self._boxes = boxes
             self._ask_opinion(img, gains, wanted, changed, retry, quick)
+            self._blur = FrameBlur.estimate(img, self.stand_regions, self.models, gains, changed)
         else:  # every region repeats its reading (as after a partial re-read): nothing needs the whole frame
             mask, boxes = None, self._boxes
         stands: dict[str, StandObs] = {}
@@ -380,7 +382,7 @@ class BoardReader:
         look = self.models.look(sid) if model is None else None
         c, s = chroma(patch)
         r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, strict=True,
-                                     cs=(c, s))
+                                     cs=(c, s), blur_mm=self._blur.blur_mm(sid))
         if self.opinion is not None:
             r = self.opinion.judge(sid, r)  # confirms an unsure reading or vetoes a doubtful one
         if blob:

@@ -26,17 +26,35 @@ class EmptyModels:
         self.streak: dict[str, int] = {}
         self.looks: dict[str, tuple[F32, F32, NDArray[np.bool_]]] = {}
         self.look_streak: dict[str, tuple[object, int]] = {}
+        # the frame each model and look was last taken from (0: given, the empty-table photo or an
+        # adaptation): models taken from one frame share its sharpness (``vision.frame_blur``)
+        self.frame = 0
+        self.taken: dict[str, int] = {}
+        self.look_taken: dict[str, int] = {}
 
     def set(self, rid: str, kind: str, c: F32, s: F32) -> None:
         self.models[rid] = (c.copy(), s.copy())
         self.kinds[rid] = kind
+        self.taken[rid] = self.frame
+
+    def next_frame(self) -> None:
+        """A new frame is being read: what is learned from now on was taken from it."""
+        self.frame += 1
+
+    def group(self, rid: str) -> tuple[str, int] | None:
+        """Which group of models ``rid``'s belongs to for the frame's blur estimate (``vision.frame_blur``):
+        ("model" or "look", the frame it was taken from), or None with neither a model nor a look."""
+        if rid in self.models:
+            return "model", self.taken.get(rid, 0)
+        return ("look", self.look_taken.get(rid, 0)) if rid in self.looks else None
 
     def get(self, rid: str) -> tuple[F32, F32] | None:
         return self.models.get(rid)
 
     def forget(self, rid: str) -> None:
         """Drop everything learned about a region (its patch no longer has the model's size)."""
-        for learned in (self.models, self.kinds, self.streak, self.looks, self.look_streak):
+        for learned in (self.models, self.kinds, self.streak, self.looks, self.look_streak, self.taken,
+                        self.look_taken):
             learned.pop(rid, None)
 
     def reset(self, rid: str) -> None:
@@ -58,6 +76,7 @@ class EmptyModels:
             return
         oc, os_ = old
         self.models[rid] = ((1 - BLEND) * oc + BLEND * c, (1 - BLEND) * os_ + BLEND * s)
+        self.taken[rid] = self.frame
 
     def look(self, rid: str) -> tuple[F32, F32, NDArray[np.bool_]] | None:
         return self.looks.get(rid)
@@ -75,3 +94,4 @@ class EmptyModels:
         if n >= STREAK:
             mask = piece if piece is not None else np.zeros(s.shape, bool)
             self.looks[rid] = (c.copy(), s.copy(), mask.copy())
+            self.look_taken[rid] = self.frame

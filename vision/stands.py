@@ -52,8 +52,21 @@ SKIN_UNSURE = "a few skin-coloured pixels"
 # in a frame blurrier than the model (JPEG blocks and blur at half resolution smear a piece's colour over
 # the map around it), a little more unexplained change than UNEXPLAINED_FRACTION, up to MARGINAL_UNEXPLAINED
 # times it, leaves the reading unsure for the patch classifier to confirm, not unknown outright
-BLURRED_UNSURE = "a little unexplained change in a blurred frame"
+BLURRED_UNSURE = "unexplained change in a blurred frame"
 MARGINAL_UNEXPLAINED = 2.0
+# in a frame the per-frame estimate (``vision.frame_blur``) finds blurrier than the stand's model, JPEG's
+# colour blocks (16 frame px at 4:2:0: 16 mm at 1014x760, as wide as a capital) change the colour of whole
+# blocks of the stand and of a piece's top: there, unexplained change up to DEGRADED_UNEXPLAINED of the free
+# core and another colour on up to MARGINAL_FOREIGN times FOREIGN_ON_PIECE of the top leave the reading
+# unsure, for the patch classifier to confirm (``vision.board``: never where the obstruction finder sees an
+# object the piece does not explain); a stand changed all over stays unknown
+DEGRADED_UNEXPLAINED = 0.9
+MARGINAL_FOREIGN = 2.0
+# ... but only while the change stays inside the stand: JPEG's bleed is a halo around the piece, an object
+# (a phone's edge over the stand) comes in from outside it, so beyond MARGINAL_UNEXPLAINED the largest
+# changed blob may touch at most RIM_TOUCH of the core's rim (tuned on seed 7: uncovered pieces <= 0.07,
+# a phone over 28 % of a stand 0.12-0.19)
+RIM_TOUCH = 0.1
 AREA_MM2 = {"soul": (50.0, 160.0), "basecamp": (110.0, 200.0), "capital": (215.0, 380.0)}
 TRACE: list[float] | None = None
 TRACE_A: list[tuple[str, float, float]] | None = None
@@ -119,27 +132,28 @@ class StandClassifier:
 
     def classify(self, patch: NDArray[np.uint8], kind: str, size_mm: tuple[float, float], px_per_mm: float,
                  ref: tuple[F32, F32] | None, look: Look | None = None, strict: bool = False, *,
-                 cs: tuple[F32, F32] | None = None) -> StandReading:
+                 cs: tuple[F32, F32] | None = None, blur_mm: float | None = None) -> StandReading:
         """Read one light-normalised stand patch. ``ref`` is the stand's empty model; without one, ``look``
         (the stand as last read confidently, and where its piece was) judges what changed. With ``strict``
         (the reader's never-lie mode) anything a piece does not explain makes the stand unknown, and an
         empty reading needs a model or a look to be confident. ``cs`` is ``chroma(patch)`` when the caller
-        has it already."""
+        has it already. ``blur_mm``: how much blurrier than ``ref`` (or the look) the frame is, estimated once
+        for the frame (``vision.frame_blur``); None matches the model's blur to this patch alone."""
         c, s = chroma(patch) if cs is None else cs
         owners = self.owner_map(c, s)
         n = patch.shape[0]
         foot = _footprint(kind, size_mm, px_per_mm, n, FOOTPRINT_GROW_MM.get(kind, 2.0))
         changed: NDArray[np.bool_] | None = None
-        blur_mm = 0.0  # how much blurrier than its model the frame is here: a piece's edge reaches further
+        frame_blur, blur_mm = blur_mm, 0.0  # how much blurrier than its model the frame is: an edge reaches further
         allowed: NDArray[np.bool_] | None = None
         if ref is not None:
             if strict:
-                changed, blur_mm = changed_matched(patch, ref, px_per_mm)
+                changed, blur_mm = changed_matched(patch, ref, px_per_mm, frame_blur)
             else:
                 changed = changed_pixels_legacy(c, s, ref)
             owners = np.where(changed, owners, -1).astype(np.int8)
         elif strict and look is not None:
-            changed, blur_mm = changed_matched(patch, (look[0], look[1]), px_per_mm)
+            changed, blur_mm = changed_matched(patch, (look[0], look[1]), px_per_mm, frame_blur)
             allowed = look[2]
             owners = np.where(changed | allowed, owners, -1).astype(np.int8)
         any_owner = (owners >= 0).astype(np.uint8)
@@ -250,6 +264,7 @@ class StandClassifier:
         much blurrier than its model the frame is (``changed_matched``): a piece's blurred edge reaches that
         much further (``BLUR_REACH`` times it) beyond its side walls and shadow."""
         n = foot.shape[0]
+        unsure: str | None = None
         core = _footprint(kind, size_mm, k, n, 1.0) > 0
         explained = np.zeros((n, n), np.uint8)
         if hull is not None:
@@ -262,7 +277,9 @@ class StandClassifier:
                 if TRACE is not None:
                     TRACE.append(foreign_on)
                 if foreign_on > FOREIGN_ON_PIECE:
-                    return "something on the piece"
+                    if blur_mm <= 0 or foreign_on > MARGINAL_FOREIGN * FOREIGN_ON_PIECE:
+                        return "something on the piece"
+                    unsure = BLURRED_UNSURE
             # the piece's side walls and its soft shadow around the top
             grow = round((2.5 + BLUR_REACH * blur_mm) * k)
             explained = np.asarray(cv2.dilate(explained, np.ones((grow * 2 + 1,) * 2, np.uint8)), np.uint8)
@@ -270,18 +287,20 @@ class StandClassifier:
         if allowed is not None:
             free &= ~allowed  # where the last piece stood: what is there now is the stand or the new piece
         if free.sum() < 20:
-            return None
+            return unsure
         if changed is not None:
             frac = float((changed & free).sum()) / float(free.sum())
             if TRACE_U is not None:
                 TRACE_U.append(("model", frac))
-            if frac > UNEXPLAINED_FRACTION and blur_mm > 0 and frac <= MARGINAL_UNEXPLAINED * UNEXPLAINED_FRACTION:
+            if frac > UNEXPLAINED_FRACTION and blur_mm > 0 and (
+                    frac <= MARGINAL_UNEXPLAINED * UNEXPLAINED_FRACTION
+                    or (frac <= DEGRADED_UNEXPLAINED and _rim_touched(changed & free, core) <= RIM_TOUCH)):
                 return BLURRED_UNSURE
-            return "unexplained object" if frac > UNEXPLAINED_FRACTION else None
+            return "unexplained object" if frac > UNEXPLAINED_FRACTION else unsure
         skin = skin_fraction(c, s)
         if skin > MARGINAL_SKIN * OBSTRUCTED_FRACTION:
             return "covered"
-        return SKIN_UNSURE if skin > OBSTRUCTED_FRACTION else None
+        return SKIN_UNSURE if skin > OBSTRUCTED_FRACTION else unsure
 
 
 def changed_pixels(patch: NDArray[np.uint8], ref: tuple[F32, F32], strict: bool = True) -> NDArray[np.bool_]:
@@ -291,25 +310,29 @@ def changed_pixels(patch: NDArray[np.uint8], ref: tuple[F32, F32], strict: bool 
     return changed_matched(patch, ref, 0.0)[0]
 
 
-def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: float) -> tuple[
-        NDArray[np.bool_], float]:
+def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: float,
+                    blur_mm: float | None = None) -> tuple[NDArray[np.bool_], float]:
     """``changed_pixels`` against the model blurred as much as the frame is (and that extra blur, in mm).
 
     A frame blurrier than the model (a half-resolution camera, a lens out of focus: 2 frame px at 1014x760
     are 2 mm on the table) differs from a sharp model all over a textured stand, in colour as much as a
-    piece does. Camera blur is one Gaussian for the whole patch, a piece is a local change: of the model
-    blurred by each of ``MATCH_BLUR_MM`` (0 with ``px_per_mm`` 0), the one closest to the patch in median
-    colour is the frame's sharpness, and only what differs from it is a change."""
-    sp = np.asarray(cv2.GaussianBlur(patch.astype(np.float32), (0, 0), SMOOTH_PX), np.float32)
-    c, s = chroma_f(sp)
-    best: tuple[float, F32, F32, float] | None = None
-    for extra in MATCH_BLUR_MM if px_per_mm > 0 else (0.0,):
+    piece does. Camera blur is one Gaussian for the whole frame, a piece is a local change. ``blur_mm`` is
+    that blur when the frame's estimate gives it (``vision.frame_blur``: one level per frame and group of
+    models); without it, of the model blurred by each of ``MATCH_BLUR_MM`` (0 with ``px_per_mm`` 0) the
+    one closest to this patch in median colour is taken (the per-stand ladder)."""
+    c, s = smoothed_patch(patch)
+    if blur_mm is not None:
+        extra = blur_mm if px_per_mm > 0 else 0.0
         rc, rs = _smoothed_ref(ref, round(extra * px_per_mm, 1))
-        score = float(np.median(chroma_dist(c[::2, ::2], rc[::2, ::2])))
-        if best is None or score < best[0] - MATCH_GAIN:
-            best = (score, rc, rs, extra)
-    assert best is not None
-    _, rc, rs, extra = best
+    else:
+        best: tuple[float, F32, F32, float] | None = None
+        for level in MATCH_BLUR_MM if px_per_mm > 0 else (0.0,):
+            lc, ls = _smoothed_ref(ref, round(level * px_per_mm, 1))
+            score = match_score(c, lc)
+            if best is None or score < best[0] - MATCH_GAIN:
+                best = (score, lc, ls, level)
+        assert best is not None
+        _, rc, rs, extra = best
     dc = chroma_dist(c, rc)
     ratio = s / np.maximum(rs, 1.0)
     calm = (dc < 0.03) & (rs > 100)
@@ -317,6 +340,22 @@ def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: f
     rel = ratio / max(local, 0.05)
     raw = ((dc > 0.06) & (s > MIN_SUM) & (rs > MIN_SUM)) | (rel < 0.3) | (rel > 2.2)
     return np.asarray(cv2.morphologyEx(raw.astype(np.uint8), cv2.MORPH_OPEN, KERNEL3) > 0, np.bool_), extra
+
+
+def match_score(c: F32, model_c: F32) -> float:
+    """How far a smoothed patch's colour is from a smoothed model's: the median chromaticity distance over
+    every other pixel (the ladder's measure, per stand or pooled over a frame's sample)."""
+    return float(np.median(chroma_dist(c[::2, ::2], model_c[::2, ::2])))
+
+
+def smoothed_patch(patch: NDArray[np.uint8]) -> tuple[F32, F32]:
+    """The patch's chromaticity and brightness smoothed as ``changed_matched`` compares them."""
+    return chroma_f(np.asarray(cv2.GaussianBlur(patch.astype(np.float32), (0, 0), SMOOTH_PX), np.float32))
+
+
+def smoothed_model(ref: tuple[F32, F32], extra_px: float) -> tuple[F32, F32]:
+    """``ref`` smoothed and blurred by ``extra_px`` more (kept per model and blur)."""
+    return _smoothed_ref(ref, extra_px)
 
 
 _SMOOTHED: IdentityMemo[dict[float, tuple[F32, F32]]] = IdentityMemo()
@@ -346,6 +385,16 @@ def changed_pixels_legacy(c: F32, s: F32, ref: tuple[F32, F32]) -> NDArray[np.bo
     ratio = s / np.maximum(rs, 1.0)
     raw = ((dc > 0.06) & (s > MIN_SUM) & (rs > MIN_SUM)) | (ratio < 0.3) | (ratio > 2.5)
     return np.asarray(cv2.morphologyEx(raw.astype(np.uint8), cv2.MORPH_OPEN, KERNEL3) > 0, np.bool_)
+
+
+def _rim_touched(change: NDArray[np.bool_], core: NDArray[np.bool_]) -> float:
+    """The share of ``core``'s rim (its outer 2 px) that the largest connected blob of ``change`` covers."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(change.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return 0.0
+    big = labels == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())
+    rim = core & ~(cv2.erode(core.astype(np.uint8), KERNEL5) > 0)
+    return float((big & rim).sum()) / max(float(rim.sum()), 1.0)
 
 
 @lru_cache(maxsize=64)
