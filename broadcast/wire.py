@@ -32,8 +32,13 @@ class Wire:
 
     __slots__ = ("busy", "closed", "deferred", "direct", "lock", "pending", "raw", "sock", "start_task")
 
-    def __init__(self, sock: Any, start_task: Callable[..., Any]) -> None:
-        self.lock = threading.Lock()  # uncontended on a cooperative server; orders a thread's writes
+    def __init__(self, sock: Any, start_task: Callable[..., Any], threaded: bool = True) -> None:
+        """`threaded`: writes may come from OS threads (a lock orders them). On a cooperative server
+        (`threaded=False`, as the hub's websockets are made) no write can be interleaved with another,
+        since none yields, so the lock is left out: gevent's lock is Python code, and taking it was a
+        measurable share of every delivery (issue 20, profile in docs/hub.md)."""
+        # a no-op context where nothing can interleave; orders a thread's writes otherwise
+        self.lock: Any = threading.Lock() if threaded else contextlib.nullcontext()
         self.sock = sock  # the server library's socket (cooperative: waiting yields to other tasks)
         self.raw = getattr(sock, "_sock", sock)  # the OS socket under it, non-blocking: send never waits
         self.pending = bytearray()
