@@ -396,7 +396,7 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
           f"per message delivered {r['cpu']['hub processes'] / max(1, r['messages']) * 1e6:.1f} us "
           f"({r['hub_kernel_s'] / max(1e-9, r['cpu']['hub processes']):.0%} of the hub's CPU in the kernel)")
     stages = r.get("stages", {})
-    order = ("sent", "arrived", "stored", "acked", "picked", "writing", "written")
+    order = ("sent", "arrived", "checked", "stored", "acked", "picked", "writing", "written")
     print("  where the latency is (how late a row is, p50 / p99 ms, at each stage; 'received' at the spectator): "
           + ", ".join(f"{k} {pct(stages[k], 0.5) * 1000:.0f} / {pct(stages[k], 0.99) * 1000:.0f}"
                       for k in order if stages.get(k))
