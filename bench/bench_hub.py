@@ -18,13 +18,14 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import signal
 import sys
 import tempfile
 import threading
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -33,6 +34,7 @@ import socketio
 from bench.hub_spectators import WITNESSES, run_spectators, same_content
 from bench.hub_table_groups import TimedPusher, run_group
 from hub.namespaces import page_key
+from hub.profiling import ENV as PROFILE_ENV
 from hub.settings import load_hub_config
 from hub.streams import HubStore
 from hub.verify import check_row, head_valid
@@ -244,7 +246,17 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
             kernel0 = sum(sys_s(p) for p in pids["hub processes"])
             own = time.process_time()
             sent0 = deliveries(hub)
+            profiling = bool(os.environ.get(PROFILE_ENV))
+            if profiling:
+                for w in hub.workers:
+                    if w.proc:
+                        w.proc.send_signal(signal.SIGUSR1)
             got = load.play(rate, seconds + delay_min * 60)
+            if profiling:
+                for w in hub.workers:
+                    if w.proc:
+                        w.proc.send_signal(signal.SIGUSR2)
+                time.sleep(2.0)
             sent = {k: v - sent0.get(k, 0) for k, v in deliveries(hub).items()}
             tables_fig = load.figures()
             stages: dict[str, list[float]] = dict(tables_fig["late"])
@@ -384,7 +396,7 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
           f"per message delivered {r['cpu']['hub processes'] / max(1, r['messages']) * 1e6:.1f} us "
           f"({r['hub_kernel_s'] / max(1e-9, r['cpu']['hub processes']):.0%} of the hub's CPU in the kernel)")
     stages = r.get("stages", {})
-    order = ("sent", "arrived", "stored", "acked", "picked", "writing", "written")
+    order = ("sent", "arrived", "checked", "stored", "acked", "picked", "writing", "written")
     print("  where the latency is (how late a row is, p50 / p99 ms, at each stage; 'received' at the spectator): "
           + ", ".join(f"{k} {pct(stages[k], 0.5) * 1000:.0f} / {pct(stages[k], 0.99) * 1000:.0f}"
                       for k in order if stages.get(k))
@@ -400,6 +412,26 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
     print(f"  memory per spectator socket: {r['rss_per_socket_kb']:.1f} KB in the hub processes "
           f"(+{r['nginx_kb'] / max(1, r['spectators']):.1f} KB in nginx)", flush=True)
     return p99
+
+
+def print_profile(folder: Path, r: dict[str, Any], top: int = 30) -> None:
+    """The hub processes' profiles merged: the functions with the most own time, as microseconds per row
+    ingested (profiled time includes cProfile's own overhead, so compare shares, not absolute figures)."""
+    import pstats
+
+    files = sorted(folder.glob("hub-*.prof"))
+    if not files:
+        print(f"  profile: no hub-*.prof in {folder} (did the hub processes stop cleanly?)", flush=True)
+        return
+    stats = pstats.Stats(*[str(f) for f in files])
+    entries = cast(dict[Any, Any], stats.stats)  # type: ignore[attr-defined]
+    total = sum(v[2] for v in entries.values())
+    rows = max(1, int(r["acked"]))
+    print(f"  profile of {len(files)} hub processes: {total:.1f} s of own time, {total / rows * 1e6:.0f} us per row "
+          f"ingested; top {top} by own time (share, us per row, calls per row, function):", flush=True)
+    for (file, line, name), v in sorted(entries.items(), key=lambda kv: -kv[1][2])[:top]:
+        print(f"    {v[2] / total:6.1%} {v[2] / rows * 1e6:7.1f} {v[1] / rows:7.2f}  {name} "
+              f"({Path(file).name}:{line})", flush=True)
 
 
 def main() -> int:
@@ -423,6 +455,9 @@ def main() -> int:
     ap.add_argument("--table-procs", type=int, default=0,
                     help="run the simulated tables in this many processes of their own (default 0: in this one)")
     ap.add_argument("--no-faults", action="store_true", help="skip the store capacity and the fault run")
+    ap.add_argument("--profile", metavar="DIR",
+                    help="run the hub processes of the main load under cProfile (hub/profiling.py), write their "
+                         "profiles to DIR and print where their CPU went (slower: profiling costs CPU too)")
     ap.add_argument("--cut-seconds", type=float, help="how long one table is cut off (default 300; --short 5)")
     args = ap.parse_args()
     tables = args.tables or (8 if args.short else 32)
@@ -451,10 +486,17 @@ def main() -> int:
 
         if args.also_window and args.also_first:
             other = windowed(args.also_window)
-        r = measure(Path(tmp) / "load", tables, spectators, args.rate, seconds, window=args.window,
-                    groups=args.table_procs)
+        if args.profile:
+            os.environ[PROFILE_ENV] = str(Path(args.profile).resolve())
+        try:
+            r = measure(Path(tmp) / "load", tables, spectators, args.rate, seconds, window=args.window,
+                        groups=args.table_procs)
+        finally:
+            os.environ.pop(PROFILE_ENV, None)
         p99 = report(f"after (broadcast = \"framed\": encoded and framed once per room, merged while sending; "
                      f"push window {args.window})", r, tables, args.rate, base_p99)
+        if args.profile:
+            print_profile(Path(args.profile), r)
         if args.also_window and not args.also_first:
             other = windowed(args.also_window)
         if other is not None:

@@ -22,8 +22,11 @@ class Coalescer:
     """Pending broadcasts per (namespace, room, event), sent by one background task in arrival order."""
 
     def __init__(self, deliver: Callable[[str, str, str, Any], None],
-                 start_task: Callable[..., Any]) -> None:
-        self._deliver, self._start_task = deliver, start_task
+                 start_task: Callable[..., Any], pause: Callable[[], Any] | None = None) -> None:
+        """`pause`: called between two rooms' deliveries to let the process's other tasks run (on gevent,
+        `sleep(0)`): a sweep over every table's room never yields otherwise, and a table's push and its
+        acknowledgement waited behind all of it (issue 20: the hub's part of a push's round trip)."""
+        self._deliver, self._start_task, self._pause = deliver, start_task, pause
         self._pending: dict[tuple[str, str, str], Any] = {}
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -65,3 +68,5 @@ class Coalescer:
                     self.batches += 1
                 except Exception:  # one room's failure must not stop every later broadcast
                     log.exception("broadcast of %r to %r failed", event, room)
+                if self._pause is not None:
+                    self._pause()

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import socketio
+from engineio import packet as eio_packet
 from socketio import packet as sio_packet
 
 from broadcast.coalesce import Coalescer
@@ -44,9 +45,10 @@ def install_framed_websocket(eio_server: Any) -> None:
                 inner: Any = getattr(ws, "ws", None)
                 sock = getattr(inner, "sock", None)
                 if wired and session is not None and inner is not None and sock is not None:
-                    wire = Wire(sock, server.start_background_task)
+                    wire = Wire(sock, server.start_background_task, threaded=False)
                     inner.sock = WiredSocket(sock, wire)
                     session.wire = wire
+                    session.send = direct_send(session, wire)
                 return handler(ws)
 
             super().__init__(serve, server, *args, **kwargs)
@@ -66,21 +68,46 @@ def install_framed_websocket(eio_server: Any) -> None:
     eio_server._async = dict(eio_server._async, websocket=FramedWebSocket)
 
 
-def encode_event(server: Any, namespace: str, event: str, data: Any) -> FramedPacket | None:
-    """The room's packet, encoded once (None when it needs binary attachments: the ordinary path)."""
-    pkt = server.packet_class(sio_packet.EVENT, namespace=namespace, data=[event, data])
+def direct_send(session: Any, wire: Wire) -> Callable[[Any], None]:
+    """An engine.io socket's `send` that writes a text message straight to the socket's wire when
+    nothing waits in its queue (a table's acknowledgement among them: the hub answers a push from the
+    task that stored it, not after a switch to the socket's writer task; issue 20, item 2). Anything
+    else, or a socket still upgrading or with packets queued ahead, goes through the queue as before.
+    Order is kept as in `send_to_room`: the writer task takes packets from the queue and writes them
+    without yielding, so an empty queue means everything sent before is on the wire."""
+    queued = session.send
+
+    def send(pkt: Any) -> None:
+        if (pkt.packet_type == eio_packet.MESSAGE and not pkt.binary and session.upgraded
+                and not session.closed and session.queue.qsize() == 0):
+            if not session.check_ping_timeout():
+                return
+            text = pkt.encode()
+            if wire.write(getattr(text, "frame", None) or ws_text_frame(text)):
+                return
+        queued(pkt)
+
+    return send
+
+
+def encode_event(server: Any, namespace: str, event: str, data: Any,
+                 binary: bool | None = None) -> FramedPacket | None:
+    """The room's packet, encoded once (None when it needs binary attachments: the ordinary path).
+    `binary=False`: the caller knows `data` holds no bytes (it came as JSON), so python-socketio need not
+    walk every row's fields looking for some (a measurable share of a message's cost, issue 20)."""
+    pkt = server.packet_class(sio_packet.EVENT, namespace=namespace, data=[event, data], binary=binary)
     encoded = pkt.encode()
     return None if isinstance(encoded, list) else FramedPacket(encoded)
 
 
 def send_to_room(manager: Any, namespace: str, room: str | None, event: str, data: Any,
-                 skip_sid: Any = None) -> int:
+                 skip_sid: Any = None, binary: bool | None = None) -> int:
     """Send one event to every socket of `room` in this process, encoded and framed once; the number of
     sockets it went to. A websocket with a `Wire` and nothing waiting in its engine.io queue gets the frame
     written at once (this loop never yields, so nothing can come between); any other socket (long-polling,
     upgrading, or with packets still queued ahead) gets it through its queue, behind them. Binary data goes
     the library's ordinary way."""
-    framed = encode_event(manager.server, namespace, event, data)
+    framed = encode_event(manager.server, namespace, event, data, binary)
     if framed is None:
         socketio.Manager.emit(manager, event, data, namespace, room=room, skip_sid=skip_sid)
         return -1
@@ -150,13 +177,14 @@ class FramedRedisManager(socketio.RedisManager):  # type: ignore[misc]
         super().initialize()
         install_framed_websocket(self.server.eio)
         if self._coalesce_rule is not None:
-            self._coalescer = Coalescer(self._deliver, self.server.start_background_task)
+            self._coalescer = Coalescer(self._deliver, self.server.start_background_task,
+                                        pause=lambda: self.server.sleep(0))
 
     def _deliver(self, namespace: str, room: Any, event: str, data: Any) -> None:
         timed = event == "rows" and isinstance(data, list)
         if timed:
             self.timing.note("writing", data)
-        send_to_room(self, namespace, room, event, data)
+        send_to_room(self, namespace, room, event, data, binary=False)  # from the queue's JSON: no bytes
         if timed:
             self.timing.note("written", data)
 

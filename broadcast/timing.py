@@ -6,7 +6,9 @@ the push that carried it has been appended in Redis, "picked" when this process'
 receives it, "writing" when the broadcast task starts writing it to the room's sockets and "written" when
 it has written it to every socket of the room. The spectator's own `now - ts` minus "written" is the time
 on the way to it (nginx, the kernel, the client reading). "arrived" is noted when the hub begins handling
-the push (its transport and the hub's queue of events before it). Samples are kept with the moment they were
+the push (its transport and the hub's queue of events before it), "checked" when its rows and head are
+verified and it goes to Redis (so "stored" - "checked" is the Redis round trip, fsync included, and the
+wait to run again after it). Samples are kept with the moment they were
 taken (a bounded number per stage), so a caller asks for the ones after a moment without resetting them.
 """
 
@@ -18,7 +20,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-STAGES = ("arrived", "stored", "picked", "writing", "written")
+STAGES = ("arrived", "checked", "stored", "picked", "writing", "written")
 KEEP = 200_000  # samples per stage: about 10 minutes of 32 tables at 10 rows/s
 
 

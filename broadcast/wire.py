@@ -30,10 +30,15 @@ class Wire:
     """One websocket's outgoing bytes: `write` never waits; bytes the kernel did not take are sent in
     order by one flushing task."""
 
-    __slots__ = ("busy", "closed", "deferred", "direct", "lock", "pending", "raw", "sock", "start_task")
+    __slots__ = ("busy", "closed", "deferred", "direct", "lock", "pending", "raw", "sock", "start_task", "threaded")
 
-    def __init__(self, sock: Any, start_task: Callable[..., Any]) -> None:
-        self.lock = threading.Lock()  # uncontended on a cooperative server; orders a thread's writes
+    def __init__(self, sock: Any, start_task: Callable[..., Any], threaded: bool = True) -> None:
+        """`threaded`: writes may come from OS threads (a lock orders them). On a cooperative server
+        (`threaded=False`, as the hub's websockets are made) no write can be interleaved with another,
+        since none yields, so the lock is left out: gevent's lock is Python code, and taking it was a
+        measurable share of every delivery (issue 20, profile in docs/hub.md)."""
+        self.threaded = threaded
+        self.lock: Any = threading.Lock() if threaded else contextlib.nullcontext()  # no-op: nothing interleaves
         self.sock = sock  # the server library's socket (cooperative: waiting yields to other tasks)
         self.raw = getattr(sock, "_sock", sock)  # the OS socket under it, non-blocking: send never waits
         self.pending = bytearray()
@@ -45,30 +50,41 @@ class Wire:
 
     def write(self, data: bytes) -> bool:
         """Send `data` after everything written before it; False once the socket is gone or cut off."""
-        with self.lock:
-            if self.closed:
-                return False
-            if self.busy:
-                if len(self.pending) + len(data) > MAX_PENDING:
-                    self._abort(f"{MAX_PENDING} bytes waiting: the reader is too slow")
-                    return False
-                self.pending += data
-                self.deferred += 1
-                return True
-            try:
-                sent = self.raw.send(data)
-            except BlockingIOError:
-                sent = 0
-            except OSError as exc:
-                self._abort(f"send failed: {exc}")
-                return False
-            if sent >= len(data):
-                self.direct += 1
-                return True
-            self.pending += memoryview(data)[sent:]
-            self.busy = True
+        if self.threaded:
+            with self.lock:
+                started = self._write(data)
+        else:  # the hub's every delivery: not even a no-op context manager
+            started = self._write(data)
+        if started is None:
+            return False
+        if started:
+            self.start_task(self._flush)
+        return True
+
+    def _write(self, data: bytes) -> bool | None:
+        """`write` under its lock: None when the socket is gone, True when a flushing task must start."""
+        if self.closed:
+            return None
+        if self.busy:
+            if len(self.pending) + len(data) > MAX_PENDING:
+                self._abort(f"{MAX_PENDING} bytes waiting: the reader is too slow")
+                return None
+            self.pending += data
             self.deferred += 1
-        self.start_task(self._flush)
+            return False
+        try:
+            sent = self.raw.send(data)
+        except BlockingIOError:
+            sent = 0
+        except OSError as exc:
+            self._abort(f"send failed: {exc}")
+            return None
+        if sent >= len(data):
+            self.direct += 1
+            return False
+        self.pending += memoryview(data)[sent:]
+        self.busy = True
+        self.deferred += 1
         return True
 
     def _flush(self) -> None:

@@ -17,6 +17,7 @@ from broadcast.rooms import FramedRedisManager
 from broadcast.timing import StageTimes
 from hub.namespaces import Broadcaster, OrganiserNamespace, WatchNamespace, role_of_key
 from hub.pairings import PairingError, parse_csv, to_csv
+from hub.profiling import install_profiling
 from hub.push import PushNamespace
 from hub.settings import HubConfig
 from hub.streams import HubStore
@@ -182,6 +183,7 @@ def serve(cfg: HubConfig, port: int | None = None) -> None:
     app, socketio, broadcaster = create_hub_app(cfg, async_mode="gevent")
     server = WSGIServer((cfg.host, port or cfg.port), app, log=None, error_log=logging.getLogger("kipukas-hub"),
                         backlog=LISTEN_BACKLOG)
+    install_profiling(port or cfg.port)  # benches only: off unless KIPUKAS_HUB_PROFILE is set
     stop = threading.Event()
     socketio.start_background_task(broadcaster.run, stop)
     print(f"kipukas-tracker hub: listening on http://{cfg.host}:{port or cfg.port}/", flush=True)

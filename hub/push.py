@@ -140,6 +140,7 @@ class PushNamespace(socketio.Namespace):  # type: ignore[misc]
             head, bad_head = self._signed_head(table, game, data.get("head"))
             public = [public_row(table, game, r) for r in raw]  # the rows as pushed: their hashes just checked
             announce = self.broadcaster.announce(table, public)
+            self.timing.note("checked", raw)
             result = self.store.append(table, game, rows, head, announce) if rows or head else None
             top = result.top if result else self.store.top(table, game)
             gate.stored(top)

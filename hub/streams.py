@@ -28,20 +28,27 @@ if #top > 0 then
 end
 local outcome, added, dups = 'ok', 0, 0
 local fresh = {}
-for i = 11, #ARGV, 5 do
-  local seq = tonumber(ARGV[i])
+local blob, pos = ARGV[11], 1
+local function field()
+  local stop = string.find(blob, '\\n', pos, true)
+  local value = string.sub(blob, pos, stop - 1)
+  pos = stop + 1
+  return value
+end
+while pos <= #blob do
+  local seq, prev, hash, row, public = tonumber(field()), field(), field(), field(), field()
   if seq <= topseq then
     dups = dups + 1
   elseif seq ~= topseq + 1 then
     outcome = 'gap'
     break
-  elseif ARGV[i + 1] ~= tophash then
+  elseif prev ~= tophash then
     outcome = 'chain'
     break
   else
-    redis.call('XADD', KEYS[1], seq .. '-0', 'hash', ARGV[i + 2], 'row', ARGV[i + 3], 'at', ARGV[2])
-    topseq, tophash, added = seq, ARGV[i + 2], added + 1
-    fresh[#fresh + 1] = ARGV[i + 4]
+    redis.call('XADD', KEYS[1], seq .. '-0', 'hash', hash, 'row', row, 'at', ARGV[2])
+    topseq, tophash, added = seq, hash, added + 1
+    fresh[#fresh + 1] = public
   end
 end
 if added > 0 then
@@ -123,6 +130,21 @@ class Head:
     signature: str
 
 
+def rows_blob(rows: list[PushedRow], public: list[str]) -> bytes:
+    """A push's rows as one script argument: per row its seq, prev, hash, stored text and public text,
+    each ended by a newline (the script splits them). One argument instead of five a row: redis-py packs
+    each argument in Python, re-joining the growing command each time, and that was ~14 % of a hub
+    process's CPU under the load bench (issue 20 profile, docs/hub.md). The texts are JSON (a newline in
+    them is always escaped) and a row's hash is its recomputed hex digest; a `prev` with a newline could
+    shift the fields, so it is refused here."""
+    parts: list[str] = []
+    for row, text in zip(rows, public, strict=True):
+        if "\n" in row.prev or "\n" in text or "\n" in row.text:
+            raise ValueError(f"row {row.seq}: a field holds a line break")
+        parts += (str(row.seq), row.prev, row.hash, row.text, text)
+    return ("\n".join(parts) + "\n").encode() if parts else b""
+
+
 def rows_key(table: str, game: str) -> str:
     return f"hub:rows:{table}:{game}"
 
@@ -163,8 +185,7 @@ class HubStore:
         public = announce.rows if announce else [""] * len(rows)
         if len(public) != len(rows):
             raise ValueError(f"announce: {len(public)} public rows for {len(rows)} rows")
-        for row, text in zip(rows, public, strict=True):
-            args += [row.seq, row.prev, row.hash, row.text, text]
+        args.append(rows_blob(rows, public))
         keys = [rows_key(table, game), f"hub:games:{table}", status_key(table), STATUS_TABLES,
                 f"hub:heads:{table}:{game}"]
         out = cast(list[Any], self._append(keys=keys, args=args))

@@ -175,9 +175,7 @@ class HubPusher:
             cursor = self._cursor(path)
             if cursor.refused:
                 continue
-            head = cursor.db.execute("SELECT seq, hash, signature FROM head WHERE id = 1").fetchone()
-            last = cursor.db.execute("SELECT MAX(seq) FROM records").fetchone()[0] or 0
-            top = int(head[0]) if head else int(last)
+            top, _ = self._top(cursor)
             if cursor.acked is not None and cursor.acked >= top:
                 continue
             if cursor.acked is None:
@@ -189,7 +187,7 @@ class HubPusher:
                     log.error("the hub refused %s: %s", path.stem, cursor.refused)
                     continue
                 cursor.acked = int(answer["acked"])
-            sent += self._push_game(cursor, top, head)
+            sent += self._push_game(cursor)
         with self._lock:
             calls, self._judge_calls = self._judge_calls, 0
         for _ in range(calls):
@@ -198,11 +196,23 @@ class HubPusher:
                 client.emit("call_judge", {}, namespace=NAMESPACE)
         return sent
 
-    def _push_game(self, cursor: GameCursor, top: int, head: Any) -> int:
+    @staticmethod
+    def _top(cursor: GameCursor) -> tuple[int, Any]:
+        """The game's last row to push (its signed head's, else its last row's) and the signed head."""
+        head = cursor.db.execute("SELECT seq, hash, signature FROM head WHERE id = 1").fetchone()
+        if head is not None:
+            return int(head[0]), head
+        return int(cursor.db.execute("SELECT MAX(seq) FROM records").fetchone()[0] or 0), None
+
+    def _push_game(self, cursor: GameCursor) -> int:
         """Send the game's rows past those on their way (or acknowledged), up to `window` pushes out at
-        once; the answers come back on the client's own thread (`_answered`)."""
-        sent = 0
+        once; the answers come back on the client's own thread (`_answered`). The last row is read again
+        before every push: rows recorded while the pusher waited for an answer go in the push that answer
+        lets out, not one round trip later (issue 20: with the top read once, before the wait, they waited
+        for the next push's answer as well, about one and a half round trips a row)."""
+        sent, waited = 0, False
         while True:
+            top, head = self._top(cursor)
             with self._answered_cv:
                 if cursor.acked is None:
                     break
@@ -210,7 +220,10 @@ class HubPusher:
                 if start >= top:
                     break
                 if cursor.inflight >= self.window:
+                    if waited:  # one wait a round: the status, judge calls and other games get their turn
+                        break
                     self._answered_cv.wait(self.answer_timeout_s / 4)
+                    waited = True
                     self._check_answers(cursor)
                     continue
                 generation = self._generation
