@@ -42,11 +42,22 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_port(port: int, timeout: float = 15.0, host: str = "127.0.0.1") -> None:
+# A hub process imports Flask-SocketIO, gevent and redis before it listens: about a second of CPU, which took
+# over 15 s on a loaded machine (a CI failure). Waiting is by polling, so a generous deadline costs nothing
+# on a quiet machine; a process that died is reported at once, not after the deadline.
+START_S = 90.0
+
+
+def wait_port(port: int, timeout: float = START_S, host: str = "127.0.0.1",
+              proc: subprocess.Popen[bytes] | None = None, log: Path | None = None) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        with suppress(OSError), socket.create_connection((host, port), timeout=0.5):
+        with suppress(OSError), socket.create_connection((host, port), timeout=2.0):
             return
+        if proc is not None and proc.poll() is not None:
+            said = log.read_text(errors="replace")[-2000:] if log is not None and log.exists() else ""
+            raise AssertionError(f"the process for {host}:{port} exited with {proc.returncode} before "
+                                 f"listening: {said}")
         time.sleep(0.05)
     raise TimeoutError(f"nothing listens on {host}:{port} after {timeout:g} s")
 
@@ -70,7 +81,7 @@ class Redis:
              "--requirepass", self.password, "--dir", str(self.folder), "--appendonly", "yes",
              "--appendfsync", "always", "--save", "", "--daemonize", "no", "--logfile", "redis.log"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_port(self.port)
+        wait_port(self.port, proc=self.proc, log=self.folder / "redis.log")
 
     def kill(self) -> None:
         """SIGKILL: no goodbye, so what survives is what `appendfsync always` put on disk."""
@@ -96,13 +107,20 @@ class HubWorker:
         self.config, self.log, self.port = config, log, free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> None:
+    def start(self, wait: bool = True) -> None:
+        """Start the process and (with `wait`) return once it listens; `Hub.start` starts every process
+        first and then waits, so their imports overlap."""
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen([sys.executable, "-m", "tracker.cli", "hub", "--config", str(self.config),
                                           "--port", str(self.port)], stdout=out, stderr=subprocess.STDOUT, env=env,
                                          cwd=ROOT)
-        wait_port(self.port)
+        if wait:
+            self.wait()
+
+    def wait(self) -> None:
+        assert self.proc is not None, "wait() before start()"
+        wait_port(self.port, proc=self.proc, log=self.log)
 
     def kill(self) -> None:
         if self.proc is not None:
@@ -152,8 +170,8 @@ class Nginx:
         self.proc = subprocess.Popen([self.exe, "-p", str(self.folder), "-c", str(self.folder / "nginx.conf"),
                                       "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
-            wait_port(self.port, 10)
-        except TimeoutError as exc:
+            wait_port(self.port, proc=self.proc)
+        except (TimeoutError, AssertionError) as exc:
             self.proc.kill()
             err = self.proc.communicate(timeout=5)[1].decode(errors="replace")
             raise AssertionError(f"nginx did not start: {err.strip()}") from exc
@@ -193,7 +211,9 @@ class Hub:
     def start(self) -> None:
         self.redis.start()
         for w in self.workers:
-            w.start()
+            w.start(wait=False)
+        for w in self.workers:
+            w.wait()
         self.nginx.start()
         for w in self.workers:
             wait_http(f"http://127.0.0.1:{w.port}/healthz")
@@ -209,12 +229,12 @@ class Hub:
         return "\n".join(w.log.read_text(errors="replace")[-3000:] for w in self.workers if w.log.exists())
 
 
-def wait_http(url: str, timeout: float = 20.0) -> None:
+def wait_http(url: str, timeout: float = START_S) -> None:
     end = time.monotonic() + timeout
     last: Exception | None = None
     while time.monotonic() < end:
         try:
-            with urllib.request.urlopen(url, timeout=2) as resp:
+            with urllib.request.urlopen(url, timeout=5) as resp:
                 if resp.status == 200:
                     return
         except OSError as exc:

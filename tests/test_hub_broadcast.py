@@ -20,6 +20,7 @@ from hub.settings import load_hub_config
 from hub.streams import HubStore
 from tests.hub_servers import running_hub
 from tests.hub_tables import SimTable
+from tests.waiting import wait_until
 from tracker.record.hub_push import HubPusher
 
 
@@ -27,7 +28,7 @@ def spectator(url: str, table: str, transport: str) -> tuple[socketio.Client, li
     got: list[list[dict[str, Any]]] = []
     client = socketio.Client(reconnection=False)
     client.on("rows", got.append, namespace="/watch")
-    client.connect(url, auth={"table": table}, namespaces=["/watch"], transports=[transport], wait_timeout=10)
+    client.connect(url, auth={"table": table}, namespaces=["/watch"], transports=[transport], wait_timeout=30)
     return client, got
 
 
@@ -46,17 +47,17 @@ def test_every_spectator_gets_each_public_row_once_in_order(tmp_path: Path) -> N
                 for table in tables.values():
                     table.write(5)
                 time.sleep(0.05)
-            end = time.monotonic() + 30
-            while time.monotonic() < end and not all(
-                    pushers[t].stats.acked.get("game-001") == tables[t].last()["game-001"] for t in tables):
-                time.sleep(0.1)
+            # Each wait polls with its own deadline: one deadline shared by both let slow pushes leave the
+            # spectators almost no time on a loaded machine.
+            wait_until(lambda: all(pushers[t].stats.acked.get("game-001") == tables[t].last()["game-001"]
+                                   for t in tables),
+                       lambda: f"rows acknowledged {[(p.stats.acked, tables[t].last()) for t, p in pushers.items()]}")
             store = HubStore(hub.redis.url)
             expected = {t: [public_row(t, "game-001", {k: v for k, v in r.items() if k != "at"})
                             for r in store.rows(t, "game-001")] for t in tables}
-            assert all(len(rows) == 61 for rows in expected.values())  # the start row and 60 written
-            while time.monotonic() < end and any(
-                    sum(len(m) for m in got) < len(expected[t]) for t, _, got in spectators):
-                time.sleep(0.1)
+            assert {t: len(rows) for t, rows in expected.items()} == {"1": 61, "2": 61}  # the start row, 60 written
+            wait_until(lambda: all(sum(len(m) for m in got) >= len(expected[t]) for t, _, got in spectators),
+                       lambda: f"rows seen {[(t, sum(len(m) for m in got)) for t, _, got in spectators]} of 61")
             time.sleep(0.5)  # anything sent twice would have arrived by now
             for t, _, got in spectators:
                 assert [row for message in got for row in message] == expected[t]

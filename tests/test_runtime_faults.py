@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 from calibration.camera import default_pose
 from rules.kipukas.board_map import BoardMap
 from tests.table_helpers import DECKS, KEY
+from tests.waiting import wait_until
 from tracker.config import parse_config
 from tracker.overhead.layout import table_layout
 from tracker.record.store import GameRecord
@@ -23,6 +25,7 @@ from tracker.table.table import Table
 from vision.synth import Renderer, TableScene, Token
 
 PALETTE = {"red": (40, 40, 210), "blue": (200, 90, 30)}
+STOP_DEADLINE_S = 180.0  # only a broken loop waits this long; a quiet machine needs about a second
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +77,10 @@ def test_camera_lost_garbage_and_back(tmp_path: Path, frames: tuple[np.ndarray, 
     table.warn = noting  # type: ignore[method-assign]
     runtime = TableRuntime(cfg, table, tmp_path)
     runtime.dog.watch("overhead camera")
-    source = ResilientSource("overhead camera", camera.open, timeout_s=5.0, frozen_s=None, backoff=(0.01,))
+    # Every fault here is scripted; a late frame is not one of them (test_resilient.py times those), so the
+    # reader thread gets time enough on a loaded machine not to add a "no frame" loss of its own.
+    source = ResilientSource("overhead camera", camera.open, timeout_s=STOP_DEADLINE_S, frozen_s=None,
+                             open_timeout_s=STOP_DEADLINE_S, backoff=(0.01,))
     runtime._frames = lambda name, cam: source  # type: ignore[method-assign]
     stopper = _stop_after(source, runtime, table)
     runtime.overhead_loop()
@@ -83,9 +89,9 @@ def test_camera_lost_garbage_and_back(tmp_path: Path, frames: tuple[np.ndarray, 
     lost = [m for m in seen if "lost" in m]
     assert not [m for m in table.warnings if " lost" in m], "a camera that is back clears its 'lost' warnings"
     assert any(" back" in m for m in table.warnings)
-    assert any("dequeue timed out" in m for m in lost)
-    assert any("not found" in m for m in lost)
-    assert any("not an 8-bit BGR image" in m for m in lost)  # the garbage frame
+    assert any("dequeue timed out" in m for m in lost), f"warnings said: {seen}"
+    assert any("not found" in m for m in lost), f"warnings said: {seen}"
+    assert any("not an 8-bit BGR image" in m for m in lost), f"warnings said: {seen}"  # the garbage frame
     assert any("back" in m for m in seen)
     assert camera.opened >= 5
     # Tracking resumed on the good frames after the faults: the capital on T7 was seen and judged.
@@ -94,11 +100,13 @@ def test_camera_lost_garbage_and_back(tmp_path: Path, frames: tuple[np.ndarray, 
 
 
 def _stop_after(source: ResilientSource, runtime: TableRuntime, table: Table) -> threading.Thread:
+    """Stops the loop once the capital is seen. A fixed count of polls (8 s) ran out on a loaded machine
+    before the first session's three full-size frames were judged, so the faults were never reached; the
+    deadline now only keeps a broken loop from hanging the run, and the asserts say what was missed."""
     def watch() -> None:
-        for _ in range(400):
-            if table.observed.get("T7") is not None and table.observed["T7"].kind == "capital":
-                break
-            threading.Event().wait(0.02)
+        with suppress(AssertionError):
+            wait_until(lambda: table.observed.get("T7") is not None and table.observed["T7"].kind == "capital",
+                       "the capital on T7 was never seen", timeout=STOP_DEADLINE_S, poll_s=0.02)
         runtime.stop.set()
         source.stop()
 
