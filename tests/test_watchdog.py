@@ -18,6 +18,9 @@ import pytest
 from tracker.runtime.sdnotify import sd_notify, watchdog_interval
 from tracker.runtime.watchdog import DEFAULT_INTERVAL_S, Watchdog, WatchdogError
 
+LOADED = 30.0  # s: how long a wait polls for what takes well under a second on a quiet machine
+LATE_S = 3.0  # s: how late a loaded machine may schedule the watchdog's thread past its period
+
 
 class FakeClock:
     def __init__(self) -> None:
@@ -192,10 +195,12 @@ def test_watchdog_stops_feeding_when_the_table_loop_stalls(listener: NotifyListe
     stop, table_running, camera_running = threading.Event(), threading.Event(), threading.Event()
     table_running.set()
     camera_running.set()
+    beaten: dict[str, float] = {}  # each loop's last beat, on the watchdog's clock
 
     def loop(name: str, running: threading.Event) -> None:
         while not stop.is_set():
             if running.is_set():
+                beaten[name] = time.monotonic()
                 dog.beat(name)
             time.sleep(0.01)
 
@@ -208,28 +213,29 @@ def test_watchdog_stops_feeding_when_the_table_loop_stalls(listener: NotifyListe
     dog_thread = dog.start(stop)
     try:
         dog.ready()
-        assert wait_for(lambda: sum(m == "WATCHDOG=1" for _, m in listener.snapshot()) >= 5, 2)
+        assert wait_for(lambda: sum(m == "WATCHDOG=1" for _, m in listener.snapshot()) >= 5, LOADED)
         assert listener.snapshot()[0][1] in ("READY=1", "WATCHDOG=1")
         assert any(m == "READY=1" for _, m in listener.snapshot())
         assert not any(m.startswith("STATUS=stalled") for _, m in listener.snapshot())
 
-        stalled_at = time.monotonic()
         table_running.clear()
-        assert wait_for(lambda: any(m.startswith("STATUS=stalled") for _, m in listener.snapshot()), 2)
+        assert wait_for(lambda: any(m.startswith("STATUS=stalled") for _, m in listener.snapshot()), LOADED)
         messages = listener.snapshot()
         status_at, status = next((t, m) for t, m in messages if m.startswith("STATUS=stalled"))
         assert status == "STATUS=stalled: table made no progress for 0.4 s"
-        # the table's last beat was at most one loop period (10 ms) before stalled_at
-        assert stall_s - 0.05 <= status_at - stalled_at <= stall_s + 3 * interval_s + 0.2
+        # Measured from the table's own last beat (the test thread's clock said when it asked the loop to
+        # stop, which on a loaded machine is not when the loop last ran): never declared early, and late
+        # only by scheduling, which the generous bound leaves to a loaded machine.
+        since_beat = status_at - beaten["table"]
+        assert stall_s - 0.01 <= since_beat <= stall_s + 3 * interval_s + LATE_S, f"stalled after {since_beat:.3f} s"
         last_ping = max(t for t, m in messages if m == "WATCHDOG=1")
         assert last_ping < status_at
-        assert last_ping - stalled_at <= stall_s + 0.1
 
         time.sleep(4 * interval_s)  # several watchdog periods: still no ping while the table is stalled
         assert max(t for t, m in listener.snapshot() if m == "WATCHDOG=1") == last_ping
 
         table_running.set()  # the loop recovers: feeding resumes and the status is restored
-        assert wait_for(lambda: any(t > last_ping and m == "WATCHDOG=1" for t, m in listener.snapshot()), 2)
+        assert wait_for(lambda: any(t > last_ping and m == "WATCHDOG=1" for t, m in listener.snapshot()), LOADED)
         assert any(m == "STATUS=running" for _, m in listener.snapshot())
     finally:
         stop.set()
