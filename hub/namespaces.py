@@ -11,6 +11,8 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import os
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -28,6 +30,7 @@ log = logging.getLogger("kipukas-hub")
 PUBLIC_BODY = {"action": ("text", "accepted", "rule"), "board": ("observed",), "start": ("players", "map"),
                "undo": ("reason",), "correct": ("target", "text")}  # `shown`/`question` stay private
 STATUS_KEYS = ("players", "phase", "turn", "active", "result", "in_sync", "warnings", "seq", "cameras", "game")
+TURN_HOLD_S = 10.0  # the longest one process may hold the delayed broadcasts' turn (publishing takes ms)
 
 
 def public_row(table: str, game: str, row: dict[str, Any]) -> dict[str, Any]:
@@ -98,11 +101,19 @@ class Broadcaster:
     def run(self, stop: threading.Event, tick_s: float = 1.0) -> None:
         """Each hub process takes the due broadcasts (each exactly once) and sends them to every process,
         once a tick and one message per table: behind a delay of minutes, a second more costs nothing and
-        sending a table's rows together divides the spectators' messages by the table's update rate."""
+        sending a table's rows together divides the spectators' messages by the table's update rate.
+        Taking and publishing is one process's turn at a time (`HubStore.take_turn`), so what was taken
+        first is published first: a process whose turn it is not waits for its next tick."""
+        owner = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
         while not stop.wait(tick_s):
             try:
-                for table, event, payload in coalesce(self.store.due(time.time())):
-                    self.socketio.emit(event, payload, to=f"watch:{table}", namespace="/watch")
+                if not self.store.take_turn(owner, TURN_HOLD_S):
+                    continue
+                try:
+                    for table, event, payload in coalesce(self.store.due(time.time())):
+                        self.socketio.emit(event, payload, to=f"watch:{table}", namespace="/watch")
+                finally:
+                    self.store.end_turn(owner)
             except Exception:  # Redis away: the queue is kept there, try again
                 log.warning("delayed broadcasts: Redis unavailable, retrying")
 

@@ -95,6 +95,11 @@ if #items > 0 then redis.call('ZREM', KEYS[1], unpack(items)) end
 return items
 """
 
+END_TURN = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 
 REDIS_CONNECTIONS = 64  # per hub process: more callers at once wait their turn (a round trip is ~0.1 ms)
 POOL_WAIT_S = 10.0  # longer than that without a free connection is an error (Redis is away or stuck)
@@ -170,6 +175,7 @@ class HubStore:
         self.r = redis.Redis(connection_pool=pool)
         self._append = self.r.register_script(APPEND)
         self._take_due = self.r.register_script(TAKE_DUE)
+        self._end_turn = self.r.register_script(END_TURN)
 
     def ping(self) -> bool:
         return bool(self.r.ping())
@@ -275,6 +281,17 @@ class HubStore:
     def delay(self, due: float, item: dict[str, Any]) -> None:
         """Queue a spectator broadcast until `due` (the tournament's delay, applied at the hub)."""
         self.r.zadd("hub:delayed", {json.dumps(item | {"nonce": time.time_ns()}): due})
+
+    def take_turn(self, owner: str, hold_s: float) -> bool:
+        """The turn to take due broadcasts *and publish them*, for one hub process at a time: taking is
+        atomic, but a process that took rows and was slow to publish them (a loaded machine) let another
+        take and publish later rows first, and spectators saw rows out of order. Held at most `hold_s`,
+        so a process that dies holding it stops nobody for long."""
+        return bool(self.r.set("hub:delayed:turn", owner, nx=True, px=max(1, int(hold_s * 1000))))
+
+    def end_turn(self, owner: str) -> None:
+        """Give the turn back, if it is still `owner`'s (not if it expired and another process has it)."""
+        self._end_turn(keys=["hub:delayed:turn"], args=[owner])
 
     def due(self, now: float, limit: int = 2000) -> list[dict[str, Any]]:
         """Take the broadcasts that are due, in one atomic script: each is taken by exactly one hub process."""
