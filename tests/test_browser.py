@@ -37,7 +37,7 @@ def test_phone_page_shows_moves_and_flags_the_illegal_one(page_url: tuple[str, D
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 412, "height": 915})  # a phone
         page.goto(url)
-        page.wait_for_selector("#conn.on", timeout=15_000)
+        page.wait_for_selector("#conn.on", timeout=30_000)
         first_version = int(page.get_attribute("body", "data-version") or "0")
         demo.start()
         # The rejection and the out-of-sync banner arrive in the same state, so both are on the page at once.

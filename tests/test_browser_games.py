@@ -71,7 +71,7 @@ def play_by_taps(browser: Any, folder: Path, name: str, artifacts_dir: Path) -> 
         for step in range(5):
             seat = seat_to_act(demo)
             page = phones[seat]
-            page.wait_for_function(SEEN, arg=demo.service.version(), timeout=10_000)
+            page.wait_for_function(SEEN, arg=demo.service.version(), timeout=30_000)
             lines = [str(x) for x in page.eval_on_selector_all("#actions button[data-line]",
                                                               "els => els.map((e) => e.dataset.line)")]
             assert lines and all(line.startswith(f"{seat} ") for line in lines), (seat, lines)
@@ -83,7 +83,7 @@ def play_by_taps(browser: Any, folder: Path, name: str, artifacts_dir: Path) -> 
             assert last.body["text"] == line and last.body["accepted"] and last.source == f"phone:{seat}", step
         for seat, page in phones.items():
             other = "blue" if seat == "red" else "red"
-            page.wait_for_function(SEEN, arg=demo.service.version(), timeout=10_000)
+            page.wait_for_function(SEEN, arg=demo.service.version(), timeout=30_000)
             hand = HAND[name]
             own = page.text_content(f"dl[data-seat='{seat}'] dd[data-key='{hand}']") or ""
             theirs = page.text_content(f"dl[data-seat='{other}'] dd[data-key='{hand}']") or ""

@@ -87,17 +87,17 @@ def test_injected_markup_runs_nothing(server: tuple[WebServer, TableService], ar
         assert "unsafe-eval" not in csp and "script-src 'self';" in csp
         submit(judge, {"#pin": PAYLOADS[0]}, "#pin-form button")  # a wrong PIN: the refusal echoes nothing
         submit(judge, {"#pin": PIN}, "#pin-form button")
-        judge.wait_for_selector("#conn.on", timeout=15_000)
+        judge.wait_for_selector("#conn.on", timeout=30_000)
         for payload in PAYLOADS:
             submit(judge, {"#action": f"red affinity {payload}"}, "#action-form button")
             submit(judge, {"#correct-target": "2", "#correct-text": f"red reveal {payload}",
                            "#correct-reason": payload}, "#correct-form button")
         submit(judge, {"#undo-reason": " ".join(PAYLOADS)[:300]}, "#undo-form button")
-        judge.wait_for_selector("#log li:has-text('undone by judge')", timeout=10_000)
+        judge.wait_for_selector("#log li:has-text('undone by judge')", timeout=30_000)
         assert "<img src=x" in (judge.text_content("#log") or "")  # shown as text
         assert "overhead camera <svg" in (judge.text_content("#warnings") or "")
         # the table key's fingerprint, and the signed head kept for download
-        judge.wait_for_selector("#witness a", timeout=10_000)
+        judge.wait_for_selector("#witness a", timeout=30_000)
         assert fingerprint(KEY) in (judge.text_content("#witness") or "")
         kept = judge.evaluate("Object.entries(localStorage).filter(([k]) => k.startsWith('kipukas-signed-head:'))")
         head = json.loads(kept[0][1])
@@ -107,16 +107,16 @@ def test_injected_markup_runs_nothing(server: tuple[WebServer, TableService], ar
         for payload in PAYLOADS:  # a seat token in a link
             phone = context.new_page()
             phone.goto(f"{base}/play?t={quote(payload)}")
-            phone.wait_for_selector("#conn.off", timeout=10_000)
+            phone.wait_for_selector("#conn.off", timeout=30_000)
             clean(phone)
             phone.close()
         phone = context.new_page()
         phone.goto(f"{base}/play?t={quote(service.join_tokens()['blue'])}")
-        phone.wait_for_selector("#conn.on", timeout=15_000)
+        phone.wait_for_selector("#conn.on", timeout=30_000)
         for payload in PAYLOADS:
             submit(phone, {"#action": f"blue reveal {payload}"}, "#action-form button")
             submit(phone, {"#action": payload}, "#action-form button")
-        phone.wait_for_selector("#witness a", timeout=10_000)
+        phone.wait_for_selector("#witness a", timeout=30_000)
         clean(phone)
         key = service.judge_key()
         calibration = context.new_page()

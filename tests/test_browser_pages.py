@@ -55,38 +55,38 @@ def test_players_answer_prompts_and_choose_means_in_secret(site: tuple[str, Tabl
         blue = browser.new_page(viewport=PHONE)
         red.goto(f"{base}/play?t={tokens['red']}")
         blue.goto(f"{base}/play?t={tokens['blue']}")
-        red.wait_for_selector("#conn.on", timeout=15_000)
-        blue.wait_for_selector("#conn.on", timeout=15_000)
+        red.wait_for_selector("#conn.on", timeout=30_000)
+        blue.wait_for_selector("#conn.on", timeout=30_000)
         assert red.text_content("#title") == "Kipukas · you are red"
         assert red.url == f"{base}/play"          # the token left the address bar...
         red.reload()
-        red.wait_for_selector("#conn.on", timeout=15_000)
+        red.wait_for_selector("#conn.on", timeout=30_000)
         red.wait_for_function("document.getElementById('title').textContent.endsWith('you are red')")  # ...not the tab
         say(service, lines[0:2])
         # The capital roll-off prompt has a dice field: red enters a 3 and sends it.
         red.fill("#my-prompts input.dice", "3")
         red.click("#my-prompts form.answer button")
-        red.wait_for_selector("#log li.accepted:has-text('red roll d6 3')", timeout=10_000)
+        red.wait_for_selector("#log li.accepted:has-text('red roll d6 3')", timeout=30_000)
         say(service, lines[3:29])
         # A move made at the table shows on red's map.
-        red.wait_for_selector("g.token.soul[data-stand='M7b'][data-owner='red']", timeout=10_000)
+        red.wait_for_selector("g.token.soul[data-stand='M7b'][data-owner='red']", timeout=30_000)
         say(service, lines[29:31])
         # Blue entered red's territory with a face-down trap in it: red answers by the trap's condition.
         red.click("#my-prompts button[data-line='red trap K-LE#0001 idle']")
-        red.wait_for_selector("#log li.accepted:has-text('red trap K-LE#0001 idle')", timeout=10_000)
+        red.wait_for_selector("#log li.accepted:has-text('red trap K-LE#0001 idle')", timeout=30_000)
         assert "Cartesian Sea" in (red.text_content("#mat") or "")       # red's own face-down trap, by name
         assert "Cartesian Sea" not in (blue.text_content("body") or "")  # ...only a face-down card to blue
         say(service, lines[32:34])
         blue.click("#means button.means-choice[data-index='1']")
         red.wait_for_selector("#bout li[data-side='attack']:has-text('chosen, hidden until both have chosen')",
-                              timeout=10_000)
+                              timeout=30_000)
         assert red.locator("#means button.means-choice").count() >= 1
         assert "blue means SWyA#0001 (Gray Wolf: Harbinger of Night) (secret)" in (red.text_content("#log") or "")
         shoot(red, artifacts_dir, "player-phone.png")
         red.click("#means button.means-choice[data-index='1']")
         for page in (red, blue):
             page.wait_for_selector("#bout li[data-side='attack']:has-text('means 1 (Haunted Howl Coordination)')",
-                                   timeout=10_000)
+                                   timeout=30_000)
         assert "blue means SWyA#0001 (Gray Wolf: Harbinger of Night) 1" in (red.text_content("#log") or "")
         # Every answer given on a page was recorded once, in the script's order.
         assert [e.text for e in service.table.entries() if e.kind == "action"] == lines[:36]
@@ -107,13 +107,13 @@ def test_judge_sees_everything_and_undoes_with_a_reason(site: tuple[str, TableSe
         page.goto(f"{base}/judge")
         page.fill("#pin", "0000")
         page.click("#pin-form button")
-        page.wait_for_selector("#notice.bad:has-text('wrong judge PIN')", timeout=10_000)
+        page.wait_for_selector("#notice.bad:has-text('wrong judge PIN')", timeout=30_000)
         page.fill("#pin", PIN)
         page.click("#pin-form button")
-        page.wait_for_selector("#conn.on", timeout=10_000)
-        page.wait_for_selector("#qr figure[data-who='spectator'] img", timeout=10_000)
+        page.wait_for_selector("#conn.on", timeout=30_000)
+        page.wait_for_selector("#qr figure[data-who='spectator'] img", timeout=30_000)
         page.wait_for_function("[...document.querySelectorAll('#qr img')].every(i => i.complete && i.naturalWidth > 0)",
-                               timeout=10_000)
+                               timeout=30_000)
         assert page.locator("#qr figure").count() == 3
         assert tokens_shown(page, service)
         assert "card ZrrD#0001 blue" in (page.text_content("#state-text") or "")   # face-down to players
@@ -121,7 +121,7 @@ def test_judge_sees_everything_and_undoes_with_a_reason(site: tuple[str, TableSe
         assert page.get_attribute("a[href='/calibration']", "href") == "/calibration"
         page.fill("#undo-reason", "the wrong card was played")
         page.click("#undo-form button")
-        page.wait_for_selector("#log li:has-text('undone by judge')", timeout=10_000)
+        page.wait_for_selector("#log li:has-text('undone by judge')", timeout=30_000)
         assert service.table.entries()[-1].kind == "undo"
         assert service.table.entries()[-1].message == "the wrong card was played"
         shoot(page, artifacts_dir, "judge.png")

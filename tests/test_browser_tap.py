@@ -33,15 +33,15 @@ def tap_line(page: Any, line: str) -> None:
     if words[1] == "roll" and words[2] != "diel":
         prefix = " ".join(words[:3])
         for face in words[3].lstrip("=").split(","):
-            page.click(f"#choices .pad[data-prefix='{prefix}'] button[data-face='{face}']", timeout=10_000)
+            page.click(f"#choices .pad[data-prefix='{prefix}'] button[data-face='{face}']", timeout=30_000)
     elif words[1] == "draw":
         for card in words[2].split(","):
-            page.click(f"#choices .draw-picker button[data-card='{card}']", timeout=10_000)
+            page.click(f"#choices .draw-picker button[data-card='{card}']", timeout=30_000)
     elif page.locator(f"button.answer[data-line='{line}']").count():
-        page.click(f"button.answer[data-line='{line}']", timeout=10_000)  # a question's answer
+        page.click(f"button.answer[data-line='{line}']", timeout=30_000)  # a question's answer
     else:
         for word in words[1:]:
-            page.click(f"#choices .tree button[data-word='{word}']", timeout=10_000)
+            page.click(f"#choices .tree button[data-word='{word}']", timeout=30_000)
 
 
 def wait_recorded(service: TableService, line: str, timeout: float = 15.0) -> None:
@@ -86,7 +86,7 @@ def test_a_whole_demo_game_by_tapping_only(tmp_path: Path, artifacts_dir: Path) 
         for seat in ("red", "blue"):
             page = browser.new_page(viewport=PHONE, has_touch=True, is_mobile=True)
             page.goto(f"{base}/play?t={tokens[seat]}")
-            page.wait_for_selector("#conn.on", timeout=15_000)
+            page.wait_for_selector("#conn.on", timeout=30_000)
             phones[seat] = page
         said = []
         for step in demo_steps():
@@ -96,7 +96,7 @@ def test_a_whole_demo_game_by_tapping_only(tmp_path: Path, artifacts_dir: Path) 
                     assert service.table.act("judge", line).accepted, line
                     continue
                 phones[seat].wait_for_function("(v) => Number(document.body.dataset.seq) >= v",
-                                               arg=service.table.record.last_seq, timeout=10_000)
+                                               arg=service.table.record.last_seq, timeout=30_000)
                 tap_line(phones[seat], line)
                 wait_recorded(service, line)
                 said.append(line)
@@ -145,13 +145,13 @@ def test_touch_targets_and_accessibility_on_every_page(tmp_path: Path, artifacts
                     page = context.new_page()
                 page.goto(url)
                 if name == "replay":
-                    page.wait_for_selector("#row li", timeout=15_000)
+                    page.wait_for_selector("#row li", timeout=30_000)
                     assert page.text_content("#row-title") == "Row 3 of 4"
                     page.click("#next")
-                    page.wait_for_selector("#row-title:has-text('Row 4 of 4')", timeout=10_000)
+                    page.wait_for_selector("#row-title:has-text('Row 4 of 4')", timeout=30_000)
                 elif name not in ("calibration", "overlay", "organise"):
                     try:
-                        page.wait_for_selector("#conn.on", timeout=15_000)
+                        page.wait_for_selector("#conn.on", timeout=30_000)
                     except Exception as exc:
                         page.screenshot(path=str(artifacts_dir / f"a11y-failed-{size_name}-{name}.png"))
                         raise AssertionError(f"{size_name} {name}: not connected") from exc

@@ -58,7 +58,7 @@ def test_judge_drags_a_corner_and_saves(demo: DemoTable, artifacts_dir: Path) ->
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             page.goto(f"http://127.0.0.1:{server.port}/calibration")  # local judge, no PIN set
-            page.wait_for_selector("g.handle[data-corner='2']", timeout=15_000)
+            page.wait_for_selector("g.handle[data-corner='2']", timeout=30_000)
             # a locator's own wait, not wait_for_function: that evaluates a string, which the page's CSP forbids
             page.locator("#frame").evaluate("(img) => img.decode()")
             assert page.locator("#frame").evaluate("(img) => img.complete && img.naturalWidth > 0")
@@ -70,7 +70,7 @@ def test_judge_drags_a_corner_and_saves(demo: DemoTable, artifacts_dir: Path) ->
             page.mouse.move(x + 6, y + 4, steps=4)
             page.mouse.up()
             page.click("#save")
-            page.wait_for_selector("#result.ok", timeout=10_000)
+            page.wait_for_selector("#result.ok", timeout=30_000)
             assert "manual" in (page.text_content("#result") or "")
             page.screenshot(path=str(artifacts_dir / "calibration-page.png"))
             browser.close()
@@ -145,7 +145,7 @@ def test_handles_fit_a_finger_and_the_page_gives_a_verdict(demo: DemoTable, arti
             context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, bypass_csp=True)
             page = context.new_page()
             page.goto(f"http://127.0.0.1:{server.port}/calibration")
-            page.wait_for_selector("g.handle[data-corner='3']", timeout=15_000)
+            page.wait_for_selector("g.handle[data-corner='3']", timeout=30_000)
             assert "Calibration quality: good" in (page.text_content("#quality") or "")
             for i in range(4):
                 box = page.locator(f"g.handle[data-corner='{i}'] circle.ring").bounding_box()
@@ -157,7 +157,7 @@ def test_handles_fit_a_finger_and_the_page_gives_a_verdict(demo: DemoTable, arti
                 page.keyboard.press("ArrowRight")  # nudged by a pixel of the picture at a time
             assert abs(float(page.get_attribute(ring, "cx") or "nan") - (x0 + 9)) < 0.01
             page.click("#save")
-            page.wait_for_selector("#result.ok", timeout=10_000)
+            page.wait_for_selector("#result.ok", timeout=30_000)
             assert "(good)" not in (page.text_content("#result") or "")
             page.wait_for_function("() => !document.getElementById('quality').textContent.includes(': good')")
             assert client.get(f"/calibration/state?k={key}").get_json()["quality"]["verdict"] != "good"

@@ -28,11 +28,11 @@ def test_the_camera_view_toggle_shows_what_the_camera_sees(tmp_path: Path, artif
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, bypass_csp=True).new_page()
         page.goto(f"http://127.0.0.1:{server.port}/play?t={tokens['red']}")
-        page.wait_for_selector("#conn.on", timeout=15_000)
+        page.wait_for_selector("#conn.on", timeout=30_000)
         assert page.is_hidden("#camera-board")
         page.click("#camera-toggle")
         assert page.get_attribute("#camera-toggle", "aria-pressed") == "true"
-        page.wait_for_selector("#overlay-camera g.token[data-stand='T2']", timeout=10_000)
+        page.wait_for_selector("#overlay-camera g.token[data-stand='T2']", timeout=30_000)
         assert page.locator("#overlay-camera circle.differs[data-stand='T2']").count() == 1
         assert page.locator("#overlay g.token[data-stand='T2']:not(.ghost)").count() == 0  # the record's view
         assert "difference" in (page.text_content("#camera-caption") or "")

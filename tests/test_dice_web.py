@@ -63,10 +63,10 @@ def test_a_phone_confirms_the_cameras_reading_with_one_tap(tmp_path: Path) -> No
         page = browser.new_page(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
         page.goto(f"http://127.0.0.1:{server.port}/play?t={token}")
         button = page.locator("button.confirm-roll")
-        button.wait_for(timeout=15_000)
+        button.wait_for(timeout=30_000)
         assert button.inner_text().startswith("read 5")
         button.tap()
-        page.locator("button.confirm-roll").wait_for(state="detached", timeout=10_000)
+        page.locator("button.confirm-roll").wait_for(state="detached", timeout=30_000)
         browser.close()
     entry = service.table.entries()[-1]
     assert (entry.source, entry.text, entry.accepted) == ("camera", "red roll d6 5", True)

@@ -48,13 +48,13 @@ def test_organiser_sees_tables_and_a_judge_call_and_spectators_see_rows(tmp_path
                 page.goto(f"{hub.nginx.url}/organiser")
                 page.fill("#pin", hub.organiser_pin)
                 page.click("#login button")
-                page.wait_for_selector("#table-2 td", timeout=15_000)
-                page.wait_for_selector("#table-2 td.warn:has-text('OUT OF SYNC')", timeout=15_000)
+                page.wait_for_selector("#table-2 td", timeout=30_000)
+                page.wait_for_selector("#table-2 td.warn:has-text('OUT OF SYNC')", timeout=30_000)
                 row2 = page.text_content("#table-2") or ""
                 assert "night" in row2 and "front camera lost" in row2 and "red v blue" in row2
                 assert "day" in (page.text_content("#table-1") or "")
                 pushers["2"].call_judge()
-                page.wait_for_selector("#call-2", timeout=15_000)
+                page.wait_for_selector("#call-2", timeout=30_000)
                 assert "table 2" in (page.text_content("#call-2") or "")
                 assert "called" in (page.get_attribute("#table-2", "class") or "")
                 page.screenshot(path=str(artifacts_dir / "hub-organiser.png"), full_page=True)
@@ -63,7 +63,7 @@ def test_organiser_sees_tables_and_a_judge_call_and_spectators_see_rows(tmp_path
                 watch.on("console", console)
                 watch.goto(f"{hub.nginx.url}/watch/1")
                 tables["1"].write(2)
-                watch.wait_for_selector("#rows li:nth-child(5)", timeout=15_000)
+                watch.wait_for_selector("#rows li:nth-child(5)", timeout=30_000)
                 watch.screenshot(path=str(artifacts_dir / "hub-watch.png"))
                 browser.close()
         finally:
