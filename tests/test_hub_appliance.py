@@ -33,7 +33,7 @@ def test_a_table_with_a_hub_in_its_config_pushes_its_record_and_status(tmp_path:
             table.act("phone:red", "red affinity Avian")
             table.warn("overhead camera lost: no frame for 2 s")
             store, game = HubStore(hub.redis.url), Path(table.record.path).stem
-            end = time.monotonic() + 20
+            end = time.monotonic() + 60  # polled; the deadline is for a loaded machine
             while time.monotonic() < end and not (
                     store.top("1", game) == table.record.last_seq
                     and "overhead camera lost" in str(store.statuses().get("1", {}).get("warnings"))):
@@ -45,7 +45,7 @@ def test_a_table_with_a_hub_in_its_config_pushes_its_record_and_status(tmp_path:
             assert status["players"] == ["blue", "red"] and status["game"] == game and status["phase"]
             assert int(store.heads("1", game)[-1]["seq"]) == table.record.last_seq
             assert runtime.service.call_judge(player("blue")) == {"hub": True}  # the phone's button
-            end = time.monotonic() + 10
+            end = time.monotonic() + 60
             while time.monotonic() < end and "judge_called" not in store.statuses().get("1", {}):
                 time.sleep(0.1)
             assert "judge_called" in store.statuses()["1"]

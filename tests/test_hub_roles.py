@@ -111,7 +111,7 @@ def test_spectators_get_public_rows_only_after_the_tournament_delay(hub: Hub, tm
                     namespace="/push")
         time.sleep(0.8)
         assert got == [], "spectators saw rows before the tournament's delay"
-        end = time.time() + 10
+        end = time.time() + 60  # polled: 3 s here; the deadline is for a loaded machine
         while len(got) < 3 and time.time() < end:
             time.sleep(0.1)
         assert [r["seq"] for _, r in got] == [1, 2, 3]
