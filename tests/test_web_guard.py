@@ -233,7 +233,11 @@ def test_a_flooding_client_does_not_hold_up_the_others(tmp_path: Path) -> None:
         flooded = sum("too many messages" in r for r in refusals)
         assert len(refusals) == 140, refusals
         assert 130 - math.ceil(5 * flood_took) <= flooded <= 130, f"{flooded} refused in a flood of {flood_took:.2f} s"
-        assert sum("too many rejected actions from red" in r for r in refusals) == 140 - flooded
+        # The seat's limits: its rejected actions (10 at once), and on a slowly handled flood also its
+        # actions' own rate (30 at once, then 3 a second), which more let-through actions then reach.
+        seat = [r for r in refusals if "too many messages" not in r]
+        assert seat and all(r.startswith(("too many rejected actions from red", "too many actions from red"))
+                            for r in seat), seat
         # Of the 10 rejections the rules gave, 3 are rows and 7 are counted (issue 16); and blue's line.
         assert service.table.record.last_seq == 5
         # A packet over engine.io's limit ends that connection, and only that one.
