@@ -8,7 +8,7 @@ import json
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +32,13 @@ def health(hub: Hub) -> list[int]:
     return out
 
 
-def wait_until(check: Any, timeout: float, what: str) -> None:
+def wait_until(check: Any, timeout: float, what: str | Callable[[], str]) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if check():
             return
         time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+    raise AssertionError(f"timed out after {timeout:g} s waiting for {what() if callable(what) else what}")
 
 
 @pytest.fixture
@@ -92,7 +92,9 @@ def test_nothing_lost_or_duplicated_across_worker_kill_redis_restart_and_cut_off
     try:
         def caught_up() -> bool:
             return all(pushers[t].stats.acked.get(g) == seq for t in tables for g, seq in tables[t].last().items())
-        wait_until(caught_up, 90, "every table's pusher to be acknowledged up to its last row")
+        wait_until(caught_up, 90, lambda: "every table's pusher to be acknowledged up to its last row; acked "
+                   f"{ {t: (p.stats.acked, p.stats.connects, p.stats.last_error) for t, p in pushers.items()} }, "
+                   f"last { {t: tables[t].last() for t in tables} }")
         store = HubStore(hub.redis.url)
         for t, table in tables.items():
             key = table.games[0]._meta("public_key")
