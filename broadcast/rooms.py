@@ -123,7 +123,7 @@ def send_framed(manager: Any, namespace: str, room: str | None, framed: FramedPa
     frame = framed.encode_cache.frame
     sessions = manager.server.eio.sockets
     direct = queued = 0
-    for sid, eio_sid in list(manager.get_participants(namespace, room)):
+    for sid, eio_sid in participants(manager, namespace, room):
         if sid in skip:
             continue
         session = sessions.get(eio_sid)
@@ -139,6 +139,20 @@ def send_framed(manager: Any, namespace: str, room: str | None, framed: FramedPa
         counts["direct"] += direct
         counts["queued"] += queued
     return direct + queued
+
+
+def participants(manager: Any, namespace: str, room: Any) -> list[tuple[Any, Any]]:
+    """A room's (sid, eio_sid) pairs in this process, as `get_participants` gives them, taken at once
+    from the room's own mapping for a single room: the library's generator is resumed once per socket,
+    a measurable share of a broadcast's per-socket cost in the hub's profile (issue 20, docs/hub.md)."""
+    if isinstance(room, str):
+        members = manager.rooms.get(namespace, {}).get(room)
+        forward = getattr(members, "_fwdm", None)  # python-socketio's bidict of sid -> eio_sid
+        if isinstance(forward, dict):
+            return list(forward.items())
+        if members is None:
+            return []
+    return list(manager.get_participants(namespace, room))
 
 
 def _as_payload(data: Any) -> Any:

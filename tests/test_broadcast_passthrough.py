@@ -9,12 +9,14 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
+import socketio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from socketio import packet as sio_packet
 
 from broadcast.coalesce import Coalescer
-from broadcast.passthrough import split, socketio_text
+from broadcast.passthrough import socketio_text, split
+from broadcast.rooms import participants
 from hub.namespaces import Broadcaster, public_row
 
 
@@ -104,3 +106,15 @@ def test_a_room_waiting_its_turn_takes_what_arrived_meanwhile() -> None:
         time.sleep(0.005)
     time.sleep(0.05)
     assert sent == [("watch:1", [1]), ("watch:1", [2]), ("watch:2", [10, 11])]
+
+
+def test_a_rooms_participants_are_what_python_socketio_lists() -> None:
+    manager = socketio.Manager()
+    manager.set_server(socketio.Server())
+    manager.initialize()
+    sids = [manager.connect(f"e{n}", "/watch") for n in range(5)]
+    for n, sid in enumerate(sids):
+        manager.enter_room(sid, "/watch", f"watch:{n % 2}", eio_sid=f"e{n}")
+    for room in ("watch:0", "watch:1", "watch:9", None, ["watch:0", "watch:1"]):
+        assert sorted(participants(manager, "/watch", room)) == sorted(manager.get_participants("/watch", room))
+    assert len(participants(manager, "/watch", "watch:0")) == 3
