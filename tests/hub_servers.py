@@ -97,7 +97,7 @@ class HubWorker:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen([sys.executable, "-m", "tracker.cli", "hub", "--config", str(self.config),
                                           "--port", str(self.port)], stdout=out, stderr=subprocess.STDOUT, env=env,
