@@ -53,16 +53,22 @@ class Coalescer:
                 self._task = self._start_task(self._run)
         self._wake.set()
 
-    def _take(self) -> dict[tuple[str, str, str], Any]:
+    def _take(self) -> tuple[tuple[str, str, str], Any] | None:
+        """The room that has waited longest, with everything merged for it up to now (None: nothing
+        waits). A ready queue, not a sweep: a room's broadcasts are taken when its turn comes, so what
+        arrives for it while the rooms ahead are sent still goes in the same message."""
         with self._lock:
-            taken, self._pending = self._pending, {}
-            self._wake.clear()
-            return taken
+            if not self._pending:
+                self._wake.clear()
+                return None
+            key = next(iter(self._pending))
+            return key, self._pending.pop(key)
 
     def _run(self) -> None:
         while True:
             self._wake.wait()
-            for (namespace, room, event), data in self._take().items():
+            while (item := self._take()) is not None:
+                (namespace, room, event), data = item
                 try:
                     self._deliver(namespace, room, event, data)
                     self.batches += 1

@@ -19,10 +19,13 @@ from socketio import packet as sio_packet
 
 from broadcast.coalesce import Coalescer
 from broadcast.frames import FramedPacket, ws_text_frame
+from broadcast.passthrough import NAMESPACE as RAW_NAMESPACE
+from broadcast.passthrough import RawRows, socketio_text, split
 from broadcast.timing import StageTimes
 from broadcast.wire import COOPERATIVE, Wire, WiredSocket
 
 log = logging.getLogger(__name__)
+RAW_ROWS = "rows (as published)"  # the coalescer's event for passed-through rows: never merged with decoded ones
 
 
 def install_framed_websocket(eio_server: Any) -> None:
@@ -111,11 +114,16 @@ def send_to_room(manager: Any, namespace: str, room: str | None, event: str, dat
     if framed is None:
         socketio.Manager.emit(manager, event, data, namespace, room=room, skip_sid=skip_sid)
         return -1
+    return send_framed(manager, namespace, room, framed, skip_sid)
+
+
+def send_framed(manager: Any, namespace: str, room: str | None, framed: FramedPacket, skip_sid: Any = None) -> int:
+    """`send_to_room` for a packet already encoded and framed; the number of sockets it went to."""
     skip = set(skip_sid) if isinstance(skip_sid, list) else {skip_sid}
     frame = framed.encode_cache.frame
     sessions = manager.server.eio.sockets
     direct = queued = 0
-    for sid, eio_sid in list(manager.get_participants(namespace, room)):
+    for sid, eio_sid in participants(manager, namespace, room):
         if sid in skip:
             continue
         session = sessions.get(eio_sid)
@@ -131,6 +139,20 @@ def send_to_room(manager: Any, namespace: str, room: str | None, event: str, dat
         counts["direct"] += direct
         counts["queued"] += queued
     return direct + queued
+
+
+def participants(manager: Any, namespace: str, room: Any) -> list[tuple[Any, Any]]:
+    """A room's (sid, eio_sid) pairs in this process, as `get_participants` gives them, taken at once
+    from the room's own mapping for a single room: the library's generator is resumed once per socket,
+    a measurable share of a broadcast's per-socket cost in the hub's profile (issue 20, docs/hub.md)."""
+    if isinstance(room, str):
+        members = manager.rooms.get(namespace, {}).get(room)
+        forward = getattr(members, "_fwdm", None)  # python-socketio's bidict of sid -> eio_sid
+        if isinstance(forward, dict):
+            return list(forward.items())
+        if members is None:
+            return []
+    return list(manager.get_participants(namespace, room))
 
 
 def _as_payload(data: Any) -> Any:
@@ -180,7 +202,38 @@ class FramedRedisManager(socketio.RedisManager):  # type: ignore[misc]
             self._coalescer = Coalescer(self._deliver, self.server.start_background_task,
                                         pause=lambda: self.server.sleep(0))
 
+    def _listen(self) -> Any:
+        """python-socketio's listener, with the store's rows announcements taken here as bytes
+        (`broadcast.passthrough`): never decoded into dicts and encoded again. Everything else is
+        yielded to python-socketio's own handling, as before."""
+        for message in super()._listen():
+            raw = split(message)
+            if raw is None:
+                yield message
+                continue
+            try:
+                self._handle_raw(raw)
+            except Exception:  # one broadcast's failure must not stop the listener
+                log.exception("passed-through rows to %r failed", raw.room)
+
+    def _handle_raw(self, raw: RawRows) -> None:
+        self.timing.note_stamps("picked", raw.stamps)
+        if self._coalescer is not None and self._coalesce_rule is not None \
+                and self._coalesce_rule(RAW_NAMESPACE, raw.room, "rows") == "append":
+            self._coalescer.add(RAW_NAMESPACE, raw.room, RAW_ROWS, [raw], "append")
+        else:
+            self._deliver(RAW_NAMESPACE, raw.room, RAW_ROWS, [raw])
+
+    def _deliver_raw(self, namespace: str, room: str, batches: list[RawRows]) -> None:
+        stamps = [ts for b in batches for ts in b.stamps]
+        self.timing.note_stamps("writing", stamps)
+        send_framed(self, namespace, room, FramedPacket(socketio_text(batches)))
+        self.timing.note_stamps("written", stamps)
+
     def _deliver(self, namespace: str, room: Any, event: str, data: Any) -> None:
+        if event == RAW_ROWS:
+            self._deliver_raw(namespace, room, data)
+            return
         timed = event == "rows" and isinstance(data, list)
         if timed:
             self.timing.note("writing", data)

@@ -41,6 +41,15 @@ class StageTimes:
         with self._lock:
             self._samples[stage].extend(late)
 
+    def note_stamps(self, stage: str, stamps: Iterable[float], now: float | None = None) -> None:
+        """`note` for rows given by their `ts` alone (rows passed through as text, `broadcast.passthrough`)."""
+        if stage not in self._samples:
+            raise ValueError(f"stage {stage!r}: expected one of {', '.join(STAGES)}")
+        at = time.time() if now is None else now
+        late = [(at, at - ts) for ts in stamps]
+        with self._lock:
+            self._samples[stage].extend(late)
+
     def since(self, moment: float) -> dict[str, list[float]]:
         """Every stage's lateness samples (seconds, rounded to 0.1 ms) taken after `moment`."""
         with self._lock:

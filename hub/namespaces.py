@@ -22,6 +22,7 @@ import redis
 from flask import request
 from flask_socketio import ConnectionRefusedError, Namespace, join_room
 
+from broadcast import passthrough
 from hub.settings import HubConfig
 from hub.streams import Announce, HubStore
 from hub.verify import RowError
@@ -86,10 +87,10 @@ class Broadcaster:
         on its Redis channel, so every process delivers it as any other broadcast."""
         if self.cfg.spectator_delay_min > 0:
             return None
-        room = json.dumps(f"watch:{table}")
-        return Announce(self.socketio.server.manager.channel, '{"method":"emit","event":"rows","data":[[',
-                        f']],"binary":false,"namespace":"/watch","room":{room},"skip_sid":null,"callback":null,'
-                        '"host_id":"hub-store"}', [json.dumps(r, separators=(",", ":")) for r in public])
+        room = json.dumps(f"watch:{table}")  # the shape `broadcast.passthrough` takes apart without decoding
+        return Announce(self.socketio.server.manager.channel, passthrough.PREFIX.decode(),
+                        f"{passthrough.MIDDLE.decode()}{room}{passthrough.END.decode()}",
+                        [json.dumps(r, separators=(",", ":")) for r in public])
 
     def send(self, table: str, event: str, payload: Any) -> None:
         delay = self.cfg.spectator_delay_min * 60.0

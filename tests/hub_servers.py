@@ -110,7 +110,7 @@ class HubWorker:
     def start(self, wait: bool = True) -> None:
         """Start the process and (with `wait`) return once it listens; `Hub.start` starts every process
         first and then waits, so their imports overlap."""
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen([sys.executable, "-m", "tracker.cli", "hub", "--config", str(self.config),
                                           "--port", str(self.port)], stdout=out, stderr=subprocess.STDOUT, env=env,
