@@ -54,7 +54,7 @@ class SeqGate:
             self._cv.notify_all()
 
 
-ORDER_WAIT_S = 2.0  # how long a push waits for the pushes before it (they are on the same connection)
+ORDER_WAIT_S = 5.0  # how long a push waits for the pushes before it (same connection); half the pusher's answer timeout, so a starved hub orders rather than refuses
 
 
 class PushNamespace(socketio.Namespace):  # type: ignore[misc]
