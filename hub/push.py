@@ -54,7 +54,9 @@ class SeqGate:
             self._cv.notify_all()
 
 
-ORDER_WAIT_S = 5.0  # how long a push waits for the pushes before it (same connection); half the pusher's answer timeout, so a starved hub orders rather than refuses
+# How long a push waits for the pushes before it (same connection): half the pusher's answer timeout, so
+# a starved hub orders pushes rather than refusing them as gaps.
+ORDER_WAIT_S = 5.0
 
 
 class PushNamespace(socketio.Namespace):  # type: ignore[misc]
