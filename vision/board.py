@@ -165,10 +165,10 @@ class BoardReader:
                      self.pose.image_size, self.accept is not None)
         for rid in self.slot_regions:
             self._bgr_of(self.models.get(rid) or self._mat_slots[rid])
-        for rid in self.stand_regions:
+        for rid, reg in self.stand_regions.items():
             model = self.models.get(rid)
             if model is not None:
-                prepare_model(model)
+                prepare_model(model, reg.px_per_mm)
                 self._bgr_of(model)
         for rid in self.under_regions:
             model = self.models.get(rid)

@@ -361,9 +361,12 @@ def smoothed_model(ref: tuple[F32, F32], extra_px: float) -> tuple[F32, F32]:
 _SMOOTHED: IdentityMemo[dict[float, tuple[F32, F32]]] = IdentityMemo()
 
 
-def prepare_model(ref: tuple[F32, F32]) -> None:
-    """Smooth a stand's model now (at calibration) rather than at its first reading."""
-    _smoothed_ref(ref)
+def prepare_model(ref: tuple[F32, F32], px_per_mm: float = 0.0) -> None:
+    """Smooth a stand's model now (at calibration) rather than at its first reading: at every blur of the
+    ladder (``MATCH_BLUR_MM`` at ``px_per_mm``; none with 0), the levels the frame's estimate
+    (``vision.frame_blur``) and ``changed_matched`` compare it at, so no frame pays for smoothing a model."""
+    for level in MATCH_BLUR_MM if px_per_mm > 0 else (0.0,):
+        _smoothed_ref(ref, round(level * px_per_mm, 1))
 
 
 def _smoothed_ref(ref: tuple[F32, F32], extra_px: float = 0.0) -> tuple[F32, F32]:
