@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.colour import chroma, chroma_f
+from vision.colour import chroma, chroma_dist, chroma_dist_to, chroma_f
 from vision.light import KeptModel, normalise
 from vision.slots import fill_holes
 
@@ -78,3 +78,16 @@ def test_fill_holes_fills_the_same_pixels_as_labelling(seed: int) -> None:
         assert np.array_equal(got, _fill_holes_by_labels(mask))
         filled += int(got.sum() - (mask > 0).sum())
     assert filled > 0  # some masks had holes to fill
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_distance_to_one_colour_is_the_broadcast_distance(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    img = rng.integers(0, 256, (40 + seed * 9, 61, 3)).astype(np.uint8)
+    img[:2] = 0
+    c, _ = chroma(img)
+    colour = rng.random(3).astype(np.float32)
+    colour /= colour.sum()
+    got = chroma_dist_to(c, colour)
+    assert got.dtype == np.float32 and got.shape == c.shape[:2]
+    assert np.array_equal(got, chroma_dist(c, np.broadcast_to(colour, c.shape)))

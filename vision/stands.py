@@ -22,6 +22,7 @@ from vision.colour import (
     MIN_SUM,
     chroma,
     chroma_dist,
+    chroma_dist_to,
     chroma_f,
     colour_chroma,
     median,
@@ -123,7 +124,7 @@ class StandClassifier:
         best = np.full(c.shape[:2], -1, dtype=np.int8)
         best_d = np.full(c.shape[:2], np.inf, dtype=np.float32)
         for i, (co, th) in enumerate(zip(self.chromas, self.thresholds, strict=True)):
-            d = chroma_dist(c, np.broadcast_to(co, c.shape))
+            d = chroma_dist_to(c, co)
             win = (d < best_d) & (d < th)
             best[win] = i
             best_d[win] = d[win]
@@ -250,7 +251,7 @@ class StandClassifier:
         ``LOOSE_REACH_MM`` of its blob, in mm^2. Blur and JPEG mix a top's edge with the map around it: its
         owner's colour fades, and the plain test measures the top smaller than it is, by up to a band as wide
         as the blur; at a sharp frame both measures agree."""
-        d = chroma_dist(c, np.broadcast_to(self.chromas[owner], c.shape))
+        d = chroma_dist_to(c, self.chromas[owner])
         reach = round(LOOSE_REACH_MM * k)
         near = np.asarray(cv2.dilate(blob, np.ones((2 * reach + 1,) * 2, np.uint8)), np.uint8)
         loose = ((d < LOOSE * self.thresholds[owner]) & (s > MIN_SUM)).astype(np.uint8) & near & foot
