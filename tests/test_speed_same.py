@@ -10,6 +10,7 @@ import pytest
 from vision.colour import chroma, chroma_dist, chroma_dist_to, chroma_f
 from vision.light import KeptModel, normalise
 from vision.slots import fill_holes
+from vision.stands import match_score
 
 
 def _chroma_numpy(f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -91,3 +92,13 @@ def test_distance_to_one_colour_is_the_broadcast_distance(seed: int) -> None:
     got = chroma_dist_to(c, colour)
     assert got.dtype == np.float32 and got.shape == c.shape[:2]
     assert np.array_equal(got, chroma_dist(c, np.broadcast_to(colour, c.shape)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_match_score_is_the_numpy_median(seed: int) -> None:
+    rng = np.random.default_rng(200 + seed)
+    shape = (90 - seed, 90 + seed, 3)  # odd and even sample counts
+    c, _ = chroma(rng.integers(0, 256, shape).astype(np.uint8))
+    model, _ = chroma(rng.integers(0, 256, shape).astype(np.uint8))
+    want = float(np.median(chroma_dist(c[::2, ::2], model[::2, ::2])))
+    assert match_score(c, model) == want
