@@ -1,5 +1,6 @@
 """The faster forms of per-pixel steps give the very same numbers as the plain numpy they replaced (speed
-work of issue 14 must not change a single reading): chromaticity, and the light step of the small frame."""
+work of issue 14 must not change a single reading): chromaticity, the light step of the small frame, the
+stands' distance to an owner's colour, the blur ladder's median, and the patch the frame's blur estimate shares."""
 
 from __future__ import annotations
 
@@ -7,10 +8,14 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.overhead_support import PALETTE, layout, pose, random_tokens, reference, renderer
+from vision.board import BoardReader
 from vision.colour import chroma, chroma_dist, chroma_dist_to, chroma_f
 from vision.light import KeptModel, normalise
 from vision.slots import fill_holes
-from vision.stands import match_score
+from vision.stands import changed_matched, match_score, smoothed_patch
+from vision.synth import TableScene
+from vision.warp import extract
 
 
 def _chroma_numpy(f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -102,3 +107,30 @@ def test_match_score_is_the_numpy_median(seed: int) -> None:
     model, _ = chroma(rng.integers(0, 256, shape).astype(np.uint8))
     want = float(np.median(chroma_dist(c[::2, ::2], model[::2, ::2])))
     assert match_score(c, model) == want
+
+
+def test_the_frame_estimate_shares_the_decisions_own_patch() -> None:
+    """A stand's patch is cut once a frame (``FrameBlur.patch``) and a sampled stand's smoothed patch is kept
+    for its decision: both must be exactly what the decision would make itself, in a brighter frame too (there
+    the model's value is kept where the new light clips, the step the estimate skipped before)."""
+    from vision.light import normalise
+
+    rng = np.random.default_rng(8)
+    frame = renderer().render(TableScene(random_tokens(rng)), seed=8, lighting=1.3, blur=0.8)
+    reader = BoardReader(layout(), pose(), PALETTE, reference())
+    obs = reader.read(frame)
+    blur = reader._blur
+    assert bool((blur.gains > 1.02).any())  # the light step keeps the model's value where it clips
+    assert blur.smoothed and set(blur.smoothed) <= set(blur.patches)
+    for sid, patch in blur.patches.items():
+        reg, model = reader.stand_regions[sid], reader.models.get(sid)
+        assert model is not None
+        want = normalise(extract(frame, reg.H, reg.size), blur.gains, reader._bgr_of(model))
+        assert np.array_equal(patch, want)
+        if sid in blur.smoothed:
+            kept, fresh = blur.smoothed[sid], smoothed_patch(want)
+            assert np.array_equal(kept[0], fresh[0]) and np.array_equal(kept[1], fresh[1])
+            shared = changed_matched(patch, model, reg.px_per_mm, blur.blur_mm(sid), kept)
+            alone = changed_matched(patch, model, reg.px_per_mm, blur.blur_mm(sid))
+            assert np.array_equal(shared[0], alone[0]) and shared[1] == alone[1]
+    assert sum(o.state != "empty" for o in obs.stands.values()) > 0
