@@ -109,24 +109,26 @@ def test_match_score_is_the_numpy_median(seed: int) -> None:
     assert match_score(c, model) == want
 
 
-def test_the_frame_estimate_shares_the_decisions_own_patch() -> None:
-    """A stand's patch is cut once a frame (``FrameBlur.patch``) and a sampled stand's smoothed patch is kept
-    for its decision: both must be exactly what the decision would make itself, in a brighter frame too (there
-    the model's value is kept where the new light clips, the step the estimate skipped before)."""
-    from vision.light import normalise
-
+@pytest.mark.parametrize("lighting", [0.85, 1.3])
+def test_the_frame_estimate_shares_the_decisions_own_patch(lighting: float) -> None:
+    """A stand's patch is cut once a frame (``FrameBlur.patch``) and, unless the frame is lit brighter than
+    the models (there the decision's patch keeps the model's clipped values, the estimate's never did), a
+    sampled stand's smoothed patch is kept for its decision: both exactly what the decision makes itself."""
     rng = np.random.default_rng(8)
-    frame = renderer().render(TableScene(random_tokens(rng)), seed=8, lighting=1.3, blur=0.8)
+    frame = renderer().render(TableScene(random_tokens(rng)), seed=8, lighting=lighting, blur=0.8)
     reader = BoardReader(layout(), pose(), PALETTE, reference())
     obs = reader.read(frame)
     blur = reader._blur
-    assert bool((blur.gains > 1.02).any())  # the light step keeps the model's value where it clips
-    assert blur.smoothed and set(blur.smoothed) <= set(blur.patches)
+    brighter = bool((blur.gains > 1.02).any())
+    assert brighter == (lighting > 1.0) and blur.clips == brighter
+    assert bool(blur.smoothed) != brighter and set(blur.smoothed) <= set(blur.patches)
     for sid, patch in blur.patches.items():
         reg, model = reader.stand_regions[sid], reader.models.get(sid)
         assert model is not None
         want = normalise(extract(frame, reg.H, reg.size), blur.gains, reader._bgr_of(model))
         assert np.array_equal(patch, want)
+        if not brighter:  # the estimate's patch as it was cut before: the same pixels
+            assert np.array_equal(patch, normalise(extract(frame, reg.H, reg.size), blur.gains))
         if sid in blur.smoothed:
             kept, fresh = blur.smoothed[sid], smoothed_patch(want)
             assert np.array_equal(kept[0], fresh[0]) and np.array_equal(kept[1], fresh[1])

@@ -17,7 +17,9 @@ stand of the group read in the frame, so a frame that re-reads two regions pays 
 
 Each stand's light-normalised patch is cut once per frame (``FrameBlur.patch``) and a sampled stand's
 smoothed patch is kept (``FrameBlur.smoothed``): the stand's own decision (``vision.stands.changed_matched``)
-compares the very same smoothed patch with its model, instead of cutting and smoothing it again.
+compares the very same smoothed patch with its model, instead of cutting and smoothing it again; only in a
+frame lit brighter than the models, where the decision's patch keeps the model's clipped values and the
+estimate's does not, is the estimate's cut apart (the same pixels as before, either way).
 """
 
 from __future__ import annotations
@@ -56,6 +58,9 @@ class FrameBlur:
         self.changed, self.bgr_of = changed, bgr_of
         self.patches: dict[str, np.ndarray] = {}
         self.smoothed: dict[str, tuple[F32, F32]] = {}  # ``smoothed_patch`` of the stands sampled
+        # a brighter light than the models' (a gain over 1.02): ``normalise`` keeps a model's value where the
+        # new light clips, which the estimate never did, so its patches are not the decision's to share
+        self.clips = bool((np.asarray(gains) > 1.02).any())
         self.groups: dict[tuple[str, int], GroupBlur | None] = {}
         self._members: dict[tuple[str, int], list[str]] | None = None
 
@@ -119,7 +124,10 @@ class FrameBlur:
                 look = self.models.look(rid)
                 assert look is not None
                 model = (look[0], look[1])
-            c, _ = self.smoothed[rid] = smoothed_patch(self.patch(rid))
+            if self.clips:  # the estimate's own patch, as before: the decision's keeps the model's clipped values
+                c, _ = smoothed_patch(normalise(extract(self.img, reg.H, reg.size), self.gains))
+            else:
+                c, _ = self.smoothed[rid] = smoothed_patch(self.patch(rid))
             for i, level in enumerate(MATCH_BLUR_MM):
                 scores[i] += match_score(c, smoothed_model(model, round(level * reg.px_per_mm, 1))[0])
         scores /= len(sample)
