@@ -1,5 +1,6 @@
 """The faster forms of per-pixel steps give the very same numbers as the plain numpy they replaced (speed
-work of issue 14 must not change a single reading): chromaticity, and the light step of the small frame."""
+work of issue 14 must not change a single reading): chromaticity, the light step of the small frame, the
+stands' distance to an owner's colour, the blur ladder's median, and the patch the frame's blur estimate shares."""
 
 from __future__ import annotations
 
@@ -7,9 +8,14 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.colour import chroma, chroma_f
+from tests.overhead_support import PALETTE, layout, pose, random_tokens, reference, renderer
+from vision.board import BoardReader
+from vision.colour import chroma, chroma_dist, chroma_dist_to, chroma_f
 from vision.light import KeptModel, normalise
 from vision.slots import fill_holes
+from vision.stands import changed_matched, match_score, smoothed_patch
+from vision.synth import TableScene
+from vision.warp import extract
 
 
 def _chroma_numpy(f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,3 +84,55 @@ def test_fill_holes_fills_the_same_pixels_as_labelling(seed: int) -> None:
         assert np.array_equal(got, _fill_holes_by_labels(mask))
         filled += int(got.sum() - (mask > 0).sum())
     assert filled > 0  # some masks had holes to fill
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_distance_to_one_colour_is_the_broadcast_distance(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    img = rng.integers(0, 256, (40 + seed * 9, 61, 3)).astype(np.uint8)
+    img[:2] = 0
+    c, _ = chroma(img)
+    colour = rng.random(3).astype(np.float32)
+    colour /= colour.sum()
+    got = chroma_dist_to(c, colour)
+    assert got.dtype == np.float32 and got.shape == c.shape[:2]
+    assert np.array_equal(got, chroma_dist(c, np.broadcast_to(colour, c.shape)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_match_score_is_the_numpy_median(seed: int) -> None:
+    rng = np.random.default_rng(200 + seed)
+    shape = (90 - seed, 90 + seed, 3)  # odd and even sample counts
+    c, _ = chroma(rng.integers(0, 256, shape).astype(np.uint8))
+    model, _ = chroma(rng.integers(0, 256, shape).astype(np.uint8))
+    want = float(np.median(chroma_dist(c[::2, ::2], model[::2, ::2])))
+    assert match_score(c, model) == want
+
+
+@pytest.mark.parametrize("lighting", [0.85, 1.3])
+def test_the_frame_estimate_shares_the_decisions_own_patch(lighting: float) -> None:
+    """A stand's patch is cut once a frame (``FrameBlur.patch``) and, unless the frame is lit brighter than
+    the models (there the decision's patch keeps the model's clipped values, the estimate's never did), a
+    sampled stand's smoothed patch is kept for its decision: both exactly what the decision makes itself."""
+    rng = np.random.default_rng(8)
+    frame = renderer().render(TableScene(random_tokens(rng)), seed=8, lighting=lighting, blur=0.8)
+    reader = BoardReader(layout(), pose(), PALETTE, reference())
+    obs = reader.read(frame)
+    blur = reader._blur
+    brighter = bool((blur.gains > 1.02).any())
+    assert brighter == (lighting > 1.0) and blur.clips == brighter
+    assert bool(blur.smoothed) != brighter and set(blur.smoothed) <= set(blur.patches)
+    for sid, patch in blur.patches.items():
+        reg, model = reader.stand_regions[sid], reader.models.get(sid)
+        assert model is not None
+        want = normalise(extract(frame, reg.H, reg.size), blur.gains, reader._bgr_of(model))
+        assert np.array_equal(patch, want)
+        if not brighter:  # the estimate's patch as it was cut before: the same pixels
+            assert np.array_equal(patch, normalise(extract(frame, reg.H, reg.size), blur.gains))
+        if sid in blur.smoothed:
+            kept, fresh = blur.smoothed[sid], smoothed_patch(want)
+            assert np.array_equal(kept[0], fresh[0]) and np.array_equal(kept[1], fresh[1])
+            shared = changed_matched(patch, model, reg.px_per_mm, blur.blur_mm(sid), kept)
+            alone = changed_matched(patch, model, reg.px_per_mm, blur.blur_mm(sid))
+            assert np.array_equal(shared[0], alone[0]) and shared[1] == alone[1]
+    assert sum(o.state != "empty" for o in obs.stands.values()) > 0

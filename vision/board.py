@@ -165,10 +165,10 @@ class BoardReader:
                      self.pose.image_size, self.accept is not None)
         for rid in self.slot_regions:
             self._bgr_of(self.models.get(rid) or self._mat_slots[rid])
-        for rid in self.stand_regions:
+        for rid, reg in self.stand_regions.items():
             model = self.models.get(rid)
             if model is not None:
-                prepare_model(model)
+                prepare_model(model, reg.px_per_mm)
                 self._bgr_of(model)
         for rid in self.under_regions:
             model = self.models.get(rid)
@@ -246,7 +246,7 @@ class BoardReader:
             mask, boxes = self.finder.find_small(lit, margin=False)
             self._boxes = boxes
             self._ask_opinion(img, gains, wanted, changed, retry, quick)
-            self._blur = FrameBlur.estimate(img, self.stand_regions, self.models, gains, changed)
+            self._blur = FrameBlur.estimate(img, self.stand_regions, self.models, gains, changed, self._bgr_of)
         else:  # every region repeats its reading (as after a partial re-read): nothing needs the whole frame
             mask, boxes = None, self._boxes
         stands: dict[str, StandObs] = {}
@@ -378,11 +378,11 @@ class BoardReader:
         blob = self._covered(mask, sid, GRAZED)
         spec = self.layout.stand(sid)
         model = self.models.get(sid)
-        patch = normalise(extract(img, reg.H, reg.size), gains, None if model is None else self._bgr_of(model))
+        patch = self._blur.patch(sid)  # the frame's, cut once (``FrameBlur``)
         look = self.models.look(sid) if model is None else None
         c, s = chroma(patch)
         r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, strict=True,
-                                     cs=(c, s), blur_mm=self._blur.blur_mm(sid))
+                                     cs=(c, s), blur_mm=self._blur.blur_mm(sid), smooth=self._blur.smoothed.get(sid))
         if self.opinion is not None:
             r = self.opinion.judge(sid, r)  # confirms an unsure reading or vetoes a doubtful one
         if blob:

@@ -14,10 +14,17 @@ piece on one stand of the sample moves its median and the mean of several hardly
 per-stand ladder let each stand pick its own level (and, under JPEG's colour blocks, often the wrong one).
 A group of one stand is matched by its own ladder, as before. Groups are estimated lazily, on the first
 stand of the group read in the frame, so a frame that re-reads two regions pays for at most their groups.
+
+Each stand's light-normalised patch is cut once per frame (``FrameBlur.patch``) and a sampled stand's
+smoothed patch is kept (``FrameBlur.smoothed``): the stand's own decision (``vision.stands.changed_matched``)
+compares the very same smoothed patch with its model, instead of cutting and smoothing it again; only in a
+frame lit brighter than the models, where the decision's patch keeps the model's clipped values and the
+estimate's does not, is the estimate's cut apart (the same pixels as before, either way).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,21 +53,39 @@ class FrameBlur:
     """The frame's blur per group of models: ``FrameBlur.estimate`` once per frame, ``blur_mm`` per stand."""
 
     def __init__(self, img: np.ndarray, regions: dict[str, Region], models: EmptyModels, gains: F32,
-                 changed: set[str] | None = None) -> None:
+                 changed: set[str] | None = None, bgr_of: Callable[[tuple[F32, F32]], F32] | None = None) -> None:
         self.img, self.regions, self.models, self.gains = img, regions, models, gains
-        self.changed = changed
+        self.changed, self.bgr_of = changed, bgr_of
+        self.patches: dict[str, np.ndarray] = {}
+        self.smoothed: dict[str, tuple[F32, F32]] = {}  # ``smoothed_patch`` of the stands sampled
+        # a brighter light than the models' (a gain over 1.02): ``normalise`` keeps a model's value where the
+        # new light clips, which the estimate never did, so its patches are not the decision's to share
+        self.clips = bool((np.asarray(gains) > 1.02).any())
         self.groups: dict[tuple[str, int], GroupBlur | None] = {}
         self._members: dict[tuple[str, int], list[str]] | None = None
 
     @classmethod
     def estimate(cls, img: np.ndarray, regions: dict[str, Region], models: EmptyModels, gains: F32,
-                 changed: set[str] | None = None) -> FrameBlur:
+                 changed: set[str] | None = None,
+                 bgr_of: Callable[[tuple[F32, F32]], F32] | None = None) -> FrameBlur:
         """The estimate for the frame ``img`` (under the light ``gains``) over the stands ``regions``; what
         the models learn from now on was taken from this frame (``EmptyModels.next_frame``). ``changed``:
         the regions the change test found changed; a group samples at most as many stands as it has
-        changed (at least one), so a frame that re-reads one stand costs what that stand's own ladder did."""
+        changed (at least one), so a frame that re-reads one stand costs what that stand's own ladder did.
+        ``bgr_of``: a model's BGR form (the reader keeps one per model), for ``normalise`` to keep the model's
+        value where the new light clips."""
         models.next_frame()
-        return cls(img, regions, models, gains, changed)
+        return cls(img, regions, models, gains, changed, bgr_of)
+
+    def patch(self, rid: str) -> np.ndarray:
+        """``rid``'s patch of the frame under the model's light (``vision.light.normalise``), cut once."""
+        got = self.patches.get(rid)
+        if got is None:
+            model = self.models.get(rid)
+            reg = self.regions[rid]
+            bgr = None if model is None or self.bgr_of is None else self.bgr_of(model)
+            got = self.patches[rid] = normalise(extract(self.img, reg.H, reg.size), self.gains, bgr)
+        return got
 
     def blur_mm(self, rid: str) -> float | None:
         """The extra blur for ``rid``'s model (or look) this frame, or None when its group has one stand
@@ -99,7 +124,10 @@ class FrameBlur:
                 look = self.models.look(rid)
                 assert look is not None
                 model = (look[0], look[1])
-            c, _ = smoothed_patch(normalise(extract(self.img, reg.H, reg.size), self.gains))
+            if self.clips:  # the estimate's own patch, as before: the decision's keeps the model's clipped values
+                c, _ = smoothed_patch(normalise(extract(self.img, reg.H, reg.size), self.gains))
+            else:
+                c, _ = self.smoothed[rid] = smoothed_patch(self.patch(rid))
             for i, level in enumerate(MATCH_BLUR_MM):
                 scores[i] += match_score(c, smoothed_model(model, round(level * reg.px_per_mm, 1))[0])
         scores /= len(sample)

@@ -22,6 +22,7 @@ from vision.colour import (
     MIN_SUM,
     chroma,
     chroma_dist,
+    chroma_dist_to,
     chroma_f,
     colour_chroma,
     median,
@@ -123,7 +124,7 @@ class StandClassifier:
         best = np.full(c.shape[:2], -1, dtype=np.int8)
         best_d = np.full(c.shape[:2], np.inf, dtype=np.float32)
         for i, (co, th) in enumerate(zip(self.chromas, self.thresholds, strict=True)):
-            d = chroma_dist(c, np.broadcast_to(co, c.shape))
+            d = chroma_dist_to(c, co)
             win = (d < best_d) & (d < th)
             best[win] = i
             best_d[win] = d[win]
@@ -132,13 +133,15 @@ class StandClassifier:
 
     def classify(self, patch: NDArray[np.uint8], kind: str, size_mm: tuple[float, float], px_per_mm: float,
                  ref: tuple[F32, F32] | None, look: Look | None = None, strict: bool = False, *,
-                 cs: tuple[F32, F32] | None = None, blur_mm: float | None = None) -> StandReading:
+                 cs: tuple[F32, F32] | None = None, blur_mm: float | None = None,
+                 smooth: tuple[F32, F32] | None = None) -> StandReading:
         """Read one light-normalised stand patch. ``ref`` is the stand's empty model; without one, ``look``
         (the stand as last read confidently, and where its piece was) judges what changed. With ``strict``
         (the reader's never-lie mode) anything a piece does not explain makes the stand unknown, and an
         empty reading needs a model or a look to be confident. ``cs`` is ``chroma(patch)`` when the caller
         has it already. ``blur_mm``: how much blurrier than ``ref`` (or the look) the frame is, estimated once
-        for the frame (``vision.frame_blur``); None matches the model's blur to this patch alone."""
+        for the frame (``vision.frame_blur``); None matches the model's blur to this patch alone. ``smooth``:
+        ``smoothed_patch(patch)`` when the frame's estimate made it already."""
         c, s = chroma(patch) if cs is None else cs
         owners = self.owner_map(c, s)
         n = patch.shape[0]
@@ -148,12 +151,12 @@ class StandClassifier:
         allowed: NDArray[np.bool_] | None = None
         if ref is not None:
             if strict:
-                changed, blur_mm = changed_matched(patch, ref, px_per_mm, frame_blur)
+                changed, blur_mm = changed_matched(patch, ref, px_per_mm, frame_blur, smooth)
             else:
                 changed = changed_pixels_legacy(c, s, ref)
             owners = np.where(changed, owners, -1).astype(np.int8)
         elif strict and look is not None:
-            changed, blur_mm = changed_matched(patch, (look[0], look[1]), px_per_mm, frame_blur)
+            changed, blur_mm = changed_matched(patch, (look[0], look[1]), px_per_mm, frame_blur, smooth)
             allowed = look[2]
             owners = np.where(changed | allowed, owners, -1).astype(np.int8)
         any_owner = (owners >= 0).astype(np.uint8)
@@ -250,7 +253,7 @@ class StandClassifier:
         ``LOOSE_REACH_MM`` of its blob, in mm^2. Blur and JPEG mix a top's edge with the map around it: its
         owner's colour fades, and the plain test measures the top smaller than it is, by up to a band as wide
         as the blur; at a sharp frame both measures agree."""
-        d = chroma_dist(c, np.broadcast_to(self.chromas[owner], c.shape))
+        d = chroma_dist_to(c, self.chromas[owner])
         reach = round(LOOSE_REACH_MM * k)
         near = np.asarray(cv2.dilate(blob, np.ones((2 * reach + 1,) * 2, np.uint8)), np.uint8)
         loose = ((d < LOOSE * self.thresholds[owner]) & (s > MIN_SUM)).astype(np.uint8) & near & foot
@@ -311,7 +314,8 @@ def changed_pixels(patch: NDArray[np.uint8], ref: tuple[F32, F32], strict: bool 
 
 
 def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: float,
-                    blur_mm: float | None = None) -> tuple[NDArray[np.bool_], float]:
+                    blur_mm: float | None = None,
+                    smooth: tuple[F32, F32] | None = None) -> tuple[NDArray[np.bool_], float]:
     """``changed_pixels`` against the model blurred as much as the frame is (and that extra blur, in mm).
 
     A frame blurrier than the model (a half-resolution camera, a lens out of focus: 2 frame px at 1014x760
@@ -319,8 +323,9 @@ def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: f
     piece does. Camera blur is one Gaussian for the whole frame, a piece is a local change. ``blur_mm`` is
     that blur when the frame's estimate gives it (``vision.frame_blur``: one level per frame and group of
     models); without it, of the model blurred by each of ``MATCH_BLUR_MM`` (0 with ``px_per_mm`` 0) the
-    one closest to this patch in median colour is taken (the per-stand ladder)."""
-    c, s = smoothed_patch(patch)
+    one closest to this patch in median colour is taken (the per-stand ladder). ``smooth``: the patch's
+    ``smoothed_patch`` when the caller has it."""
+    c, s = smoothed_patch(patch) if smooth is None else smooth
     if blur_mm is not None:
         extra = blur_mm if px_per_mm > 0 else 0.0
         rc, rs = _smoothed_ref(ref, round(extra * px_per_mm, 1))
@@ -344,8 +349,9 @@ def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: f
 
 def match_score(c: F32, model_c: F32) -> float:
     """How far a smoothed patch's colour is from a smoothed model's: the median chromaticity distance over
-    every other pixel (the ladder's measure, per stand or pooled over a frame's sample)."""
-    return float(np.median(chroma_dist(c[::2, ::2], model_c[::2, ::2])))
+    every other pixel (the ladder's measure, per stand or pooled over a frame's sample); ``median`` is
+    ``np.median``'s value by one partition."""
+    return median(chroma_dist(c[::2, ::2], model_c[::2, ::2]).ravel())
 
 
 def smoothed_patch(patch: NDArray[np.uint8]) -> tuple[F32, F32]:
@@ -361,9 +367,12 @@ def smoothed_model(ref: tuple[F32, F32], extra_px: float) -> tuple[F32, F32]:
 _SMOOTHED: IdentityMemo[dict[float, tuple[F32, F32]]] = IdentityMemo()
 
 
-def prepare_model(ref: tuple[F32, F32]) -> None:
-    """Smooth a stand's model now (at calibration) rather than at its first reading."""
-    _smoothed_ref(ref)
+def prepare_model(ref: tuple[F32, F32], px_per_mm: float = 0.0) -> None:
+    """Smooth a stand's model now (at calibration) rather than at its first reading: at every blur of the
+    ladder (``MATCH_BLUR_MM`` at ``px_per_mm``; none with 0), the levels the frame's estimate
+    (``vision.frame_blur``) and ``changed_matched`` compare it at, so no frame pays for smoothing a model."""
+    for level in MATCH_BLUR_MM if px_per_mm > 0 else (0.0,):
+        _smoothed_ref(ref, round(level * px_per_mm, 1))
 
 
 def _smoothed_ref(ref: tuple[F32, F32], extra_px: float = 0.0) -> tuple[F32, F32]:
