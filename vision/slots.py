@@ -34,6 +34,7 @@ OVER_MM = 6.0  # how much longer / wider than a card its outline may measure in 
 FULL_PPM = 1.9  # the frame px per mm OVER_MM was measured at (2028x1520)
 EDGE_FRAME_PX = 2.0  # a card's edge, blurred and resampled, reads as changed this far out, per side
 FREE = 0.25
+FACE_SURE = 0.5  # the rule's face confidence below which the patch classifier's sure face (ACCEPT) decides
 
 # the patch classifier's sure reading among the rule's candidates: (reading, calibrated probability, flipped)
 Confirm = Callable[[tuple[str, ...]], tuple[str, float, bool] | None]
@@ -258,7 +259,12 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
         if payload is not None:
             return "down", payload, 1.0, False
         conf = float(np.clip(abs(like - BACK_LIKE_MIN) / 0.15, 0.0, 1.0)) * min(lower, upper)
-        return ("down" if like >= BACK_LIKE_MIN else "up"), None, conf, False
+        face = "down" if like >= BACK_LIKE_MIN else "up"
+        if conf < FACE_SURE and confirm is not None:
+            sure = confirm(("down", "up"))  # JPEG shifts the back's hues: the rule's face is unsure
+            if sure is not None:
+                return sure[0], None, sure[1], False
+        return face, None, conf, False
     if side >= OCCUPIED and upper >= OCCUPIED:
         return "landscape", None, float(min(side, upper)), False
     # partly covered zones that fit no card placement: something else is in the way, or a blurred card
@@ -285,7 +291,8 @@ def confirmed(frame: Image, H: Mat3, size: tuple[int, int], k: float, card_mm: t
     beside the card, blur smears the card into the mat): read only where the zones allow a placement
     (``placements``), the patch classifier is sure of it at its calibrated ``ACCEPT`` (so its "unknown",
     which foreign objects train, is at most 1 - ACCEPT), and for a portrait card the rule's own face test
-    agrees (its QR decodes, or its colours are the back's or not, without a hidden part). Else obstructed,
+    does not disagree (its QR decodes, or its colours are the back's or not, without a hidden part; where
+    the back-likeness is within FACE_SURE of its threshold, the classifier's face stands). Else obstructed,
     as before: unknown, never a guess."""
     cands = placements(*fracs)
     sure = confirm(cands) if confirm is not None and cands else None
@@ -301,6 +308,6 @@ def confirmed(frame: Image, H: Mat3, size: tuple[int, int], k: float, card_mm: t
         return "empty", None, 0.0, True
     payload = card_code(frame, H, k, size, card_mm, accept)
     face = "down" if payload is not None or like >= BACK_LIKE_MIN else "up"
-    if face != state:
-        return "empty", None, 0.0, True
+    if face != state and (payload is not None or abs(like - BACK_LIKE_MIN) / 0.15 >= FACE_SURE):
+        return "empty", None, 0.0, True  # the rule is sure of the other face
     return state, payload, (1.0 if payload is not None else p), False
