@@ -267,7 +267,6 @@ class StandClassifier:
         unsure: str | None = None
         core = _footprint(kind, size_mm, k, n, 1.0) > 0
         explained = np.zeros((n, n), np.uint8)
-        walls = explained
         if hull is not None:
             cv2.fillConvexPoly(explained, hull, 1)
             inner = cv2.erode(explained, KERNEL5) > 0
@@ -282,16 +281,12 @@ class StandClassifier:
                         return "something on the piece"
                     unsure = BLURRED_UNSURE
             # the piece's side walls and its soft shadow around the top
-            walls = explained
             grow = round((2.5 + BLUR_REACH * blur_mm) * k)
             explained = np.asarray(cv2.dilate(explained, np.ones((grow * 2 + 1,) * 2, np.uint8)), np.uint8)
         free = core & (explained == 0)
         if allowed is not None:
             free &= ~allowed  # where the last piece stood: what is there now is the stand or the new piece
         if free.sum() < 20:
-            if changed is not None and blur_mm > 0 and hull is not None and _edge_over(
-                    changed, core, walls, allowed, round(2.5 * k)):
-                return "unexplained object"  # an object's edge comes over the stand of a small piece
             return unsure
         if changed is not None:
             frac = float((changed & free).sum()) / float(free.sum())
@@ -390,21 +385,6 @@ def changed_pixels_legacy(c: F32, s: F32, ref: tuple[F32, F32]) -> NDArray[np.bo
     ratio = s / np.maximum(rs, 1.0)
     raw = ((dc > 0.06) & (s > MIN_SUM) & (rs > MIN_SUM)) | (ratio < 0.3) | (ratio > 2.5)
     return np.asarray(cv2.morphologyEx(raw.astype(np.uint8), cv2.MORPH_OPEN, KERNEL3) > 0, np.bool_)
-
-
-def _edge_over(changed: NDArray[np.bool_], core: NDArray[np.bool_], top: NDArray[np.uint8],
-               allowed: NDArray[np.bool_] | None, walls_px: int) -> bool:
-    """Whether, on a stand whose piece's blurred reach leaves no free core, the core beyond the piece's
-    side walls alone (``walls_px`` around its ``top``) changed beyond UNEXPLAINED_FRACTION with the change
-    coming in over the core's rim (RIM_TOUCH): an object's edge (a phone lying over the stand), where
-    JPEG's bleed is a halo around the piece inside the stand."""
-    beyond = core & (cv2.dilate(top, np.ones((walls_px * 2 + 1,) * 2, np.uint8)) == 0)
-    if allowed is not None:
-        beyond &= ~allowed
-    if beyond.sum() < 20:
-        return False
-    frac = float((changed & beyond).sum()) / float(beyond.sum())
-    return frac > UNEXPLAINED_FRACTION and _rim_touched(changed & beyond, core) > RIM_TOUCH
 
 
 def _rim_touched(change: NDArray[np.bool_], core: NDArray[np.bool_]) -> float:
