@@ -167,6 +167,7 @@ class Tally:
     frames: int = 0
     misses: list[str] = field(default_factory=list)
     reasons: Counter[str] = field(default_factory=Counter)  # why uncovered stands were not read right
+    slot_reasons: Counter[str] = field(default_factory=Counter)  # why uncovered slots were not read right
     refused: str | None = None  # the set-up check's message when it refuses the condition's palette
 
 
@@ -362,6 +363,8 @@ def score(obs: Any, scene: TableScene, occluded: dict[str, float], t: Tally, lab
         right = not flagged(so) and so.state == face
         t.slot_ok += right
         t.frame_wrong += not right and not flagged(so)
+        if not right:
+            t.slot_reasons[f"{face}: " + slot_reason_code(so)] += 1
         if not right and len(t.misses) < 400:
             t.misses.append(f"{label} slot {sid}: read {so.state} ({so.confidence:.2f}, "
                             f"{getattr(so, 'reason', None)}) for {face}")
@@ -383,6 +386,16 @@ def reason_code(o: Any, want: tuple[str, str | None]) -> str:
         return re.sub(r"\s*\([^)]*\)", "", str(o.reason)).replace(f", the rule {o.state}", ", the rule X")
     right = "right" if (o.state, o.owner) == want else "other"
     return f"low confidence {o.state} ({right})"
+
+
+def slot_reason_code(so: Any) -> str:
+    """Which check kept an uncovered slot from reading right: the reader's reason (numbers taken out), or
+    "low confidence <state>" with the confidence in tenths."""
+    if not flagged(so):
+        return f"WRONG {so.state}"
+    if so.reason:
+        return re.sub(r"\s*\([^)]*\)", "", str(so.reason))
+    return f"low confidence {so.state} ({float(so.confidence):.1f})"
 
 
 def jpeg_decode_s(layout: TableLayout) -> float:
@@ -420,7 +433,7 @@ def main() -> int:
     ap.add_argument("--accept", type=float, default=None,
                     help="override the classifier's ACCEPT (vision.patch_classifier) for tuning")
     ap.add_argument("--reasons", action="store_true",
-                    help="print, per row, why uncovered stands were not read right (reason codes)")
+                    help="print, per row, why uncovered stands and slots were not read right (reason codes)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     layout = table_layout(BoardMap.packaged())
@@ -451,6 +464,8 @@ def main() -> int:
                 print(f"      refused at set-up: token colours refused: {t.refused}")
             if args.reasons and t.reasons:
                 print("      reasons:", "; ".join(f"{k}: {v}" for k, v in t.reasons.most_common()))
+            if args.reasons and t.slot_reasons:
+                print("      slot reasons:", "; ".join(f"{k}: {v}" for k, v in t.slot_reasons.most_common()))
             # a table whose colours the set-up check refuses never runs: only its wrong readings count
             ok = (t.wrong_accepted == 0 and t.qr_wrong == 0 and t.covered_flagged == t.covered_n
                   and (t.stand_ok >= 0.99 * t.stand_n or t.refused is not None))

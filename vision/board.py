@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -452,7 +453,8 @@ class BoardReader:
         deep = self.accept is not None and self.fusion.has_budget()
         state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm, model,
                                                      self.layout.card_size_mm, skin_check=False, patch=patch,
-                                                     cs=(c, s), accept=self.accept if deep else None)
+                                                     cs=(c, s), accept=self.accept if deep else None, confirm=None
+                                                     if self.opinion is None else partial(self.opinion.confirms, sid))
         veto = None if obstructed or self.opinion is None else self.opinion.veto(sid, state)
         if veto is not None:
             self.fusion.reset(sid)

@@ -34,6 +34,10 @@ OVER_MM = 6.0  # how much longer / wider than a card its outline may measure in 
 FULL_PPM = 1.9  # the frame px per mm OVER_MM was measured at (2028x1520)
 EDGE_FRAME_PX = 2.0  # a card's edge, blurred and resampled, reads as changed this far out, per side
 FREE = 0.25
+FACE_SURE = 0.5  # the rule's face confidence below which the patch classifier's sure face (ACCEPT) decides
+
+# the patch classifier's sure reading among the rule's candidates: (reading, calibrated probability, flipped)
+Confirm = Callable[[tuple[str, ...]], tuple[str, float, bool] | None]
 
 
 def changed_mask(patch: Image, ref: tuple[F32, F32], cs: tuple[F32, F32] | None = None) -> NDArray[np.bool_]:
@@ -215,14 +219,17 @@ def mat_reference(layout_mat: Image, mat_size_mm: tuple[float, float], slot_mm_H
 def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple[F32, F32],
               card_mm: tuple[float, float], skin_check: bool = False,
               patch: Image | None = None, *, cs: tuple[F32, F32] | None = None,
-              accept: Callable[[str], bool] | None = None) -> tuple[str, str | None, float, bool]:
+              accept: Callable[[str], bool] | None = None,
+              confirm: Confirm | None = None) -> tuple[str, str | None, float, bool]:
     """(state, payload, confidence, obstructed) of one slot; ``ref`` is the empty slot patch. With
     ``skin_check`` (no reference frame, so no arm detection) skin-coloured pixels mark the slot obstructed.
     ``patch`` is the slot already rectified (and light-normalised) from ``frame`` through ``H``, ``cs`` its
     ``chroma`` when the caller has it. With ``accept`` (is this payload a card id?), a face-down card's
     code the plain decoders miss is looked for through blur and low resolution too (``vision.slot_qr``'s
     quick pass; the caller runs the thorough one within its budget), and only accepted payloads are
-    reported."""
+    reported. With ``confirm`` (the patch classifier's sure candidate, ``SecondOpinion.confirms`` for this
+    slot) a change the rule cannot shape into a card is read anyway where the zones allow one placement and
+    the classifier is sure of it (``confirmed``)."""
     if patch is None:
         patch = extract(frame, H, size)
     c, s = chroma(patch) if cs is None else cs
@@ -239,7 +246,9 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
         conf = 1.0 - max(lower, upper, side_max) / FREE
         return "empty", None, 0.5 + 0.5 * conf, False
     if not card_shaped(mask, k, card_mm, frame_ppm=frame_px_per_mm(H, k, size)):
-        return "empty", None, 0.0, True  # what changed is not a card: a hand, an arm, a stray object
+        # what changed is not a card (a hand, an arm, a stray object), or a card under a light the mat's
+        # colours shift with, or blurred into its neighbours
+        return confirmed(frame, H, size, k, card_mm, patch, z, (lower, upper, side_max), confirm, accept)
     if lower >= OCCUPIED and upper >= OCCUPIED:
         x0, y0, x1, y1 = z["upper"][0], z["upper"][1], z["lower"][2], z["lower"][3]
         card = patch[y0:y1, x0:x1]
@@ -250,8 +259,55 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
         if payload is not None:
             return "down", payload, 1.0, False
         conf = float(np.clip(abs(like - BACK_LIKE_MIN) / 0.15, 0.0, 1.0)) * min(lower, upper)
-        return ("down" if like >= BACK_LIKE_MIN else "up"), None, conf, False
+        face = "down" if like >= BACK_LIKE_MIN else "up"
+        if conf < FACE_SURE and confirm is not None:
+            sure = confirm(("down", "up"))  # JPEG shifts the back's hues: the rule's face is unsure
+            if sure is not None:
+                return sure[0], None, sure[1], False
+        return face, None, conf, False
     if side >= OCCUPIED and upper >= OCCUPIED:
         return "landscape", None, float(min(side, upper)), False
-    # partly covered zones that fit no card placement: something else is in the way
-    return "empty", None, 0.0, True
+    # partly covered zones that fit no card placement: something else is in the way, or a blurred card
+    return confirmed(frame, H, size, k, card_mm, patch, z, (lower, upper, side_max), confirm, accept)
+
+
+def placements(lower: float, upper: float, side_max: float) -> tuple[str, ...]:
+    """The readings the zones' changed fractions allow: a portrait card changes both centre zones, a
+    landscape card the upper centre and a side but not the lower centre; an empty slot changes no zone
+    mostly. A mix no placement explains allows none."""
+    if lower >= OCCUPIED and upper >= OCCUPIED:
+        return ("down", "up")
+    if upper >= OCCUPIED and side_max >= OCCUPIED and lower < OCCUPIED:
+        return ("landscape",)
+    if max(lower, upper, side_max) < OCCUPIED:
+        return ("empty",)
+    return ()
+
+
+def confirmed(frame: Image, H: Mat3, size: tuple[int, int], k: float, card_mm: tuple[float, float],
+              patch: Image, z: dict[str, tuple[int, int, int, int]], fracs: tuple[float, float, float],
+              confirm: Confirm | None, accept: Callable[[str], bool] | None) -> tuple[str, str | None, float, bool]:
+    """A slot the rule could not shape into a card or an empty slot (a lamp shifts the mat's colours
+    beside the card, blur smears the card into the mat): read only where the zones allow a placement
+    (``placements``), the patch classifier is sure of it at its calibrated ``ACCEPT`` (so its "unknown",
+    which foreign objects train, is at most 1 - ACCEPT), and for a portrait card the rule's own face test
+    does not disagree (its QR decodes, or its colours are the back's or not, without a hidden part; where
+    the back-likeness is within FACE_SURE of its threshold, the classifier's face stands). Else obstructed,
+    as before: unknown, never a guess."""
+    cands = placements(*fracs)
+    sure = confirm(cands) if confirm is not None and cands else None
+    if sure is None:
+        return "empty", None, 0.0, True
+    state, p, _ = sure
+    if state in ("empty", "landscape"):
+        return state, None, p, False
+    x0, y0, x1, y1 = z["upper"][0], z["upper"][1], z["lower"][2], z["lower"][3]
+    card = patch[y0:y1, x0:x1]
+    like = back_likeness(card)
+    if like >= BACK_LIKE_MIN and min_cell_likeness(card) < BACK_CELL_MIN:
+        return "empty", None, 0.0, True
+    payload = card_code(frame, H, k, size, card_mm, accept)
+    face = "down" if payload is not None or like >= BACK_LIKE_MIN else "up"
+    if face != state and (payload is not None or abs(like - BACK_LIKE_MIN) / 0.15 >= FACE_SURE):
+        return "empty", None, 0.0, True  # the rule is sure of the other face
+    return state, payload, (1.0 if payload is not None else p), False
