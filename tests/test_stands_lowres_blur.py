@@ -14,36 +14,15 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from calibration.camera import default_pose
-from tests.overhead_support import PALETTE, layout, random_tokens
-from vision.board import BoardReader
+from tests.overhead_support import half_resolution_table, stand_tally
 from vision.stands import changed_matched
-from vision.synth import Renderer, TableScene
-
-SMALL = (1014, 760)
 
 
 def _read(seed: int, photo: bool) -> tuple[int, int, int]:
     """(right, wrong, pieces) over the stands of one seeded table: warm-up frames, then one blurred frame."""
-    lay = layout()
-    pose = default_pose(lay, image_size=SMALL)
-    r = Renderer(lay, pose, PALETTE)
-    tokens = random_tokens(np.random.default_rng(seed), fill=0.6)
-    clean, _ = r.compose(TableScene(tokens), seed=seed)
-    reader = BoardReader(lay, pose, PALETTE, r.render(TableScene({}), seed=seed + 500) if photo else None)
-    for i in range(3):
-        reader.read(r.finish(clean, seed=seed * 10 + i))
+    reader, r, clean, tokens = half_resolution_table(seed, photo)
     obs = reader.read(r.finish(clean, seed=seed * 10 + 5, blur=2.0))
-    right = wrong = 0
-    for sid, o in obs.stands.items():
-        tok = tokens.get(sid)
-        want = ("empty", None) if tok is None else (tok.kind, tok.owner)
-        if o.obstructed or o.confidence < 0.5:
-            continue
-        if (o.state, o.owner) == want:
-            right += 1
-        else:
-            wrong += 1
+    right, wrong = stand_tally(obs.stands, tokens)
     return right, wrong, len(obs.stands)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from calibration.camera import default_pose
-from tests.overhead_support import PALETTE, layout, random_tokens
+from tests.overhead_support import PALETTE, half_resolution_table, layout, random_tokens, stand_tally
 from vision.board import BoardReader
 from vision.frame_blur import FrameBlur
 from vision.light import channel_gains, shrink
@@ -28,25 +28,12 @@ SMALL = (1014, 760)
 
 def _read(seed: int, photo: bool, frames: int = 3) -> tuple[int, int, int]:
     """(right, wrong, stand readings) over ``frames`` JPEG q25 frames of one seeded table after warm-up."""
-    lay = layout()
-    pose = default_pose(lay, image_size=SMALL)
-    r = Renderer(lay, pose, PALETTE)
-    tokens = random_tokens(np.random.default_rng(seed), fill=0.6)
-    clean, _ = r.compose(TableScene(tokens), seed=seed)
-    reader = BoardReader(lay, pose, PALETTE, r.render(TableScene({}), seed=seed + 500) if photo else None)
-    for i in range(3):
-        reader.read(r.finish(clean, seed=seed * 10 + i))
+    reader, r, clean, tokens = half_resolution_table(seed, photo)
     right = wrong = n = 0
     for i in range(frames):
         obs = reader.read(r.finish(clean, seed=seed * 10 + 5 + i, jpeg_quality=25))
-        for sid, o in obs.stands.items():
-            n += 1
-            tok = tokens.get(sid)
-            want = ("empty", None) if tok is None else (tok.kind, tok.owner)
-            if o.obstructed or o.confidence < 0.5:
-                continue
-            right += (o.state, o.owner) == want
-            wrong += (o.state, o.owner) != want
+        ok, bad = stand_tally(obs.stands, tokens)
+        right, wrong, n = right + ok, wrong + bad, n + len(obs.stands)
     return right, wrong, n
 
 
