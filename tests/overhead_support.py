@@ -14,7 +14,7 @@ from rules.kipukas.board_map import BoardMap
 from tracker.overhead.layout import table_layout
 from vision.board import BoardReader
 from vision.observation import StandObs
-from vision.synth import Renderer, TableScene, Token
+from vision.synth import Renderer, SlotCard, TableScene, Token
 
 PALETTE = {"red": (40, 40, 210), "blue": (200, 90, 30)}
 
@@ -77,3 +77,18 @@ def stand_tally(stands: Mapping[str, StandObs], tokens: Mapping[str, Token]) -> 
         right += (o.state, o.owner) == want
         wrong += (o.state, o.owner) != want
     return right, wrong
+
+
+def random_slots(rng: np.random.Generator, tag: int, letter: str = "T") -> dict[str, list[SlotCard]]:
+    """Random cards on the mat: face down (a payload naming ``letter``, ``tag`` and the slot), face up or,
+    off the transit slots, landscape; about a fifth of the slots empty."""
+    out: dict[str, list[SlotCard]] = {}
+    for s in layout().slots:
+        u = rng.random()
+        if u < 0.45:
+            out[s.id] = [SlotCard("down", f"kpks.us/{letter}{tag:03d}#{len(out):04d}?S{s.id}")]
+        elif u < 0.65:
+            out[s.id] = [SlotCard("up")]
+        elif u < 0.8 and not s.id.startswith("transit"):
+            out[s.id] = [SlotCard("landscape")]
+    return out

@@ -16,8 +16,7 @@ from calibration.charuco import SQUARE_MM, SQUARES, board_image, calibrate_intri
 from calibration.errors import CalibrationError, CalibrationFileError
 from calibration.procedure import calibrate_frame, check_calibration, mat_artwork
 from calibration.stickers import estimate_pose_stickers
-from tests.overhead_support import PALETTE, layout, random_tokens
-from tests.test_overhead_slots import random_slots
+from tests.overhead_support import PALETTE, layout, random_slots, random_tokens
 from tracker.cli import main
 from vision.assets import asset
 from vision.synth import Renderer, TableScene

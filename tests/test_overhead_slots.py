@@ -5,24 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.overhead_support import PALETTE, layout, pose, reference, renderer
+from tests.overhead_support import PALETTE, layout, pose, random_slots, reference, renderer
 from vision.board import BoardReader
 from vision.slots import decode_qr
 from vision.synth import SlotCard, TableScene
 from vision.synth.cards import card_back, qr_modules
-
-
-def random_slots(rng: np.random.Generator, tag: int) -> dict[str, list[SlotCard]]:
-    out: dict[str, list[SlotCard]] = {}
-    for s in layout().slots:
-        u = rng.random()
-        if u < 0.45:
-            out[s.id] = [SlotCard("down", f"kpks.us/T{tag:03d}#{len(out):04d}?S{s.id}")]
-        elif u < 0.65:
-            out[s.id] = [SlotCard("up")]
-        elif u < 0.8 and not s.id.startswith("transit"):
-            out[s.id] = [SlotCard("landscape")]
-    return out
 
 
 def test_card_back_carries_the_payload_not_the_art_qr() -> None:

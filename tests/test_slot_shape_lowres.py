@@ -14,8 +14,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import default_pose
-from tests.overhead_support import PALETTE, layout
-from tests.test_overhead_slots import random_slots
+from tests.overhead_support import PALETTE, layout, random_slots
 from vision.board import BoardReader
 from vision.slots import card_shaped
 from vision.synth import Renderer, SlotCard, TableScene

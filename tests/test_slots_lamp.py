@@ -14,22 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from calibration.camera import default_pose
-from tests.overhead_support import PALETTE, layout, random_tokens
+from tests.overhead_support import PALETTE, layout, random_slots, random_tokens
 from vision.board import BoardReader
-from vision.synth import Renderer, SlotCard, TableScene
-
-
-def _slots(rng: np.random.Generator, tag: int) -> dict[str, list[SlotCard]]:
-    out: dict[str, list[SlotCard]] = {}
-    for s in layout().slots:
-        u = rng.random()
-        if u < 0.45:
-            out[s.id] = [SlotCard("down", f"kpks.us/L{tag:03d}#{len(out):04d}?S{s.id}")]
-        elif u < 0.65:
-            out[s.id] = [SlotCard("up")]
-        elif u < 0.8 and not s.id.startswith("transit"):
-            out[s.id] = [SlotCard("landscape")]
-    return out
+from vision.synth import Renderer, TableScene
 
 
 def _read(seed: int, size: tuple[int, int], frames: int = 2, **finish: float) -> tuple[int, int, int]:
@@ -39,7 +26,7 @@ def _read(seed: int, size: tuple[int, int], frames: int = 2, **finish: float) ->
     pose = default_pose(lay, image_size=size)
     r = Renderer(lay, pose, PALETTE)
     rng = np.random.default_rng(seed)
-    scene = TableScene(random_tokens(rng, fill=0.5), _slots(rng, seed))
+    scene = TableScene(random_tokens(rng, fill=0.5), random_slots(rng, seed, "L"))
     clean, _ = r.compose(scene, seed=seed)
     reader = BoardReader(lay, pose, PALETTE, None)
     for i in range(3):
