@@ -250,15 +250,13 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
         # colours shift with, or blurred into its neighbours
         return confirmed(frame, H, size, k, card_mm, patch, z, (lower, upper, side_max), confirm, accept)
     if lower >= OCCUPIED and upper >= OCCUPIED:
-        x0, y0, x1, y1 = z["upper"][0], z["upper"][1], z["lower"][2], z["lower"][3]
-        card = patch[y0:y1, x0:x1]
-        like = back_likeness(card)
-        if like >= BACK_LIKE_MIN and min_cell_likeness(card) < BACK_CELL_MIN:
+        seen = portrait_face(frame, H, size, k, card_mm, patch, z, accept)
+        if seen is None:
             return "empty", None, 0.0, True  # a back with part of it hidden: something lies on the card
-        payload = card_code(frame, H, k, size, card_mm, accept)
+        like, payload = seen
         if payload is not None:
             return "down", payload, 1.0, False
-        conf = float(np.clip(abs(like - BACK_LIKE_MIN) / 0.15, 0.0, 1.0)) * min(lower, upper)
+        conf = face_sureness(like) * min(lower, upper)
         face = "down" if like >= BACK_LIKE_MIN else "up"
         if conf < FACE_SURE and confirm is not None:
             sure = confirm(("down", "up"))  # JPEG shifts the back's hues: the rule's face is unsure
@@ -269,6 +267,24 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
         return "landscape", None, float(min(side, upper)), False
     # partly covered zones that fit no card placement: something else is in the way, or a blurred card
     return confirmed(frame, H, size, k, card_mm, patch, z, (lower, upper, side_max), confirm, accept)
+
+
+def portrait_face(frame: Image, H: Mat3, size: tuple[int, int], k: float, card_mm: tuple[float, float],
+                  patch: Image, z: dict[str, tuple[int, int, int, int]],
+                  accept: Callable[[str], bool] | None) -> tuple[float, str | None] | None:
+    """A portrait card's face evidence, as the rule and ``confirmed`` both weigh it: (its back-likeness,
+    its code when read), or None where a back shows with part of it hidden (something lies on the card)."""
+    x0, y0, x1, y1 = z["upper"][0], z["upper"][1], z["lower"][2], z["lower"][3]
+    card = patch[y0:y1, x0:x1]
+    like = back_likeness(card)
+    if like >= BACK_LIKE_MIN and min_cell_likeness(card) < BACK_CELL_MIN:
+        return None
+    return like, card_code(frame, H, k, size, card_mm, accept)
+
+
+def face_sureness(like: float) -> float:
+    """How sure the back-likeness is of the face, 0-1: its distance from ``BACK_LIKE_MIN``."""
+    return float(np.clip(abs(like - BACK_LIKE_MIN) / 0.15, 0.0, 1.0))
 
 
 def placements(lower: float, upper: float, side_max: float) -> tuple[str, ...]:
@@ -301,13 +317,11 @@ def confirmed(frame: Image, H: Mat3, size: tuple[int, int], k: float, card_mm: t
     state, p, _ = sure
     if state in ("empty", "landscape"):
         return state, None, p, False
-    x0, y0, x1, y1 = z["upper"][0], z["upper"][1], z["lower"][2], z["lower"][3]
-    card = patch[y0:y1, x0:x1]
-    like = back_likeness(card)
-    if like >= BACK_LIKE_MIN and min_cell_likeness(card) < BACK_CELL_MIN:
+    seen = portrait_face(frame, H, size, k, card_mm, patch, z, accept)
+    if seen is None:
         return "empty", None, 0.0, True
-    payload = card_code(frame, H, k, size, card_mm, accept)
+    like, payload = seen
     face = "down" if payload is not None or like >= BACK_LIKE_MIN else "up"
-    if face != state and (payload is not None or abs(like - BACK_LIKE_MIN) / 0.15 >= FACE_SURE):
+    if face != state and (payload is not None or face_sureness(like) >= FACE_SURE):
         return "empty", None, 0.0, True  # the rule is sure of the other face
     return state, payload, (1.0 if payload is not None else p), False
