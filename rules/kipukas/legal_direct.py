@@ -199,10 +199,19 @@ def _night(c: Ctx, p: str) -> list[Action] | None:
     n = min(HAND_SIZE - len(hand), len(unknown))
     want = min(HAND_SIZE - len(hand), len(deck))
     if "draw" not in done and want > 0 and n == want:
-        out += [make(Draw, p, w) for w in _windows(unknown, n)]
+        key = (p, n, *unknown)
+        draws = _DRAWS.get(key)
+        if draws is None:  # the same deck gives the same draws: built once
+            if len(_DRAWS) >= _MADE_LIMIT:
+                _DRAWS.clear()
+            draws = _DRAWS[key] = tuple(make(Draw, p, w) for w in _windows(unknown, n))
+        out += draws
     if any(c.info(x).type in ("Item", "Sabotage") for x in hand):
         out += night_plays(c, p)
     return out
+
+
+_DRAWS: dict[tuple[object, ...], tuple[Draw, ...]] = {}  # (player, cards to draw, unknown deck ids) -> draws
 
 
 def _day(c: Ctx, p: str) -> list[Action]:
