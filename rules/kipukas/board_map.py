@@ -55,7 +55,6 @@ class BoardMap:
     _path: dict[tuple[str, str], Path] = field(default_factory=dict, repr=False, compare=False)
     _tstand: dict[str, Stand] = field(default_factory=dict, repr=False, compare=False)
     holdable: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    holdable_set: frozenset[str] = field(default=frozenset(), repr=False, compare=False)  # `holdable` as a set
     stand_territory: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     sorted_adj: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
     water_edges: frozenset[tuple[str, str]] = field(default=frozenset(), repr=False, compare=False)
@@ -88,7 +87,6 @@ class BoardMap:
                                                               if st.kind == "movement"))
         object.__setattr__(self, "holdable", tuple(sorted(t for t, terr in self.territories.items()
                                                           if not terr.transit)))
-        object.__setattr__(self, "holdable_set", frozenset(self.holdable))
         object.__setattr__(self, "stand_territory", {k: st.territory for k, st in self.stands.items()})
         object.__setattr__(self, "territory_stands", {t: tuple(k for k, st in self.stands.items() if st.territory == t)
                                                       for t in self.territories})

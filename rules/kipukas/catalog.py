@@ -108,24 +108,14 @@ KIND_SPACED = 2        # a soul that counts to the three-per-territory limit (no
 KIND_UNDERGROUND = 4   # a soul that digs tunnels
 KIND_ITEM = 8          # an item card
 KIND_HEALER = 16       # printed effects make it a healer
-KIND_DAY = 32          # a card type played on the map by day (`DAY_CARD_TYPES`)
-KIND_HIDEABLE = 64     # a card type that may also be played hidden under the mat (`HIDDEN_CARD_TYPES`)
-KIND_PERSONAL = 128    # a personal effect (never played on the map)
-
-DAY_CARD_TYPES = ("Character", "Species", "TerrainFeature", "Trap")  # played on the map by day (#day)
-HIDDEN_CARD_TYPES = (*DAY_CARD_TYPES, "Item")  # "hidden items (from card effects) played under the mat" (#items)
 
 
 def _kind(card: Card, healer: bool) -> int:
-    """The `KIND_*` bits of a card: one table lookup answers what `rules.legal_items.scan` and day generation
-    ask of each card."""
-    types = (KIND_DAY if card.type in DAY_CARD_TYPES else 0) | (KIND_HIDEABLE if card.type in HIDDEN_CARD_TYPES
-                                                                 else 0) \
-        | (KIND_PERSONAL if card.type == "PersonalEffect" else 0) | (KIND_HEALER if healer else 0)
+    """The `KIND_*` bits of a card: one table lookup answers what `rules.legal_items.scan` asks of each card."""
     if card.is_soul:
-        return types | KIND_SOUL | (KIND_SPACED if card.habitat != "DigitalCloud" else 0) \
-            | (KIND_UNDERGROUND if card.habitat == "Underground" else 0)
-    return types | (KIND_ITEM if card.type == "Item" else 0)
+        return KIND_SOUL | (KIND_SPACED if card.habitat != "DigitalCloud" else 0) \
+            | (KIND_UNDERGROUND if card.habitat == "Underground" else 0) | (KIND_HEALER if healer else 0)
+    return (KIND_ITEM if card.type == "Item" else 0) | (KIND_HEALER if healer else 0)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import deque
 
 from rules.kipukas.captive import captive_play, captive_reveal
-from rules.kipukas.catalog import DAY_CARD_TYPES, HIDDEN_CARD_TYPES
 from rules.kipukas.context import Ctx, Illegal, other
 from rules.kipukas.notation import Move, Play, Reveal, Roll, Swim, Trap
 from rules.kipukas.routes import entered, route_cost, tunnel_pairs
@@ -15,6 +14,8 @@ from rules.kipukas.turns import require_turn
 MAX_SOULS = 3
 MAX_PLAYED = 3
 DETECTION = range(1, 5)  # standard detection: a D20 showing 1, 2, 3 or 4 (#traps)
+DAY_CARD_TYPES = ("Character", "Species", "TerrainFeature", "Trap")
+HIDDEN_CARD_TYPES = (*DAY_CARD_TYPES, "Item")  # "hidden items (from card effects) played under the mat" (#items)
 
 
 def start_action(c: Ctx, player: str, *, contention_ok: bool = False) -> None:

@@ -151,13 +151,13 @@ class Game:
     def __init__(self, state: GameState, board: BoardMap | None = None, catalog: Catalog | None = None,
                  style: Style | str = DOMINATION) -> None:
         self._state = state.copy()  # the game owns its state: it changes it in place
-        self._live: Ctx | None = None
-        self._board = board or BoardMap.packaged()
-        self._catalog = catalog or Catalog.packaged()
-        self._style = play_style(style)
+        self.board = board or BoardMap.packaged()
+        self.catalog = catalog or Catalog.packaged()
+        self.style = play_style(style)
         # Per accepted action, how to take it back: an undo record (the usual case) or the whole state before
         # it (a #BS ruling, or history handed in from outside).
         self._log: list[tuple[Action, Undo | GameState]] = []
+        self._live: Ctx | None = None
         self._views: list[ref[History]] = []  # history views that may still read the live state
 
     @property
@@ -192,39 +192,14 @@ class Game:
                     view.freeze()
             self._views = []
 
-    @property
-    def board(self) -> BoardMap:
-        return self._board
-
-    @board.setter
-    def board(self, board: BoardMap) -> None:
-        self._board, self._live = board, None  # the kept view (`_ctx`) read the old map
-
-    @property
-    def catalog(self) -> Catalog:
-        return self._catalog
-
-    @catalog.setter
-    def catalog(self, catalog: Catalog) -> None:
-        self._catalog, self._live = catalog, None
-
-    @property
-    def style(self) -> Style:
-        return self._style
-
-    @style.setter
-    def style(self, style: Style) -> None:
-        self._style, self._live = style, None
-
     def _ctx(self, state: GameState) -> Ctx:
-        """The handlers' view of `state`; the live state's is made once and kept (it is changed in place;
-        setting `board`, `catalog` or `style` drops it)."""
+        """The handlers' view of `state`; the live state's is made once and kept (it is changed in place)."""
         ctx = self._live
-        if ctx is not None and ctx.s is state:
-            return ctx
-        ctx = Ctx(state, self._board, self._catalog, self._style)
-        if state is self._state:
-            self._live = ctx
+        if ctx is None or ctx.s is not state or ctx.board is not self.board or ctx.catalog is not self.catalog \
+                or ctx.style is not self.style:
+            ctx = Ctx(state, self.board, self.catalog, self.style)
+            if state is self._state:
+                self._live = ctx
         return ctx
 
     @classmethod

@@ -10,9 +10,8 @@ generator. `direct(c)` returns None for any other position; the game then filter
 from __future__ import annotations
 
 from rules.kipukas.captive import captive_reveals, held_captive
-from rules.kipukas.catalog import KIND_DAY, KIND_HIDEABLE, KIND_PERSONAL, KIND_SPACED
 from rules.kipukas.context import Ctx
-from rules.kipukas.day import DAY_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
+from rules.kipukas.day import DAY_CARD_TYPES, HIDDEN_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
 from rules.kipukas.legal import DIEL_FACES, _faces, _windows
 from rules.kipukas.legal import _pending as legal_pending
 from rules.kipukas.legal import candidates as legal_candidates
@@ -199,19 +198,10 @@ def _night(c: Ctx, p: str) -> list[Action] | None:
     n = min(HAND_SIZE - len(hand), len(unknown))
     want = min(HAND_SIZE - len(hand), len(deck))
     if "draw" not in done and want > 0 and n == want:
-        key = (p, n, *unknown)
-        draws = _DRAWS.get(key)
-        if draws is None:  # the same deck gives the same draws: built once
-            if len(_DRAWS) >= _MADE_LIMIT:
-                _DRAWS.clear()
-            draws = _DRAWS[key] = tuple(make(Draw, p, w) for w in _windows(unknown, n))
-        out += draws
+        out += [make(Draw, p, w) for w in _windows(unknown, n)]
     if any(c.info(x).type in ("Item", "Sabotage") for x in hand):
         out += night_plays(c, p)
     return out
-
-
-_DRAWS: dict[tuple[object, ...], tuple[Draw, ...]] = {}  # (player, cards to draw, unknown deck ids) -> draws
 
 
 def _day(c: Ctx, p: str) -> list[Action]:
@@ -228,41 +218,31 @@ def _day(c: Ctx, p: str) -> list[Action]:
     found = scan(c, p)  # one pass over the cards in play
     own, occupied, enemy_at, enemies = found.own, found.occupied, found.enemy_at, frozenset(found.blocking)
     cards_info = c.catalog.cards
-    kinds = c.catalog.kinds
 
     cards_table: CardTable = s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
     hand = cards_table.sorted_view("hand", p)  # read only, here and in `day_extras`
     effect = cards_table.sorted_view("effect", p)
-    cards = hand + [x for x in effect if not kinds[x.code] & KIND_PERSONAL] if effect else hand
-    if s.players[p].played_this_roll < MAX_PLAYED:
-        due = s.players[p].effect_due
-        effect_due = due is not None and s.turn >= due
-        for card in cards:
-            # `_playable` with HIDDEN_CARD_TYPES, the card's type answered by the catalog's kind bits
-            kind = kinds[card.code]
-            if not kind & KIND_HIDEABLE:
+    cards = hand + [x for x in effect if cards_info[x.code].type != "PersonalEffect"] if effect else hand
+    room = s.players[p].played_this_roll < MAX_PLAYED
+    for card in cards if room else ():
+        if not _playable(c, p, card, HIDDEN_CARD_TYPES):
+            continue
+        info = cards_info[card.code]
+        limited = info.is_soul and info.habitat != "DigitalCloud"
+        hides = c.effects(card).hidden_placement
+        for t in mine:
+            if limited and occupied.get(t, 0) >= MAX_SOULS:
                 continue
-            if card.owner == p and card.zone == "effect":
-                if not effect_due:
-                    continue
-            elif (card.controller or card.owner) != p or card.zone != "hand":
-                continue
-            limited = kind & KIND_SPACED  # a soul counting to the 3-soul limit
-            on_map = kind & KIND_DAY
-            hides = c.effects(card).hidden_placement
-            cid = card.id
-            for t in mine:
-                if limited and occupied.get(t, 0) >= MAX_SOULS:
-                    continue
-                if on_map:
-                    pair = _PLAYS.get((p, cid, t))
-                    if pair is None:
-                        if len(_PLAYS) >= _MADE_LIMIT:
-                            _PLAYS.clear()
-                        pair = _PLAYS[(p, cid, t)] = (Play(p, cid, t, "revealed"), Play(p, cid, t, "unrevealed"))
-                    out += pair
-                if hides:
-                    out.append(Play(p, cid, t, "hidden"))
+            if info.type in DAY_CARD_TYPES:
+                pair = _PLAYS.get((p, card.id, t))
+                if pair is None:
+                    if len(_PLAYS) >= _MADE_LIMIT:
+                        _PLAYS.clear()
+                    pair = _PLAYS[(p, card.id, t)] = (Play(p, card.id, t, "revealed"),
+                                                      Play(p, card.id, t, "unrevealed"))
+                out += pair
+            if hides:
+                out.append(Play(p, card.id, t, "hidden"))
     shore = c.board.shore
     swims = table(Swim)
     for cs in own:

@@ -208,30 +208,14 @@ def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Sc
                     out += [make(Roam, r.control, r.id, st) for st in c.board.sorted_adj[r.at]]
     if rogues and s.phase == "day" and s.active == p and p not in s.acted and s.passed is None and not s.pending \
             and s.bout is None:
-        done = s.players[p].night_done
         for r in rogues:
             assert r.at is not None
-            if done and f"tame:{r.id}" in done:
+            t = c.territory_of(r.at)
+            if f"tame:{r.id}" in s.players[p].night_done:
                 continue
-            if _tamer(c, p, c.territory_of(r.at), r.id):
+            if any(not x.rogue and x.id != r.id for x in c.souls_in(t, p) if x.control == p):
                 out += [make(Tame, p, r.id, "tamed"), make(Tame, p, r.id, "rogue")]
     return out
-
-
-def _tamer(c: Ctx, p: str, territory: str, rogue: str) -> bool:
-    """Whether `p` has a soul of its own, under its control and not rogue, other than `rogue`, in `territory`
-    (`night.tame`'s condition; the card table's stand index, unsorted, as only existence is asked)."""
-    souls = c.catalog.soul_codes
-    on = c.s.cards.at_stand()  # type: ignore[attr-defined]  # a CardTable (GameState.__post_init__)
-    for st in c.board.territory_stands.get(territory, ()):
-        for x in on.get(st, _EMPTY).values():
-            if x.code in souls and x.owner == p and (x.controller or x.owner) == p and not x.rogue \
-                    and x.id != rogue:
-                return True
-    return False
-
-
-_EMPTY: dict[str, CardState] = {}
 
 
 def _digs(c: Ctx, p: str, souls: list[CardState]) -> list[Action]:

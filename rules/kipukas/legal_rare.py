@@ -13,7 +13,7 @@ import itertools
 
 from rules.kipukas.context import Ctx
 from rules.kipukas.day import MAX_PLAYED, MAX_SOULS, reach
-from rules.kipukas.made import MADE_LIMIT, make
+from rules.kipukas.made import make
 from rules.kipukas.notation import Action, Craft, Retreat, Sabotage
 
 
@@ -70,31 +70,14 @@ def night_plays(c: Ctx, p: str) -> list[Action]:
     out: list[Action] = []
     items = [x.id for x in hand if c.info(x).type == "Item"]
     if "craft" not in done and len(items) >= 2:
-        targets = tuple(x.id for x in c.souls_in_play(p) if x.control == p)  # `own` refuses another's soul
-        claims = s.claims
-        places = tuple(t for t in c.board.holdable if (claim := claims.get(t)) is not None and claim[0] == p)
-        key = (p, tuple(items), targets, places, played)
-        crafts = _CRAFTS.get(key)
-        if crafts is None:  # the same hand, souls and camps give the same crafts: built once
-            if len(_CRAFTS) >= MADE_LIMIT:
-                _CRAFTS.clear()
-            crafts = _CRAFTS[key] = tuple(_crafts(p, items, targets + places, played))
-        out += crafts
+        targets = [x.id for x in c.souls_in_play(p) if x.control == p]  # `own` refuses another's soul
+        places = [t for t in c.holdable() if c.controls(p, t)]
+        for n in (2, 3):
+            if played + n > MAX_PLAYED:
+                continue
+            for combo in itertools.combinations(items, n):
+                out += [make(Craft, p, combo, t) for t in targets]
+                out += [make(Craft, p, combo, t) for t in places]
     if "sabotage" not in done and played < MAX_PLAYED:
         out += [make(Sabotage, p, x.id) for x in hand if c.info(x).type == "Sabotage"]
-    return out
-
-
-_CRAFTS: dict[tuple[object, ...], tuple[Craft, ...]] = {}  # (player, items, souls, camps, played) -> crafts
-
-
-def _crafts(p: str, items: list[str], onto: tuple[str, ...], played: int) -> list[Craft]:
-    """Every combination of 2 or 3 of the hand's `items` (while the cards played this roll allow it) crafted
-    onto each of `onto` (p's souls, then p's territories), in candidate order."""
-    out: list[Craft] = []
-    for n in (2, 3):
-        if played + n > MAX_PLAYED:
-            continue
-        for combo in itertools.combinations(items, n):
-            out += [make(Craft, p, combo, t) for t in onto]
     return out

@@ -9,7 +9,6 @@ per line.
 
 from __future__ import annotations
 
-from bisect import bisect
 from dataclasses import dataclass, field, fields, make_dataclass
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -166,16 +165,11 @@ class CardTable(dict[str, CardState]):
     so a snapshot per action costs one copy of the id table, not of every index.
     """
 
-    __slots__ = ("journal", "mine", "on", "owned", "play", "play_mine", "pos", "serial", "settled", "sorted_by",
-                 "touched")
+    __slots__ = ("journal", "mine", "on", "owned", "play", "play_mine", "settled", "sorted_by", "touched")
 
     def __init__(self, cards: dict[str, CardState] | None = None) -> None:
         super().__init__(cards or {})
         self.play: dict[str, CardState] = {k: c for k, c in self.items() if c.zone == "play"}
-        # id -> its place in the table's order (ids met later get larger numbers), so a card entering play
-        # is inserted into `play` where the table's order puts it, without a pass over every card
-        self.pos: dict[str, int] = {k: i for i, k in enumerate(self)}
-        self.serial = len(self.pos)
         self.owned: dict[tuple[str, str], dict[str, CardState]] = {}  # (zone, controlling player) -> cards
         for k, c in self.items():
             self.owned.setdefault((c.zone, c.control), {})[k] = c
@@ -201,7 +195,6 @@ class CardTable(dict[str, CardState]):
         dict.update(new, self)
         new.owned = dict(self.owned)
         new.play = self.play
-        new.pos, new.serial = dict(self.pos), self.serial
         new.mine, self.mine = set(), set()
         new.play_mine = self.play_mine = False
         new.touched = set(self.touched)
@@ -274,8 +267,6 @@ class CardTable(dict[str, CardState]):
                 self.touched.add(cs.at)
         new_key = (cs.zone, cs.controller or cs.owner)
         if old is None:
-            self.pos[key] = self.serial  # a new id comes last in the table's order
-            self.serial += 1
             self._members(new_key)[key] = cs
         else:
             old_key = (old.zone, old.controller or old.owner)
@@ -293,11 +284,8 @@ class CardTable(dict[str, CardState]):
                 if not self.play_mine:
                     self.play, self.play_mine = dict(self.play), True
                 self.play[key] = cs
-            else:  # entering play: a new dict with the card where the table's order puts it
-                pos = self.pos
-                entries = list(self.play.items())
-                entries.insert(bisect(entries, pos[key], key=lambda e: pos[e[0]]), (key, cs))
-                self.play, self.play_mine = dict(entries), True
+            else:  # entering play is rare: rebuild in the table's order
+                self.play, self.play_mine = {k: c for k, c in self.items() if c.zone == "play"}, True
         elif key in self.play:
             if not self.play_mine:
                 self.play, self.play_mine = dict(self.play), True

@@ -3,7 +3,6 @@ and the end of the game (#win, #discarding_runout forced peace)."""
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import cast
 
 from rules.kipukas.captive import captive_end
@@ -318,23 +317,14 @@ def _over(c: Ctx, result: str) -> bool:
     return True
 
 
-_holder = itemgetter(0)  # a claim's (player, kind) -> player
-
-
 def _check_end(c: Ctx) -> bool:
     style = c.style
     holdable = c.board.holdable
     claims = c.s.claims
     whole = style.claims_matter and len(claims) >= len(holdable)  # #win needs every territory claimed
-    if not whole:
-        holders: set[str | None] = set()
-    elif len(claims) == len(holdable) and claims.keys() >= c.board.holdable_set:  # every territory claimed
-        holders = set(map(_holder, claims.values()))
-    else:
-        holders = {claims[t][0] if t in claims else None for t in holdable}
-    single = whole and len(holders) == 1  # else no player holds every territory: only limits can end it
-    for player in c.s.players if single or style.limit is not None else ():
-        if single and player in holders:
+    holders = {claims[t][0] if t in claims else None for t in holdable} if whole else set()
+    for player in c.s.players if whole or style.limit is not None else ():
+        if whole and len(holders) == 1 and player in holders:
             if player == style.third:
                 return _over(c, f"{player}, the third party, dominates the kipuka: every player loses ({style.title})")
             return _over(c, f"{player} wins: holds every base camp and capital (#win)")
