@@ -116,7 +116,8 @@ def main() -> int:
     calib = cached(args.cache, [base + 9000 + i for i in range(args.calibration_sessions)], args.frames,
                    "render calib", not args.no_render, args.workers)
     parts = []
-    for label, first, count, mix in (("render train", 0, args.sessions, ""), ("render d20", 5000, args.d20_sessions, "d20"),
+    for label, first, count, mix in (("render train", 0, args.sessions, ""),
+                                     ("render d20", 5000, args.d20_sessions, "d20"),
                                      ("render hard", 6000, args.hard_sessions, "hard")):
         if count:
             parts.append(cached(args.cache, [base + first + i for i in range(count)], args.frames, label,
