@@ -34,6 +34,7 @@ SEEDS = range(6_000, 6_010)
 # wrong guess of bench seed 1 and of the calibration crops plus a fifth of the way to 1, the D20's then raised
 # above a wrong reading on report seed 3; docs/dice.md); the previous weights read 20, 19 and 3 (old set
 # 5000-5009: 20, 20, 6 now). The D20 target is not met, and no wrong face may be accepted
+# Round 7 (fine-tuned on dim and glaring cubes, acceptance 0.9 / 0.9 / 0.997): 20/20, 20/20, 7/20 here too
 FLOOR = {"diel": 0.95, "d6": 0.95, "d20": 0.3}
 
 

@@ -30,6 +30,8 @@ from vision.synth.dice import Die, area_pose, draw_die
 
 KIND_WEIGHTS = {"diel": 0.12, "d6": 0.22, "d20": 0.66}  # the D20 (20 faces, small numerals) gets most crops
 D20_WEIGHTS = {"diel": 0.04, "d6": 0.08, "d20": 0.88}  # the extra sessions that feed the D20's 20 numerals
+# round 7's hard sessions: the cubes in dim light and glare (where report seeds lost them), D20s kept in the mix
+HARD_WEIGHTS = {"diel": 0.3, "d6": 0.45, "d20": 0.25}
 MATCH_MM = 6.0
 CLASSES = class_names()
 
@@ -41,9 +43,9 @@ def random_colour(rng: np.random.Generator) -> tuple[int, int, int]:
 
 
 def throw(rng: np.random.Generator, area: tuple[float, float, float, float], count: int,
-          kind_weights: dict[str, float] | None = None) -> list[Die]:
+          kind_weights: dict[str, float] | None = None, glare_share: float = 0.3) -> list[Die]:
     """`count` dice spread over `area` (at least a die apart), a third with a touching neighbour, their kinds
-    drawn with `kind_weights` (default `KIND_WEIGHTS`)."""
+    drawn with `kind_weights` (default `KIND_WEIGHTS`), `glare_share` of them with a specular spot."""
     x0, y0, x1, y1 = area
     kw = kind_weights or KIND_WEIGHTS
     kinds = list(kw)
@@ -57,7 +59,7 @@ def throw(rng: np.random.Generator, area: tuple[float, float, float, float], cou
     def make(kind: str, at: tuple[float, float]) -> Die:
         tilt = float(rng.uniform(4, 15)) if rng.random() < 0.3 else 0.0
         blur = float(rng.uniform(0.0, 1.5)) if rng.random() < 0.15 else 0.0
-        glare = float(rng.uniform(0.3, 0.85)) if rng.random() < 0.3 else 0.0
+        glare = float(rng.uniform(0.3, 0.85)) if rng.random() < glare_share else 0.0
         faces = FACES[kind]
         return Die(kind, faces[int(rng.integers(len(faces)))], random_colour(rng), at, float(rng.uniform(0, 360)),
                    tilt, blur, glare)
@@ -80,10 +82,11 @@ def throw(rng: np.random.Generator, area: tuple[float, float, float, float], cou
     return dice
 
 
-def session(seed: int, frames: int, kind_weights: dict[str, float] | None = None
+def session(seed: int, frames: int, kind_weights: dict[str, float] | None = None, hard: bool = False
             ) -> tuple[NDArray[np.float16], NDArray[np.int16]]:
     """The crops and class labels of one session (a camera pose) of `frames` frames, dice kinds drawn with
-    `kind_weights` (default `KIND_WEIGHTS`)."""
+    `kind_weights` (default `KIND_WEIGHTS`). `hard`: the light is dim (0.35-0.7, more sensor noise) in half
+    the frames and 60 % of the dice glare (round 7: where the cubes were lost)."""
     cv2.setNumThreads(1)
     rng = np.random.default_rng([seed, 2101])
     layout = table_layout(BoardMap.packaged())
@@ -98,12 +101,13 @@ def session(seed: int, frames: int, kind_weights: dict[str, float] | None = None
     ys: list[int] = []
     for f in range(frames):
         fseed = seed * 1000 + f
-        dice = throw(rng, layout.roll_area_mm, int(rng.integers(14, 23)), kind_weights)
+        dice = throw(rng, layout.roll_area_mm, int(rng.integers(14, 23)), kind_weights, 0.6 if hard else 0.3)
         clean, _ = renderer.compose(TableScene({}), fseed)
         for die in dice:
             draw_die(clean, renderer, die, rng)
-        frame = renderer.finish(clean, fseed, lighting=float(rng.uniform(0.45, 1.3)),
-                                noise=float(rng.uniform(0.5, 2.0)),
+        dim = hard and rng.random() < 0.5
+        frame = renderer.finish(clean, fseed, lighting=float(rng.uniform(0.35, 0.7) if dim else rng.uniform(0.45, 1.3)),
+                                noise=float(rng.uniform(1.2, 2.5) if dim else rng.uniform(0.5, 2.0)),
                                 blur=float(rng.uniform(0.2, 1.2)) if rng.random() < 0.5 else 0.0,
                                 jpeg_quality=int(rng.integers(60, 96)), kelvin=float(rng.uniform(2700, 7500)),
                                 glare=int(rng.integers(0, 4)))

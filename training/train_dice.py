@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from training.dice_data import CLASSES, D20_WEIGHTS, session
+from training.dice_data import CLASSES, D20_WEIGHTS, HARD_WEIGHTS, session
 from vision.dice_crop import CROP_MM, CROP_PX
 from vision.dice_net import FORMAT, MANIFEST
 
@@ -48,15 +48,15 @@ def progress(label: str, done: int, total: int, t0: float) -> None:
     sys.stderr.flush()
 
 
-def _one(args: tuple[int, int, str, bool]) -> int:
+def _one(args: tuple[int, int, str, str]) -> int:
     """Render one session into its own cache file (skipped when it is there): an interrupted render loses at
     most the sessions under way, and training can start on the sessions rendered so far. `d20` draws the
     dice kinds with `D20_WEIGHTS` (the extra sessions' seeds are their own, so the cache cannot mix them)."""
-    seed, frames, folder, d20 = args
+    seed, frames, folder, mix = args
     path = Path(folder) / f"{seed}x{frames}.npz"
     if path.is_file():
         return seed
-    x, y = session(seed, frames, D20_WEIGHTS if d20 else None)
+    x, y = session(seed, frames, {"d20": D20_WEIGHTS, "hard": HARD_WEIGHTS}.get(mix), hard=mix == "hard")
     tmp = path.with_suffix(".part.npz")
     np.savez_compressed(tmp, x=x, y=y)
     tmp.replace(path)
@@ -64,15 +64,15 @@ def _one(args: tuple[int, int, str, bool]) -> int:
 
 
 def cached(folder: Path, seeds: list[int], frames: int, label: str, render: bool = True, workers: int = 2,
-           d20: bool = False) -> tuple[NDArray[np.float16], NDArray[np.int16]]:
+           mix: str = "") -> tuple[NDArray[np.float16], NDArray[np.int16]]:
     """The crops of `seeds` (one cache file a session in `folder`), rendering the missing ones on `workers`
-    processes unless `render` is False (then only the sessions already rendered are used); `d20`: the
-    D20-weighted sessions."""
+    processes unless `render` is False (then only the sessions already rendered are used); `mix`: "d20" the
+    D20-weighted sessions, "hard" the dim and glaring cube-weighted ones, "" the plain ones."""
     folder.mkdir(parents=True, exist_ok=True)
     if render:
         t0 = time.time()
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            jobs = [(s, frames, str(folder), d20) for s in seeds]
+            jobs = [(s, frames, str(folder), mix) for s in seeds]
             for i, _ in enumerate(pool.imap_unordered(_one, jobs)):
                 progress(label, i + 1, len(seeds), t0)
     xs, ys = [], []
@@ -93,6 +93,8 @@ def main() -> int:
     ap.add_argument("--sessions", type=int, default=400, help="training sessions (camera poses)")
     ap.add_argument("--d20-sessions", type=int, default=0,
                     help="extra training sessions whose dice are mostly D20s (seeds seed*10000+5000+i)")
+    ap.add_argument("--hard-sessions", type=int, default=0,
+                    help="extra training sessions of cubes in dim light and glare (seeds seed*10000+6000+i)")
     ap.add_argument("--workers", type=int, default=2, help="render processes")
     ap.add_argument("--calibration-sessions", type=int, default=40)
     ap.add_argument("--frames", type=int, default=8, help="frames per session")
@@ -113,12 +115,16 @@ def main() -> int:
     base = args.seed * 10000
     calib = cached(args.cache, [base + 9000 + i for i in range(args.calibration_sessions)], args.frames,
                    "render calib", not args.no_render, args.workers)
-    train = cached(args.cache, [base + i for i in range(args.sessions)], args.frames, "render train",
-                   not args.no_render, args.workers)
-    if args.d20_sessions:
-        extra = cached(args.cache, [base + 5000 + i for i in range(args.d20_sessions)], args.frames,
-                       "render d20", not args.no_render, args.workers, d20=True)
-        train = (np.concatenate([train[0], extra[0]]), np.concatenate([train[1], extra[1]]))
+    parts = []
+    for label, first, count, mix in (("render train", 0, args.sessions, ""),
+                                     ("render d20", 5000, args.d20_sessions, "d20"),
+                                     ("render hard", 6000, args.hard_sessions, "hard")):
+        if count:
+            parts.append(cached(args.cache, [base + first + i for i in range(count)], args.frames, label,
+                                not args.no_render, args.workers, mix=mix))
+    if not parts:
+        raise SystemExit("no training sessions: give --sessions, --d20-sessions or --hard-sessions")
+    train = (np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts]))
     print(f"crops: {len(train[1])} training, {len(calib[1])} calibration", file=sys.stderr)
     if args.data_only:
         return 0
@@ -141,12 +147,13 @@ def main() -> int:
         "accept_note": "set by bench/bench_dice.py --fit --seed 1 (tuning seed), then --accept",
         "training": {
             "command": (f"nice -n 10 .venv/bin/python -m training.train_dice --sessions {args.sessions} "
-                        f"--d20-sessions {args.d20_sessions} "
+                        f"--d20-sessions {args.d20_sessions} --hard-sessions {args.hard_sessions} "
                         f"--calibration-sessions {args.calibration_sessions} --frames {args.frames} "
                         f"--epochs {figures['epochs']} --seed {args.seed} --max-lr {args.max_lr}"
                         + (f" --init {args.init}" if args.init is not None else "")),
             "train_sessions": f"{base}..{base + args.sessions - 1}",
             "d20_sessions": f"{base + 5000}..{base + 5000 + args.d20_sessions - 1}" if args.d20_sessions else "",
+            "hard_sessions": f"{base + 6000}..{base + 6000 + args.hard_sessions - 1}" if args.hard_sessions else "",
             "init_sha256": args.init_sha,
             "calibration_sessions": f"{base + 9000}..{base + 9000 + args.calibration_sessions - 1}",
             "crops": {"train": len(train[1]), "calibration": len(calib[1])},

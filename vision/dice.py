@@ -44,6 +44,9 @@ PAIR_ELONGATION = 2.2  # variance ratio along/across of two dice side by side (a
 OWN_GROW_MM = 1.2  # a die's face crop keeps this much around its outline
 SPLIT_ACCEPT = 0.99  # a die cut from touching dice whose shape is unsure: its face accepted from this p on
 TOP_SHARE = 0.85  # a split die's lit top: this much of it must lie in its own part (the rest is what the cut took)
+FG_DIFF = 30.0  # a die differs from the empty table by this much (grey levels) in the channel it differs most in
+FG_DIFF_MIN = 15.0  # ... scaled down with the light's level (a dim lamp shrinks every difference), never below
+FG_CORE = 0.2  # a thing found at the scaled threshold holds at least this share of a die's top above FG_DIFF
 TABLE_CHROMA = 0.04  # a blob this near the table's chromaticity (and brightness) is the table itself
 F32 = NDArray[np.float32]
 KIND_OF_SHAPE = {"cube": ("diel", "d6"), "icosahedron": ("d20",)}
@@ -170,10 +173,16 @@ class DiceReader:
         ratio = np.asarray(cv2.divide(img + 1.0, ref + 1.0), np.float32)
         hi_r, lo_r = _channel_max(ratio), -_channel_max(-ratio)
         shadow = (hi_r < 0.97) & ((hi_r - lo_r) < 0.22)
-        fg = ((diff > 30) & ~shadow).astype(np.uint8)
+        # the difference a die makes scales with the light: in dim light (gains ~0.5) a dark die on a dark
+        # table differs by about half of what it does under the reference's light, and fell apart at FG_DIFF.
+        # A thing is grown at the scaled threshold but must hold a core above FG_DIFF (hysteresis): the table's
+        # own texture, lit unevenly, passes the low threshold in places but never holds such a core.
+        thr = max(FG_DIFF_MIN, FG_DIFF * min(1.0, float(np.median(gains))))
+        fg = ((diff > thr) & ~shadow).astype(np.uint8)
         fg = np.asarray(cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
         fg = np.asarray(cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)), np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg)
+        core = np.bincount(labels[(diff > FG_DIFF) & (fg > 0)], minlength=n) if thr < FG_DIFF else stats[:, 4]
         dice: list[DieCandidate] = []
         hand, unresolved = False, 0
         lo, hi = self.die_area
@@ -182,7 +191,7 @@ class DiceReader:
         table = np.median(img[::4, ::4].reshape(-1, 3), axis=0)
         for i in range(1, n):
             area = int(stats[i, cv2.CC_STAT_AREA])
-            if area < lo:
+            if area < lo or core[i] < FG_CORE * lo:
                 continue
             if area > 6 * hi:
                 hand = True
