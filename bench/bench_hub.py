@@ -31,12 +31,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import socketio
 
-from bench.hub_report import pct, per_row, print_profile, report
+from bench.hub_report import pct, per_row, print_profile, print_stalls, report
 from bench.hub_spectators import WITNESSES, run_spectators, same_content
 from bench.hub_table_groups import TimedPusher, run_group
 from hub.namespaces import page_key
 from hub.profiling import ENV as PROFILE_ENV
 from hub.settings import load_hub_config
+from hub.stalls import ENV as STALLS_ENV
+from hub.stalls import install_stalls
 from hub.streams import HubStore
 from hub.verify import check_row, head_valid
 from tests.hub_servers import CutProxy, Hub, running_hub
@@ -265,6 +267,7 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
                     "elapsed": got["elapsed"], "acked": acked, "written": written, "cpu": cpu,
                     "messages": got["messages"], "client_cpu_s": got["cpu_s"], "sent": sent,
                     "hub_kernel_s": kernel, "stages": stages, "same": got["same"],
+                    "window": (load.started, load.started + got["elapsed"]),
                     "rss_per_socket_kb": (sum(loaded.values()) - sum(idle.values())) / max(1, state["connected"]),
                     "nginx_kb": (rss_kb(hub.nginx.proc.pid) if hub.nginx.proc else 0) - nginx_idle}
         finally:
@@ -391,6 +394,9 @@ def main() -> int:
     cut_s = args.cut_seconds if args.cut_seconds is not None else (5.0 if args.short else 300.0)
     print(f"load average before: {Path('/proc/loadavg').read_text().split()[0]} on {os.cpu_count()} cores", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-hub-") as tmp:
+        stalls = Path(tmp) / "stalls"  # every process of the bench notes its GC pauses and wake-up lateness here
+        os.environ[STALLS_ENV] = str(stalls)
+        install_stalls("bench", lambda probe: threading.Thread(target=probe, daemon=True).start())
         base = measure(Path(tmp) / "baseline", 1, 1, args.rate, min(seconds, 5.0))
         base_p99 = pct(base["latencies"], 0.99)
         print(f"baseline (1 table, 1 spectator): p50 {pct(base['latencies'], 0.5) * 1000:.1f} ms, "
@@ -420,6 +426,7 @@ def main() -> int:
             os.environ.pop(PROFILE_ENV, None)
         p99 = report(f"after (broadcast = \"framed\": encoded and framed once per room, merged while sending; "
                      f"push window {args.window})", r, tables, args.rate, base_p99)
+        print_stalls(stalls, *r["window"])
         if args.profile:
             print_profile(Path(args.profile), r)
         if args.also_window and not args.also_first:

@@ -82,3 +82,34 @@ def print_profile(folder: Path, r: dict[str, Any], top: int = 30) -> None:
     for (file, line, name), v in sorted(entries.items(), key=lambda kv: -kv[1][2])[:top]:
         print(f"    {v[2] / total:6.1%} {v[2] / rows * 1e6:7.1f} {v[1] / rows:7.2f}  {name} "
               f"({Path(file).name}:{line})", flush=True)
+
+
+def print_stalls(folder: Path, start: float, end: float) -> dict[str, dict[str, float]]:
+    """Each process's stalls in the measured window (`hub.stalls`): its garbage collections (how many, the
+    time it stood still in them, the longest) and how late its 5 ms probe woke (p50 / p99 / longest: the
+    wait for its event loop, or for the GIL and a core). The figures per process, by file name."""
+    from hub.stalls import read_stalls
+
+    out: dict[str, dict[str, float]] = {}
+    files = sorted(folder.glob("stalls-*.jsonl"))
+    if not files:
+        return out
+    span = max(1e-9, end - start)
+    print(f"  stalls in the measured window ({span:.0f} s; GC pauses, and how late a 5 ms sleep woke):", flush=True)
+    for f in files:
+        got = read_stalls(f, start, end)
+        if not got["lag"]:
+            continue
+        gcs = got["gc"]
+        full = [s for s in gcs if s[1] == 2]
+        lag = [s[1] for s in got["lag"]]
+        fig = {"gc_n": float(len(gcs)), "gc_s": sum(s[2] for s in gcs), "gc_max": max((s[2] for s in gcs), default=0.0),
+               "gc2_n": float(len(full)), "gc2_max": max((s[2] for s in full), default=0.0),
+               "lag50": pct(lag, 0.5), "lag99": pct(lag, 0.99), "lag_max": max(lag)}
+        out[f.stem.removeprefix("stalls-")] = fig
+        print(f"    {f.stem.removeprefix('stalls-'):>12}: {len(gcs)} collections ({len(full)} full), "
+              f"{fig['gc_s'] * 1000:.0f} ms in all ({fig['gc_s'] / span:.1%} of the window), longest "
+              f"{fig['gc_max'] * 1000:.1f} ms (full: {fig['gc2_max'] * 1000:.1f} ms); probe late p50 "
+              f"{fig['lag50'] * 1000:.1f} ms, p99 {fig['lag99'] * 1000:.1f} ms, longest {fig['lag_max'] * 1000:.0f} ms",
+              flush=True)
+    return out

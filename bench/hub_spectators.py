@@ -10,8 +10,11 @@ import base64
 import json
 import os
 import struct
+import threading
 import time
 from typing import Any
+
+from hub.stalls import install_stalls
 
 NS = "/watch"
 WITNESSES = 4  # tables 1..4: one sampled socket of each returns what it got, to compare with real clients
@@ -165,6 +168,7 @@ def run_spectators(port: int, count: int, tables: int, commands: Any, results: A
     tenth socket (a sample of every table), the count of messages all sockets received, and the rows one
     socket of each of the first tables got (`seen`: compared with real python-socketio clients)."""
 
+    install_stalls("spectators", lambda probe: threading.Thread(target=probe, daemon=True).start())
     witnesses = {str(t) for t in range(1, min(WITNESSES, tables) + 1)}
 
     async def main() -> None:

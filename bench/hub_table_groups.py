@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hub.stalls import install_stalls
 from tests.hub_servers import CutProxy
 from tests.hub_tables import SimTable
 from tracker.record.hub_push import HubPusher
@@ -45,6 +46,7 @@ def run_group(port: int, tokens: dict[str, str], folder: str, window: int, comma
     """Process entry: start the tables' pushers; on ("play", rate, seconds) record that long and send back
     rows acknowledged and written, the pushers' lateness samples and this process's CPU seconds; stop on
     ("stop",)."""
+    install_stalls(f"tables-{Path(folder).name}", lambda probe: threading.Thread(target=probe, daemon=True).start())
     stop = threading.Event()
     tables = {t: SimTable(Path(folder) / f"table-{t}", seed=7000 + int(t)) for t in tokens}
     links = {t: CutProxy(port, f"127.0.{(int(t) - 1) % 250 + 1}.1") for t in tokens}

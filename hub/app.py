@@ -20,6 +20,7 @@ from hub.pairings import PairingError, parse_csv, to_csv
 from hub.profiling import install_profiling
 from hub.push import PushNamespace
 from hub.settings import HubConfig
+from hub.stalls import install_stalls
 from hub.streams import HubStore
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -184,6 +185,7 @@ def serve(cfg: HubConfig, port: int | None = None) -> None:
     server = WSGIServer((cfg.host, port or cfg.port), app, log=None, error_log=logging.getLogger("kipukas-hub"),
                         backlog=LISTEN_BACKLOG)
     install_profiling(port or cfg.port)  # benches only: off unless KIPUKAS_HUB_PROFILE is set
+    install_stalls(str(port or cfg.port), socketio.start_background_task)  # benches only: KIPUKAS_HUB_STALLS
     stop = threading.Event()
     socketio.start_background_task(broadcaster.run, stop)
     print(f"kipukas-tracker hub: listening on http://{cfg.host}:{port or cfg.port}/", flush=True)
