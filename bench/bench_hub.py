@@ -15,6 +15,7 @@ one table and one spectator.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import multiprocessing as mp
 import os
@@ -131,6 +132,10 @@ class Load:
                 return state
 
     def play(self, rate: float, seconds: float) -> dict[str, Any]:
+        # the bench's 32 tables share one heap (a real table is a Pi of its own): a full collection here
+        # held every table's push at once (100-200 ms, hub.stalls); set-up's objects are frozen instead
+        gc.collect()
+        gc.freeze()
         self.commands.put("record")
         self.real_recording = True
         time.sleep(0.5)
@@ -386,6 +391,9 @@ def main() -> int:
     ap.add_argument("--profile", metavar="DIR",
                     help="run the hub processes of the main load under cProfile (hub/profiling.py), write their "
                          "profiles to DIR and print where their CPU went (slower: profiling costs CPU too)")
+    ap.add_argument("--stalls", metavar="DIR",
+                    help="keep every process's GC pauses and probe lateness (hub/stalls.py) in DIR (default: a "
+                         "temporary folder)")
     ap.add_argument("--cut-seconds", type=float, help="how long one table is cut off (default 300; --short 5)")
     args = ap.parse_args()
     tables = args.tables or (8 if args.short else 32)
@@ -394,7 +402,8 @@ def main() -> int:
     cut_s = args.cut_seconds if args.cut_seconds is not None else (5.0 if args.short else 300.0)
     print(f"load average before: {Path('/proc/loadavg').read_text().split()[0]} on {os.cpu_count()} cores", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-hub-") as tmp:
-        stalls = Path(tmp) / "stalls"  # every process of the bench notes its GC pauses and wake-up lateness here
+        # every process of the bench notes its GC pauses and wake-up lateness here
+        stalls = Path(args.stalls).resolve() if args.stalls else Path(tmp) / "stalls"
         os.environ[STALLS_ENV] = str(stalls)
         install_stalls("bench", lambda probe: threading.Thread(target=probe, daemon=True).start())
         base = measure(Path(tmp) / "baseline", 1, 1, args.rate, min(seconds, 5.0))

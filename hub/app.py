@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import logging
 import resource
+import socket
 import threading
+from contextlib import suppress
 from typing import Any
 
 import socketio as socketio_lib
@@ -15,6 +17,7 @@ from flask_socketio import SocketIO
 
 from broadcast.rooms import FramedRedisManager
 from broadcast.timing import StageTimes
+from hub.collector import Collector, settle_start_up
 from hub.namespaces import Broadcaster, OrganiserNamespace, WatchNamespace, role_of_key
 from hub.pairings import PairingError, parse_csv, to_csv
 from hub.profiling import install_profiling
@@ -182,12 +185,23 @@ def serve(cfg: HubConfig, port: int | None = None) -> None:
 
     open_files_limit()
     app, socketio, broadcaster = create_hub_app(cfg, async_mode="gevent")
-    server = WSGIServer((cfg.host, port or cfg.port), app, log=None, error_log=logging.getLogger("kipukas-hub"),
-                        backlog=LISTEN_BACKLOG)
+    class NoDelayServer(WSGIServer):  # type: ignore[misc]
+        """Every connection with TCP_NODELAY: a spectator's frame or a table's answer is small, and Nagle's
+        algorithm would hold it while an earlier one waits for nginx's delayed ACK (up to 40 ms)."""
+
+        def handle(self, sock: Any, address: Any) -> Any:
+            with suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            return super().handle(sock, address)
+
+    server = NoDelayServer((cfg.host, port or cfg.port), app, log=None, error_log=logging.getLogger("kipukas-hub"),
+                           backlog=LISTEN_BACKLOG)
     install_profiling(port or cfg.port)  # benches only: off unless KIPUKAS_HUB_PROFILE is set
     install_stalls(str(port or cfg.port), socketio.start_background_task)  # benches only: KIPUKAS_HUB_STALLS
     stop = threading.Event()
     socketio.start_background_task(broadcaster.run, stop)
+    settle_start_up()  # start-up's objects out of the collector's sight; then survivors every few seconds
+    socketio.start_background_task(Collector().run, stop)
     print(f"kipukas-tracker hub: listening on http://{cfg.host}:{port or cfg.port}/", flush=True)
     try:
         server.serve_forever()
