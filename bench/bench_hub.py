@@ -35,6 +35,7 @@ import socketio
 from bench.hub_report import pct, per_row, print_profile, print_stalls, report
 from bench.hub_spectators import WITNESSES, run_spectators, same_content
 from bench.hub_table_groups import TimedPusher, run_group
+from hub.collector import ENV as GC_ENV
 from hub.namespaces import page_key
 from hub.profiling import ENV as PROFILE_ENV
 from hub.settings import load_hub_config
@@ -391,6 +392,9 @@ def main() -> int:
     ap.add_argument("--profile", metavar="DIR",
                     help="run the hub processes of the main load under cProfile (hub/profiling.py), write their "
                          "profiles to DIR and print where their CPU went (slower: profiling costs CPU too)")
+    ap.add_argument("--compare-gc", action="store_true",
+                    help="first measure the hub processes with CPython's own garbage collector, then with "
+                         "hub/collector.py (the default), in this process, and print the ratio")
     ap.add_argument("--stalls", metavar="DIR",
                     help="keep every process's GC pauses and probe lateness (hub/stalls.py) in DIR (default: a "
                          "temporary folder)")
@@ -426,6 +430,17 @@ def main() -> int:
 
         if args.also_window and args.also_first:
             other = windowed(args.also_window)
+        library_gc = None
+        if args.compare_gc:  # the hub processes with CPython's own collector, then (below) with hub.collector
+            os.environ[GC_ENV] = "python"
+            try:
+                library_gc = measure(Path(tmp) / "load-python-gc", tables, spectators, args.rate, seconds,
+                                     window=args.window, groups=args.table_procs)
+            finally:
+                os.environ.pop(GC_ENV, None)
+            report("the hub processes with CPython's own garbage collector (KIPUKAS_HUB_GC=python)", library_gc,
+                   tables, args.rate, base_p99)
+            print_stalls(stalls, *library_gc["window"])
         if args.profile:
             os.environ[PROFILE_ENV] = str(Path(args.profile).resolve())
         try:
@@ -440,6 +455,10 @@ def main() -> int:
             print_profile(Path(args.profile), r)
         if args.also_window and not args.also_first:
             other = windowed(args.also_window)
+        if library_gc is not None:
+            print(f"hub.collector / CPython's own collector: p50 "
+                  f"{pct(r['latencies'], 0.5) / pct(library_gc['latencies'], 0.5):.3f}, "
+                  f"p99 {p99 / pct(library_gc['latencies'], 0.99):.3f}", flush=True)
         if other is not None:
             print(f"window {args.also_window} / window {args.window}: "
                   f"p50 {pct(other['latencies'], 0.5) / pct(r['latencies'], 0.5):.3f}, "

@@ -51,6 +51,8 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
           + ", ".join(f"{k} {pct(stages[k], 0.5) * 1000:.0f} / {pct(stages[k], 0.99) * 1000:.0f}"
                       for k in order if stages.get(k))
           + f", received {p50 * 1000:.0f} / {p99 * 1000:.0f}", flush=True)
+    if all(stages.get(k) for k in ("sent", "arrived", "written")):
+        print("  whose time it is (the medians' differences, ms): " + split_of_latency(stages, p50), flush=True)
     same = r.get("same", {})
     if same.get("tables"):
         print(f"  content: {same['tables']} real python-socketio clients (tables 1-{same['tables']}) and the lean "
@@ -62,6 +64,20 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
     print(f"  memory per spectator socket: {r['rss_per_socket_kb']:.1f} KB in the hub processes "
           f"(+{r['nginx_kb'] / max(1, r['spectators']):.1f} KB in nginx)", flush=True)
     return p99
+
+
+def split_of_latency(stages: dict[str, list[float]], received_p50: float) -> str:
+    """The median broadcast latency split by whose processes it passed through. Each stage's median is of
+    the same rows' cumulative lateness, so the differences add up to the received median. `sent` is the
+    table's side (its recording, the pusher, and its wait for the answer to the push before: in the bench
+    all 32 tables share one process); `arrived` - `sent` is the bench's cuttable link, nginx and the hub's
+    queue of events; `written` - `arrived` is the hub and Redis; the rest nginx and the bench's spectator
+    client."""
+    sent, arrived, written = (pct(stages[k], 0.5) for k in ("sent", "arrived", "written"))
+    return (f"at the table until the push leaves {sent * 1000:.0f} (bench: tables and pushers, and the wait "
+            f"for the previous push's answer), to the hub {(arrived - sent) * 1000:.0f} (bench's link, nginx, "
+            f"the hub's queue), in the hub and Redis {(written - arrived) * 1000:.0f}, to the spectator "
+            f"{(received_p50 - written) * 1000:.0f} (nginx, the bench's spectator client)")
 
 
 def print_profile(folder: Path, r: dict[str, Any], top: int = 30) -> None:

@@ -18,6 +18,7 @@ from flask_socketio import SocketIO
 from broadcast.rooms import FramedRedisManager
 from broadcast.timing import StageTimes
 from hub.collector import Collector, settle_start_up
+from hub.collector import wanted as collector_wanted
 from hub.namespaces import Broadcaster, OrganiserNamespace, WatchNamespace, role_of_key
 from hub.pairings import PairingError, parse_csv, to_csv
 from hub.profiling import install_profiling
@@ -153,6 +154,9 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
         broadcast's latency goes)."""
         out: dict[str, Any] = {"ok": store.ping(), "tables_connected": len(push.tables),
                                "deliveries": dict(getattr(manager, "deliveries", {}))}
+        collector = app.extensions.get("kipukas_collector")
+        if isinstance(collector, Collector):
+            out["collector"] = collector.figures()
         since = request.args.get("since")
         if since is not None:
             role()  # the timing samples are the organiser's and judges' (and the bench's), not the public's
@@ -200,8 +204,10 @@ def serve(cfg: HubConfig, port: int | None = None) -> None:
     install_stalls(str(port or cfg.port), socketio.start_background_task)  # benches only: KIPUKAS_HUB_STALLS
     stop = threading.Event()
     socketio.start_background_task(broadcaster.run, stop)
-    settle_start_up()  # start-up's objects out of the collector's sight; then survivors every few seconds
-    socketio.start_background_task(Collector().run, stop)
+    if collector_wanted():  # always, but in a bench measuring CPython's own collector against it
+        settle_start_up()  # start-up's objects out of the collector's sight; then survivors every few seconds
+        collector = app.extensions["kipukas_collector"] = Collector()
+        socketio.start_background_task(collector.run, stop)
     print(f"kipukas-tracker hub: listening on http://{cfg.host}:{port or cfg.port}/", flush=True)
     try:
         server.serve_forever()

@@ -19,12 +19,21 @@ connected).
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import time
 from collections.abc import Callable
 
+# Benches only: "python" leaves a hub process's collector as CPython sets it, to measure against
+# (`bench/bench_hub.py --compare-gc`); a production hub never sets it.
+ENV = "KIPUKAS_HUB_GC"
 FREEZE_EVERY_S = 5.0  # objects older than this leave the collector's sight
 FULL_EVERY_S = 600.0  # a real full collection then: cyclic garbage among frozen objects freed
+
+
+def wanted(environ: dict[str, str] | None = None) -> bool:
+    """Whether this process keeps its collector (False only when `KIPUKAS_HUB_GC=python`, benches only)."""
+    return (os.environ if environ is None else environ).get(ENV, "") != "python"
 
 
 def settle_start_up() -> int:
@@ -60,6 +69,10 @@ class Collector:
             gc.collect(1)
         gc.freeze()
         self.freezes += 1
+
+    def figures(self) -> dict[str, int]:
+        """What `/healthz` shows: steps taken, real full collections run, objects out of sight now."""
+        return {"freezes": self.freezes, "full_collections": self.fulls, "frozen": gc.get_freeze_count()}
 
     def run(self, stop: threading.Event, sleep: Callable[[float], object] = time.sleep) -> None:
         """Step every `freeze_every_s` until `stop` is set (a background task of the hub process)."""

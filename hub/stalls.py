@@ -32,6 +32,7 @@ class StallLog:
         self._lag: list[list[float]] = []
         self._started = 0.0
         self._lock = threading.Lock()
+        self.closed = False
         path.parent.mkdir(parents=True, exist_ok=True)
 
     def install(self, spawn: Callable[[Callable[[], None]], Any]) -> None:
@@ -50,7 +51,7 @@ class StallLog:
 
     def _probe(self) -> None:
         flushed = time.monotonic()
-        while True:
+        while not self.closed:
             t = time.perf_counter()
             time.sleep(PROBE_S)
             late = time.perf_counter() - t - PROBE_S
@@ -59,6 +60,13 @@ class StallLog:
             if time.monotonic() - flushed >= 1.0:
                 flushed = time.monotonic()
                 self.flush()
+
+    def close(self) -> None:
+        """Stop noting (the probe ends at its next wake-up) and write what was noted."""
+        self.closed = True
+        if self._collection in gc.callbacks:
+            gc.callbacks.remove(self._collection)
+        self.flush()
 
     def flush(self) -> None:
         with self._lock:
