@@ -170,8 +170,12 @@ class Load:
             for k in late:
                 late[k] += pusher.late[k]
         out = {"acked": sum(sum(p.stats.acked.values()) for p in self.pushers.values()),
-               "written": sum(sum(t.last().values()) for t in self.tables.values()), "late": late, "cpu_s": 0.0}
+               "written": sum(sum(t.last().values()) for t in self.tables.values()), "late": late, "cpu_s": 0.0,
+               "reconnects": sum(max(0, p.stats.connects - 1) for p in self.pushers.values()),
+               "errors": sorted({p.stats.last_error for p in self.pushers.values() if p.stats.last_error})}
         for g in self.group_figures:
+            out["reconnects"] += g.get("reconnects", 0)
+            out["errors"] += g.get("errors", [])
             out["acked"] += g["acked"]
             out["written"] += g["written"]
             out["cpu_s"] += g["cpu_s"]
@@ -267,6 +271,7 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
             kernel = sum(sys_s(p) for p in pids["hub processes"]) - kernel0
             cpu["tables and pushers (bench)"] = time.process_time() - own + tables_fig["cpu_s"]
             acked, written = int(tables_fig["acked"]), int(tables_fig["written"])
+            got["reconnects"], got["errors"] = tables_fig["reconnects"], tables_fig["errors"]
             return {"spectators": state["connected"], "refused": state["refused"], "connect_s": connect_s,
                     "latencies": [x - delay_min * 60 for x in got["latencies"]], "rows_seen": got["rows"],
                     "dropped": got["dropped"],
@@ -274,6 +279,7 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
                     "messages": got["messages"], "client_cpu_s": got["cpu_s"], "sent": sent,
                     "hub_kernel_s": kernel, "stages": stages, "same": got["same"],
                     "window": (load.started, load.started + got["elapsed"]),
+                    "reconnects": got["reconnects"], "errors": got["errors"],
                     "rss_per_socket_kb": (sum(loaded.values()) - sum(idle.values())) / max(1, state["connected"]),
                     "nginx_kb": (rss_kb(hub.nginx.proc.pid) if hub.nginx.proc else 0) - nginx_idle}
         finally:

@@ -31,6 +31,10 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
     print(f"  broadcast latency p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms over {len(lat)} row deliveries "
           f"sampled (target p99 <= 250 ms: {'met' if p99 <= 0.25 else 'NOT met'}); "
           f"ratio p99 / baseline p99 = {p99 / base_p99:.2f}")
+    if r.get("reconnects") or r.get("errors"):
+        print(f"  table links: {r.get('reconnects', 0)} reconnections (a push unanswered for 10 s, or the link "
+              f"lost; its rows are sent again: inside the latency above); pushers' last errors: "
+              f"{'; '.join(r.get('errors', [])) or 'none'}", flush=True)
     wanted = r["acked"] / r["elapsed"] * r["spectators"] / tables
     print(f"  rows ingested: {r['acked']} of {r['written']} written, {r['acked'] / r['elapsed']:.0f} rows/s; "
           f"messages delivered to spectators: {r['messages'] / r['elapsed']:.0f}/s carrying "

@@ -80,7 +80,9 @@ def run_group(port: int, tokens: dict[str, str], folder: str, window: int, comma
                     late[k] += p.late[k]
             results.put({"acked": sum(sum(p.stats.acked.values()) for p in pushers.values()),
                          "written": sum(sum(table.last().values()) for table in tables.values()),
-                         "late": late, "cpu_s": time.process_time() - cpu0})
+                         "late": late, "cpu_s": time.process_time() - cpu0,
+                         "reconnects": sum(max(0, p.stats.connects - 1) for p in pushers.values()),
+                         "errors": sorted({p.stats.last_error for p in pushers.values() if p.stats.last_error})})
     finally:
         stop.set()
         for link in links.values():

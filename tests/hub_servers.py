@@ -294,7 +294,8 @@ class CutProxy:
             # the table's own client sets TCP_NODELAY (websocket-client does); a link in between must not
             # hold its small frames back for Nagle's algorithm (up to a delayed ACK, 40 ms) either
             for s in (client, upstream):
-                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                with suppress(OSError):  # a peer already gone: its pipe ends at the first read
+                    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self.lock:
                 self.conns += [client, upstream]
             for a, b in ((client, upstream), (upstream, client)):
