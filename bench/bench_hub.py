@@ -141,7 +141,7 @@ class Load:
         self.real_recording = True
         time.sleep(0.5)
         for pusher in self.pushers.values():
-            pusher.recording = True
+            pusher.recording, pusher.connects0 = True, pusher.stats.connects
         self.started = time.time()
         for _, commands, _ in self.groups:
             commands.put(("play", rate, seconds))
@@ -171,7 +171,7 @@ class Load:
                 late[k] += pusher.late[k]
         out = {"acked": sum(sum(p.stats.acked.values()) for p in self.pushers.values()),
                "written": sum(sum(t.last().values()) for t in self.tables.values()), "late": late, "cpu_s": 0.0,
-               "reconnects": sum(max(0, p.stats.connects - 1) for p in self.pushers.values()),
+               "reconnects": sum(p.stats.connects - p.connects0 for p in self.pushers.values()),
                "errors": sorted({p.stats.last_error for p in self.pushers.values() if p.stats.last_error})}
         for g in self.group_figures:
             out["reconnects"] += g.get("reconnects", 0)

@@ -32,8 +32,9 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
           f"sampled (target p99 <= 250 ms: {'met' if p99 <= 0.25 else 'NOT met'}); "
           f"ratio p99 / baseline p99 = {p99 / base_p99:.2f}")
     if r.get("reconnects") or r.get("errors"):
-        print(f"  table links: {r.get('reconnects', 0)} reconnections (a push unanswered for 10 s, or the link "
-              f"lost; its rows are sent again: inside the latency above); pushers' last errors: "
+        print(f"  table links: {r.get('reconnects', 0)} reconnections in the measured window (a push unanswered "
+              f"for 10 s, or the link lost; its rows are sent again: inside the latency above); pushers' last "
+              f"errors (any time): "
               f"{'; '.join(r.get('errors', [])) or 'none'}", flush=True)
     wanted = r["acked"] / r["elapsed"] * r["spectators"] / tables
     print(f"  rows ingested: {r['acked']} of {r['written']} written, {r['acked'] / r['elapsed']:.0f} rows/s; "

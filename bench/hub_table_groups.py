@@ -29,6 +29,7 @@ class TimedPusher(HubPusher):
         super().__init__(*args, **kwargs)
         self.late: dict[str, list[float]] = {"sent": [], "acked": []}
         self.recording = False
+        self.connects0 = 0  # connections made before the measured window (reconnections are counted after it)
 
     def _emit_rows(self, cursor: Any, data: dict[str, Any], generation: int) -> None:
         if self.recording:
@@ -65,7 +66,7 @@ def run_group(port: int, tokens: dict[str, str], folder: str, window: int, comma
             gc.freeze()
             cpu0 = time.process_time()
             for p in pushers.values():
-                p.recording = True
+                p.recording, p.connects0 = True, p.stats.connects
             threads = [table.run(rate) for table in tables.values()]
             time.sleep(seconds)
             for table in tables.values():
@@ -81,7 +82,7 @@ def run_group(port: int, tokens: dict[str, str], folder: str, window: int, comma
             results.put({"acked": sum(sum(p.stats.acked.values()) for p in pushers.values()),
                          "written": sum(sum(table.last().values()) for table in tables.values()),
                          "late": late, "cpu_s": time.process_time() - cpu0,
-                         "reconnects": sum(max(0, p.stats.connects - 1) for p in pushers.values()),
+                         "reconnects": sum(p.stats.connects - p.connects0 for p in pushers.values()),
                          "errors": sorted({p.stats.last_error for p in pushers.values() if p.stats.last_error})})
     finally:
         stop.set()
