@@ -106,19 +106,27 @@ def test_stall_notes_collections_and_a_late_probe_within_the_window(tmp_path: Pa
     assert all(set(json.loads(line)) == {"gc", "lag"} for line in lines)
 
 
-def test_the_bench_links_do_not_hold_small_frames_back(tmp_path: Path) -> None:
+def test_the_bench_links_stay_up_while_idle_and_do_not_hold_small_frames_back(tmp_path: Path) -> None:
+    """A table's link in the bench is cut only when the bench cuts it: one idle for longer than its connect
+    timeout (5 s) was closed under the table, whose next push was lost or found the link gone."""
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen(4)
         link = CutProxy(server.getsockname()[1], "127.0.0.9")
         try:
-            with socket.create_connection(("127.0.0.1", link.port), timeout=5) as client:
+            with socket.create_connection(("127.0.0.1", link.port), timeout=10) as client:
                 upstream, _ = server.accept()
                 with upstream:
+                    upstream.settimeout(10)
                     client.sendall(b"ping")
                     assert upstream.recv(4) == b"ping"
                     assert len(link.conns) == 2
                     assert all(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for s in link.conns)
+                    time.sleep(6.0)  # idle past the link's connect timeout
+                    upstream.sendall(b"pong")
+                    assert client.recv(4) == b"pong", "the idle link was closed"
+                    client.sendall(b"again")
+                    assert upstream.recv(5) == b"again"
         finally:
             link.close()
 
