@@ -15,6 +15,7 @@ one table and one spectator.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import multiprocessing as mp
 import os
@@ -31,12 +32,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import socketio
 
-from bench.hub_report import pct, per_row, print_profile, report
+from bench.hub_report import pct, per_row, print_profile, print_stalls, report
 from bench.hub_spectators import WITNESSES, run_spectators, same_content
 from bench.hub_table_groups import TimedPusher, run_group
+from hub.collector import ENV as GC_ENV
 from hub.namespaces import page_key
 from hub.profiling import ENV as PROFILE_ENV
 from hub.settings import load_hub_config
+from hub.stalls import ENV as STALLS_ENV
+from hub.stalls import install_stalls
 from hub.streams import HubStore
 from hub.verify import check_row, head_valid
 from tests.hub_servers import CutProxy, Hub, running_hub
@@ -129,11 +133,15 @@ class Load:
                 return state
 
     def play(self, rate: float, seconds: float) -> dict[str, Any]:
+        # the bench's 32 tables share one heap (a real table is a Pi of its own): a full collection here
+        # held every table's push at once (100-200 ms, hub.stalls); set-up's objects are frozen instead
+        gc.collect()
+        gc.freeze()
         self.commands.put("record")
         self.real_recording = True
         time.sleep(0.5)
         for pusher in self.pushers.values():
-            pusher.recording = True
+            pusher.recording, pusher.connects0 = True, pusher.stats.connects
         self.started = time.time()
         for _, commands, _ in self.groups:
             commands.put(("play", rate, seconds))
@@ -162,8 +170,12 @@ class Load:
             for k in late:
                 late[k] += pusher.late[k]
         out = {"acked": sum(sum(p.stats.acked.values()) for p in self.pushers.values()),
-               "written": sum(sum(t.last().values()) for t in self.tables.values()), "late": late, "cpu_s": 0.0}
+               "written": sum(sum(t.last().values()) for t in self.tables.values()), "late": late, "cpu_s": 0.0,
+               "reconnects": sum(p.stats.connects - p.connects0 for p in self.pushers.values()),
+               "errors": sorted({p.stats.last_error for p in self.pushers.values() if p.stats.last_error})}
         for g in self.group_figures:
+            out["reconnects"] += g.get("reconnects", 0)
+            out["errors"] += g.get("errors", [])
             out["acked"] += g["acked"]
             out["written"] += g["written"]
             out["cpu_s"] += g["cpu_s"]
@@ -259,12 +271,15 @@ def measure(folder: Path, tables: int, spectators: int, rate: float, seconds: fl
             kernel = sum(sys_s(p) for p in pids["hub processes"]) - kernel0
             cpu["tables and pushers (bench)"] = time.process_time() - own + tables_fig["cpu_s"]
             acked, written = int(tables_fig["acked"]), int(tables_fig["written"])
+            got["reconnects"], got["errors"] = tables_fig["reconnects"], tables_fig["errors"]
             return {"spectators": state["connected"], "refused": state["refused"], "connect_s": connect_s,
                     "latencies": [x - delay_min * 60 for x in got["latencies"]], "rows_seen": got["rows"],
                     "dropped": got["dropped"],
                     "elapsed": got["elapsed"], "acked": acked, "written": written, "cpu": cpu,
                     "messages": got["messages"], "client_cpu_s": got["cpu_s"], "sent": sent,
                     "hub_kernel_s": kernel, "stages": stages, "same": got["same"],
+                    "window": (load.started, load.started + got["elapsed"]),
+                    "reconnects": got["reconnects"], "errors": got["errors"],
                     "rss_per_socket_kb": (sum(loaded.values()) - sum(idle.values())) / max(1, state["connected"]),
                     "nginx_kb": (rss_kb(hub.nginx.proc.pid) if hub.nginx.proc else 0) - nginx_idle}
         finally:
@@ -383,6 +398,12 @@ def main() -> int:
     ap.add_argument("--profile", metavar="DIR",
                     help="run the hub processes of the main load under cProfile (hub/profiling.py), write their "
                          "profiles to DIR and print where their CPU went (slower: profiling costs CPU too)")
+    ap.add_argument("--compare-gc", action="store_true",
+                    help="first measure the hub processes with CPython's own garbage collector, then with "
+                         "hub/collector.py (the default), in this process, and print the ratio")
+    ap.add_argument("--stalls", metavar="DIR",
+                    help="keep every process's GC pauses and probe lateness (hub/stalls.py) in DIR (default: a "
+                         "temporary folder)")
     ap.add_argument("--cut-seconds", type=float, help="how long one table is cut off (default 300; --short 5)")
     args = ap.parse_args()
     tables = args.tables or (8 if args.short else 32)
@@ -391,6 +412,10 @@ def main() -> int:
     cut_s = args.cut_seconds if args.cut_seconds is not None else (5.0 if args.short else 300.0)
     print(f"load average before: {Path('/proc/loadavg').read_text().split()[0]} on {os.cpu_count()} cores", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-hub-") as tmp:
+        # every process of the bench notes its GC pauses and wake-up lateness here
+        stalls = Path(args.stalls).resolve() if args.stalls else Path(tmp) / "stalls"
+        os.environ[STALLS_ENV] = str(stalls)
+        install_stalls("bench", lambda probe: threading.Thread(target=probe, daemon=True).start())
         base = measure(Path(tmp) / "baseline", 1, 1, args.rate, min(seconds, 5.0))
         base_p99 = pct(base["latencies"], 0.99)
         print(f"baseline (1 table, 1 spectator): p50 {pct(base['latencies'], 0.5) * 1000:.1f} ms, "
@@ -411,6 +436,17 @@ def main() -> int:
 
         if args.also_window and args.also_first:
             other = windowed(args.also_window)
+        library_gc = None
+        if args.compare_gc:  # the hub processes with CPython's own collector, then (below) with hub.collector
+            os.environ[GC_ENV] = "python"
+            try:
+                library_gc = measure(Path(tmp) / "load-python-gc", tables, spectators, args.rate, seconds,
+                                     window=args.window, groups=args.table_procs)
+            finally:
+                os.environ.pop(GC_ENV, None)
+            report("the hub processes with CPython's own garbage collector (KIPUKAS_HUB_GC=python)", library_gc,
+                   tables, args.rate, base_p99)
+            print_stalls(stalls, *library_gc["window"])
         if args.profile:
             os.environ[PROFILE_ENV] = str(Path(args.profile).resolve())
         try:
@@ -420,10 +456,15 @@ def main() -> int:
             os.environ.pop(PROFILE_ENV, None)
         p99 = report(f"after (broadcast = \"framed\": encoded and framed once per room, merged while sending; "
                      f"push window {args.window})", r, tables, args.rate, base_p99)
+        print_stalls(stalls, *r["window"])
         if args.profile:
             print_profile(Path(args.profile), r)
         if args.also_window and not args.also_first:
             other = windowed(args.also_window)
+        if library_gc is not None:
+            print(f"hub.collector / CPython's own collector: p50 "
+                  f"{pct(r['latencies'], 0.5) / pct(library_gc['latencies'], 0.5):.3f}, "
+                  f"p99 {p99 / pct(library_gc['latencies'], 0.99):.3f}", flush=True)
         if other is not None:
             print(f"window {args.also_window} / window {args.window}: "
                   f"p50 {pct(other['latencies'], 0.5) / pct(r['latencies'], 0.5):.3f}, "

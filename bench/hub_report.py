@@ -31,6 +31,11 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
     print(f"  broadcast latency p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms over {len(lat)} row deliveries "
           f"sampled (target p99 <= 250 ms: {'met' if p99 <= 0.25 else 'NOT met'}); "
           f"ratio p99 / baseline p99 = {p99 / base_p99:.2f}")
+    if r.get("reconnects") or r.get("errors"):
+        print(f"  table links: {r.get('reconnects', 0)} reconnections in the measured window (a push unanswered "
+              f"for 10 s, or the link lost; its rows are sent again: inside the latency above); pushers' last "
+              f"errors (any time): "
+              f"{'; '.join(r.get('errors', [])) or 'none'}", flush=True)
     wanted = r["acked"] / r["elapsed"] * r["spectators"] / tables
     print(f"  rows ingested: {r['acked']} of {r['written']} written, {r['acked'] / r['elapsed']:.0f} rows/s; "
           f"messages delivered to spectators: {r['messages'] / r['elapsed']:.0f}/s carrying "
@@ -51,6 +56,8 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
           + ", ".join(f"{k} {pct(stages[k], 0.5) * 1000:.0f} / {pct(stages[k], 0.99) * 1000:.0f}"
                       for k in order if stages.get(k))
           + f", received {p50 * 1000:.0f} / {p99 * 1000:.0f}", flush=True)
+    if all(stages.get(k) for k in ("sent", "arrived", "written")):
+        print("  whose time it is (the medians' differences, ms): " + split_of_latency(stages, p50), flush=True)
     same = r.get("same", {})
     if same.get("tables"):
         print(f"  content: {same['tables']} real python-socketio clients (tables 1-{same['tables']}) and the lean "
@@ -62,6 +69,20 @@ def report(title: str, r: dict[str, Any], tables: int, rate: float, base_p99: fl
     print(f"  memory per spectator socket: {r['rss_per_socket_kb']:.1f} KB in the hub processes "
           f"(+{r['nginx_kb'] / max(1, r['spectators']):.1f} KB in nginx)", flush=True)
     return p99
+
+
+def split_of_latency(stages: dict[str, list[float]], received_p50: float) -> str:
+    """The median broadcast latency split by whose processes it passed through. Each stage's median is of
+    the same rows' cumulative lateness, so the differences add up to the received median. `sent` is the
+    table's side (its recording, the pusher, and its wait for the answer to the push before: in the bench
+    all 32 tables share one process); `arrived` - `sent` is the bench's cuttable link, nginx and the hub's
+    queue of events; `written` - `arrived` is the hub and Redis; the rest nginx and the bench's spectator
+    client."""
+    sent, arrived, written = (pct(stages[k], 0.5) for k in ("sent", "arrived", "written"))
+    return (f"at the table until the push leaves {sent * 1000:.0f} (bench: tables and pushers, and the wait "
+            f"for the previous push's answer), to the hub {(arrived - sent) * 1000:.0f} (bench's link, nginx, "
+            f"the hub's queue), in the hub and Redis {(written - arrived) * 1000:.0f}, to the spectator "
+            f"{(received_p50 - written) * 1000:.0f} (nginx, the bench's spectator client)")
 
 
 def print_profile(folder: Path, r: dict[str, Any], top: int = 30) -> None:
@@ -82,3 +103,34 @@ def print_profile(folder: Path, r: dict[str, Any], top: int = 30) -> None:
     for (file, line, name), v in sorted(entries.items(), key=lambda kv: -kv[1][2])[:top]:
         print(f"    {v[2] / total:6.1%} {v[2] / rows * 1e6:7.1f} {v[1] / rows:7.2f}  {name} "
               f"({Path(file).name}:{line})", flush=True)
+
+
+def print_stalls(folder: Path, start: float, end: float) -> dict[str, dict[str, float]]:
+    """Each process's stalls in the measured window (`hub.stalls`): its garbage collections (how many, the
+    time it stood still in them, the longest) and how late its 5 ms probe woke (p50 / p99 / longest: the
+    wait for its event loop, or for the GIL and a core). The figures per process, by file name."""
+    from hub.stalls import read_stalls
+
+    out: dict[str, dict[str, float]] = {}
+    files = sorted(folder.glob("stalls-*.jsonl"))
+    if not files:
+        return out
+    span = max(1e-9, end - start)
+    print(f"  stalls in the measured window ({span:.0f} s; GC pauses, and how late a 5 ms sleep woke):", flush=True)
+    for f in files:
+        got = read_stalls(f, start, end)
+        if not got["lag"]:
+            continue
+        gcs = got["gc"]
+        full = [s for s in gcs if s[1] == 2]
+        lag = [s[1] for s in got["lag"]]
+        fig = {"gc_n": float(len(gcs)), "gc_s": sum(s[2] for s in gcs), "gc_max": max((s[2] for s in gcs), default=0.0),
+               "gc2_n": float(len(full)), "gc2_max": max((s[2] for s in full), default=0.0),
+               "lag50": pct(lag, 0.5), "lag99": pct(lag, 0.99), "lag_max": max(lag)}
+        out[f.stem.removeprefix("stalls-")] = fig
+        print(f"    {f.stem.removeprefix('stalls-'):>12}: {len(gcs)} collections ({len(full)} full), "
+              f"{fig['gc_s'] * 1000:.0f} ms in all ({fig['gc_s'] / span:.1%} of the window), longest "
+              f"{fig['gc_max'] * 1000:.1f} ms (full: {fig['gc2_max'] * 1000:.1f} ms); probe late p50 "
+              f"{fig['lag50'] * 1000:.1f} ms, p99 {fig['lag99'] * 1000:.1f} ms, longest {fig['lag_max'] * 1000:.0f} ms",
+              flush=True)
+    return out

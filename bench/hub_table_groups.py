@@ -7,11 +7,13 @@ address, so nginx's ip_hash spreads them as before) and answers the bench's comm
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from hub.stalls import install_stalls
 from tests.hub_servers import CutProxy
 from tests.hub_tables import SimTable
 from tracker.record.hub_push import HubPusher
@@ -27,6 +29,7 @@ class TimedPusher(HubPusher):
         super().__init__(*args, **kwargs)
         self.late: dict[str, list[float]] = {"sent": [], "acked": []}
         self.recording = False
+        self.connects0 = 0  # connections made before the measured window (reconnections are counted after it)
 
     def _emit_rows(self, cursor: Any, data: dict[str, Any], generation: int) -> None:
         if self.recording:
@@ -45,6 +48,7 @@ def run_group(port: int, tokens: dict[str, str], folder: str, window: int, comma
     """Process entry: start the tables' pushers; on ("play", rate, seconds) record that long and send back
     rows acknowledged and written, the pushers' lateness samples and this process's CPU seconds; stop on
     ("stop",)."""
+    install_stalls(f"tables-{Path(folder).name}", lambda probe: threading.Thread(target=probe, daemon=True).start())
     stop = threading.Event()
     tables = {t: SimTable(Path(folder) / f"table-{t}", seed=7000 + int(t)) for t in tokens}
     links = {t: CutProxy(port, f"127.0.{(int(t) - 1) % 250 + 1}.1") for t in tokens}
@@ -58,9 +62,11 @@ def run_group(port: int, tokens: dict[str, str], folder: str, window: int, comma
             if command[0] != "play":
                 return
             _, rate, seconds = command
+            gc.collect()  # set-up's objects out of the collector's sight, as in bench_hub's own process
+            gc.freeze()
             cpu0 = time.process_time()
             for p in pushers.values():
-                p.recording = True
+                p.recording, p.connects0 = True, p.stats.connects
             threads = [table.run(rate) for table in tables.values()]
             time.sleep(seconds)
             for table in tables.values():
@@ -75,7 +81,9 @@ def run_group(port: int, tokens: dict[str, str], folder: str, window: int, comma
                     late[k] += p.late[k]
             results.put({"acked": sum(sum(p.stats.acked.values()) for p in pushers.values()),
                          "written": sum(sum(table.last().values()) for table in tables.values()),
-                         "late": late, "cpu_s": time.process_time() - cpu0})
+                         "late": late, "cpu_s": time.process_time() - cpu0,
+                         "reconnects": sum(p.stats.connects - p.connects0 for p in pushers.values()),
+                         "errors": sorted({p.stats.last_error for p in pushers.values() if p.stats.last_error})})
     finally:
         stop.set()
         for link in links.values():

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import logging
 import resource
+import socket
 import threading
+from contextlib import suppress
 from typing import Any
 
 import socketio as socketio_lib
@@ -15,11 +17,14 @@ from flask_socketio import SocketIO
 
 from broadcast.rooms import FramedRedisManager
 from broadcast.timing import StageTimes
+from hub.collector import Collector, settle_start_up
+from hub.collector import wanted as collector_wanted
 from hub.namespaces import Broadcaster, OrganiserNamespace, WatchNamespace, role_of_key
 from hub.pairings import PairingError, parse_csv, to_csv
 from hub.profiling import install_profiling
 from hub.push import PushNamespace
 from hub.settings import HubConfig
+from hub.stalls import install_stalls
 from hub.streams import HubStore
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -149,6 +154,9 @@ def create_hub_app(cfg: HubConfig, store: HubStore | None = None,
         broadcast's latency goes)."""
         out: dict[str, Any] = {"ok": store.ping(), "tables_connected": len(push.tables),
                                "deliveries": dict(getattr(manager, "deliveries", {}))}
+        collector = app.extensions.get("kipukas_collector")
+        if isinstance(collector, Collector):
+            out["collector"] = collector.figures()
         since = request.args.get("since")
         if since is not None:
             role()  # the timing samples are the organiser's and judges' (and the bench's), not the public's
@@ -181,11 +189,25 @@ def serve(cfg: HubConfig, port: int | None = None) -> None:
 
     open_files_limit()
     app, socketio, broadcaster = create_hub_app(cfg, async_mode="gevent")
-    server = WSGIServer((cfg.host, port or cfg.port), app, log=None, error_log=logging.getLogger("kipukas-hub"),
-                        backlog=LISTEN_BACKLOG)
+    class NoDelayServer(WSGIServer):  # type: ignore[misc]
+        """Every connection with TCP_NODELAY: a spectator's frame or a table's answer is small, and Nagle's
+        algorithm would hold it while an earlier one waits for nginx's delayed ACK (up to 40 ms)."""
+
+        def handle(self, sock: Any, address: Any) -> Any:
+            with suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            return super().handle(sock, address)
+
+    server = NoDelayServer((cfg.host, port or cfg.port), app, log=None, error_log=logging.getLogger("kipukas-hub"),
+                           backlog=LISTEN_BACKLOG)
     install_profiling(port or cfg.port)  # benches only: off unless KIPUKAS_HUB_PROFILE is set
+    install_stalls(str(port or cfg.port), socketio.start_background_task)  # benches only: KIPUKAS_HUB_STALLS
     stop = threading.Event()
     socketio.start_background_task(broadcaster.run, stop)
+    if collector_wanted():  # always, but in a bench measuring CPython's own collector against it
+        settle_start_up()  # start-up's objects out of the collector's sight; then survivors every few seconds
+        collector = app.extensions["kipukas_collector"] = Collector()
+        socketio.start_background_task(collector.run, stop)
     print(f"kipukas-tracker hub: listening on http://{cfg.host}:{port or cfg.port}/", flush=True)
     try:
         server.serve_forever()

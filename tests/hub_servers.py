@@ -291,6 +291,15 @@ class CutProxy:
             except OSError:
                 client.close()
                 continue
+            # the connect timeout must not stay on the link: a table idle for 5 s (waiting while the bench's
+            # spectators connect) had its link cut under it, and its next push at play start was lost or
+            # found the link gone (issue 20: every table reconnected once at the start of the measured window)
+            upstream.settimeout(None)
+            # the table's own client sets TCP_NODELAY (websocket-client does); a link in between must not
+            # hold its small frames back for Nagle's algorithm (up to a delayed ACK, 40 ms) either
+            for s in (client, upstream):
+                with suppress(OSError):  # a peer already gone: its pipe ends at the first read
+                    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self.lock:
                 self.conns += [client, upstream]
             for a, b in ((client, upstream), (upstream, client)):
