@@ -125,11 +125,11 @@ class FrameBlur:
                 assert look is not None
                 model = (look[0], look[1])
             if self.clips:  # the estimate's own patch, as before: the decision's keeps the model's clipped values
-                c, _ = smoothed_patch(normalise(extract(self.img, reg.H, reg.size), self.gains))
+                c, _ = smoothed_patch(normalise(extract(self.img, reg.H, reg.size), self.gains), reg.px_per_mm)
             else:
-                c, _ = self.smoothed[rid] = smoothed_patch(self.patch(rid))
+                c, _ = self.smoothed[rid] = smoothed_patch(self.patch(rid), reg.px_per_mm)
             for i, level in enumerate(MATCH_BLUR_MM):
-                scores[i] += match_score(c, smoothed_model(model, round(level * reg.px_per_mm, 1))[0])
+                scores[i] += match_score(c, smoothed_model(model, round(level * reg.px_per_mm, 1), reg.px_per_mm)[0])
         scores /= len(sample)
         best = 0
         for i in range(1, len(MATCH_BLUR_MM)):
