@@ -85,6 +85,7 @@ SMOOTH_MM = 1.0
 MIN_FREE_MM2 = 20.0 / 9.0
 MIN_CALM_MM2 = 30.0 / 9.0
 MIN_OUTLINE_MM2 = 10.0 / 9.0
+MATCH_STEP_MM = 2.0 / 3.0
 LEGACY_PX_PER_MM = 3.0  # the sizes of the legacy test (``changed_pixels_legacy``), which is given no scale
 # extra blur (mm) the model is given to match a blurrier frame (``changed_matched``); the next level is taken
 # only when it brings the median colour difference down by MATCH_GAIN more
@@ -295,13 +296,13 @@ class StandClassifier:
                         return "something on the piece"
                     unsure = BLURRED_UNSURE
             # the piece's side walls and its soft shadow around the top
-            grow = round((2.5 + BLUR_REACH * blur_mm) * k)
+            grow = round((2.5 + BLUR_REACH * blur_mm) * k + 0.5)
             explained = np.asarray(cv2.dilate(explained, np.ones((grow * 2 + 1,) * 2, np.uint8)), np.uint8)
         free = core & (explained == 0)
         if allowed is not None:
             free &= ~allowed  # where the last piece stood: what is there now is the stand or the new piece
         if free.sum() < px_area(MIN_FREE_MM2, k):
-            return unsure
+            return unsure if blur_mm <= 0 or hull is None else BLURRED_UNSURE
         if changed is not None:
             frac = float((changed & free).sum()) / float(free.sum())
             if TRACE_U is not None:
@@ -346,7 +347,7 @@ def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: f
         best: tuple[float, F32, F32, float] | None = None
         for level in MATCH_BLUR_MM if px_per_mm > 0 else (0.0,):
             lc, ls = _smoothed_ref(ref, round(level * px_per_mm, 1), k)
-            score = match_score(c, lc)
+            score = match_score(c, lc, match_step(k))
             if best is None or score < best[0] - MATCH_GAIN:
                 best = (score, lc, ls, level)
         assert best is not None
@@ -360,11 +361,16 @@ def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: f
     return np.asarray(cv2.morphologyEx(raw.astype(np.uint8), cv2.MORPH_OPEN, kernel(OPEN_MM, k)) > 0, np.bool_), extra
 
 
-def match_score(c: F32, model_c: F32) -> float:
+def match_score(c: F32, model_c: F32, step: int = 2) -> float:
     """How far a smoothed patch's colour is from a smoothed model's: the median chromaticity distance over
-    every other pixel (the ladder's measure, per stand or pooled over a frame's sample); ``median`` is
-    ``np.median``'s value by one partition."""
-    return median(chroma_dist(c[::2, ::2], model_c[::2, ::2]).ravel())
+    every ``step``-th pixel (the ladder's measure, per stand or pooled over a frame's sample; ``match_step``
+    gives the step at a resolution); ``median`` is ``np.median``'s value by one partition."""
+    return median(chroma_dist(c[::step, ::step], model_c[::step, ::step]).ravel())
+
+
+def match_step(px_per_mm: float) -> int:
+    """The ladder's sampling step at ``px_per_mm``: one pixel every ``MATCH_STEP_MM`` (every other at 3 px/mm)."""
+    return max(1, round(MATCH_STEP_MM * px_per_mm))
 
 
 def smoothed_patch(patch: NDArray[np.uint8], px_per_mm: float) -> tuple[F32, F32]:
