@@ -86,6 +86,7 @@ MIN_FREE_MM2 = 20.0 / 9.0
 MIN_CALM_MM2 = 30.0 / 9.0
 MIN_OUTLINE_MM2 = 10.0 / 9.0
 MATCH_STEP_MM = 2.0 / 3.0
+CROSS_BELOW_PX = 0.9
 LEGACY_PX_PER_MM = 3.0  # the sizes of the legacy test (``changed_pixels_legacy``), which is given no scale
 # extra blur (mm) the model is given to match a blurrier frame (``changed_matched``); the next level is taken
 # only when it brings the median colour difference down by MATCH_GAIN more
@@ -425,10 +426,14 @@ def px_area(mm2: float, px_per_mm: float) -> int:
 
 @lru_cache(maxsize=32)
 def kernel(radius_mm: float, px_per_mm: float) -> NDArray[np.uint8]:
-    """A square structuring element reaching ``radius_mm`` each side of its centre at ``px_per_mm``
-    (at least one pixel; read-only: it is shared)."""
+    """A square structuring element reaching ``radius_mm`` each side of its centre at ``px_per_mm`` (read-only:
+    it is shared); under ``CROSS_BELOW_PX`` a 3x3 cross, the nearest to so small a disc (1/3 mm at 2 px/mm:
+    a 3x3 square opened a JPEG-blotched top 1.5 mm wide where 3 px/mm opened it 1 mm wide)."""
     r = max(1, round(radius_mm * px_per_mm))
-    m = np.ones((2 * r + 1, 2 * r + 1), np.uint8)
+    if radius_mm * px_per_mm < CROSS_BELOW_PX:
+        m = np.asarray(cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3)), np.uint8)
+    else:
+        m = np.ones((2 * r + 1, 2 * r + 1), np.uint8)
     m.setflags(write=False)
     return m
 
@@ -446,14 +451,16 @@ def _rim_touched(change: NDArray[np.bool_], core: NDArray[np.bool_], k: float) -
 
 @lru_cache(maxsize=64)
 def _footprint(kind: str, size_mm: tuple[float, float], k: float, n: int, grow: float) -> NDArray[np.uint8]:
-    """Where a piece of ``kind`` may stand on an n x n stand patch (read-only: it is shared)."""
-    m = np.zeros((n, n), dtype=np.uint8)
-    c = n / 2.0
+    """Where a piece of ``kind`` may stand on an n x n stand patch (read-only: it is shared): the pixels
+    whose centre lies within the square or disc, measured in mm, not rounded to whole pixels (a radius of
+    8.8 mm was 26 px = 8.67 mm at 3 px/mm but 18 px = 9 mm at 2)."""
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float64) - n / 2.0
     if kind == "territory":
         hw, hh = (size_mm[0] / 2 + grow) * k, (size_mm[1] / 2 + grow) * k
-        cv2.rectangle(m, (round(c - hw), round(c - hh)), (round(c + hw), round(c + hh)), 1, -1)
+        inside = (np.abs(xx) <= hw) & (np.abs(yy) <= hh)
     else:
-        cv2.circle(m, (round(c), round(c)), round((size_mm[0] / 2 + grow) * k), 1, -1)
+        inside = np.hypot(xx, yy) <= (size_mm[0] / 2 + grow) * k
+    m = inside.astype(np.uint8)
     m.setflags(write=False)
     return m
 
