@@ -13,7 +13,8 @@ from tests.overhead_support import PALETTE, layout, pose, random_tokens, referen
 from vision.board import BoardReader
 from vision.colour import chroma
 from vision.regions import STAND_READ_PX_PER_MM, stand_regions
-from vision.stands import StandClassifier, kernel, px_area
+from vision.stand_shapes import kernel, px_area
+from vision.stands import StandClassifier
 from vision.synth import Renderer, TableScene
 from vision.warp import extract
 

@@ -11,7 +11,6 @@ stand is obstructed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -31,6 +30,7 @@ from vision.colour import (
     skin_fraction,
 )
 from vision.memo import IdentityMemo
+from vision.stand_shapes import fill_of, footprint, hull_of, kernel, largest, piece_zone, px_area
 
 EMPTY_MAX_MM2 = 45.0
 CAPITAL_MIN_MM2 = 205.0
@@ -86,7 +86,6 @@ MIN_FREE_MM2 = 20.0 / 9.0
 MIN_CALM_MM2 = 30.0 / 9.0
 MIN_OUTLINE_MM2 = 10.0 / 9.0
 MATCH_STEP_MM = 2.0 / 3.0
-CROSS_BELOW_PX = 0.9
 LEGACY_PX_PER_MM = 3.0  # the sizes of the legacy test (``changed_pixels_legacy``), which is given no scale
 # extra blur (mm) the model is given to match a blurrier frame (``changed_matched``); the next level is taken
 # only when it brings the median colour difference down by MATCH_GAIN more
@@ -157,7 +156,7 @@ class StandClassifier:
         c, s = chroma(patch) if cs is None else cs
         owners = self.owner_map(c, s)
         n = patch.shape[0]
-        foot = _footprint(kind, size_mm, px_per_mm, n, FOOTPRINT_GROW_MM.get(kind, 2.0))
+        foot = footprint(kind, size_mm, px_per_mm, n, FOOTPRINT_GROW_MM.get(kind, 2.0))
         changed: NDArray[np.bool_] | None = None
         frame_blur, blur_mm = blur_mm, 0.0  # how much blurrier than its model the frame is: an edge reaches further
         allowed: NDArray[np.bool_] | None = None
@@ -174,11 +173,11 @@ class StandClassifier:
         any_owner = (owners >= 0).astype(np.uint8)
         any_owner = np.asarray(cv2.morphologyEx(any_owner, cv2.MORPH_OPEN, kernel(OPEN_MM, px_per_mm)), np.uint8)
         # JPEG's colour subsampling and noise punch holes in a piece's colour: close them before measuring
-        blob = _largest(np.asarray(cv2.morphologyEx(any_owner & foot, cv2.MORPH_CLOSE, kernel(CLOSE_MM, px_per_mm)),
+        blob = largest(np.asarray(cv2.morphologyEx(any_owner & foot, cv2.MORPH_CLOSE, kernel(CLOSE_MM, px_per_mm)),
                                    np.uint8) & foot)
         area = float(blob.sum()) / px_per_mm**2
         border = float(np.concatenate([any_owner[0], any_owner[-1], any_owner[:, 0], any_owner[:, -1]]).mean())
-        hull = _hull(blob) if area >= EMPTY_MAX_MM2 else None
+        hull = hull_of(blob) if area >= EMPTY_MAX_MM2 else None
         unsure: str | None = None  # a weak sign of something else: the reading needs a second opinion
         if strict:
             reason = self._unexplained(c, s, owners, changed, allowed, hull, foot, px_per_mm, kind, size_mm,
@@ -205,11 +204,11 @@ class StandClassifier:
         votes = np.bincount(inside.astype(np.int64), minlength=len(self.owners))
         owner = self.owners[int(votes.argmax())]
         purity = float(votes.max()) / max(float(votes.sum()), 1.0)
-        fill = _fill(hull) if hull is not None else 0.0
+        fill = fill_of(hull) if hull is not None else 0.0
         if fill < ROUND_MAX_FILL:
             state = "soul"
             margin = (ROUND_MAX_FILL - fill) / 0.06
-            flipped = _flipped(_largest(any_owner & foot), s, px_per_mm)
+            flipped = _flipped(largest(any_owner & foot), s, px_per_mm)
         else:
             state = "capital" if area >= CAPITAL_MIN_MM2 else "basecamp"
             margin = min((fill - ROUND_MAX_FILL) / 0.06, abs(area - CAPITAL_MIN_MM2) / 30.0)
@@ -228,7 +227,7 @@ class StandClassifier:
                 alternatives += larger
                 margin = min(margin, SIZE_UNSURE)
         conf = 0.0 if unsure else float(np.clip(min(margin, 1.0) * purity, 0.0, 1.0))
-        return StandReading(state, owner, 1, conf, False, flipped, unsure, _piece_zone(hull, n, px_per_mm, 1.0), area,
+        return StandReading(state, owner, 1, conf, False, flipped, unsure, piece_zone(hull, n, px_per_mm, 1.0), area,
                             alternatives)
 
     def sized(self, kind: str, area: float, shaped: str) -> tuple[str, ...]:
@@ -270,7 +269,7 @@ class StandClassifier:
         reach = round(LOOSE_REACH_MM * k)
         near = np.asarray(cv2.dilate(blob, np.ones((2 * reach + 1,) * 2, np.uint8)), np.uint8)
         loose = ((d < LOOSE * self.thresholds[owner]) & (s > MIN_SUM)).astype(np.uint8) & near & foot
-        grown = _largest(np.asarray(loose | blob, np.uint8))
+        grown = largest(np.asarray(loose | blob, np.uint8))
         return float(grown.sum()) / k**2
 
     def _unexplained(self, c: F32, s: F32, owners: NDArray[np.int8], changed: NDArray[np.bool_] | None,
@@ -281,7 +280,7 @@ class StandClassifier:
         much further (``BLUR_REACH`` times it) beyond its side walls and shadow."""
         n = foot.shape[0]
         unsure: str | None = None
-        core = _footprint(kind, size_mm, k, n, 1.0) > 0
+        core = footprint(kind, size_mm, k, n, 1.0) > 0
         explained = np.zeros((n, n), np.uint8)
         if hull is not None:
             cv2.fillConvexPoly(explained, hull, 1)
@@ -419,25 +418,6 @@ def changed_pixels_legacy(c: F32, s: F32, ref: tuple[F32, F32]) -> NDArray[np.bo
                       np.bool_)
 
 
-def px_area(mm2: float, px_per_mm: float) -> int:
-    """An area in mm^2 as whole pixels at ``px_per_mm``."""
-    return round(mm2 * px_per_mm * px_per_mm)
-
-
-@lru_cache(maxsize=32)
-def kernel(radius_mm: float, px_per_mm: float) -> NDArray[np.uint8]:
-    """A square structuring element reaching ``radius_mm`` each side of its centre at ``px_per_mm`` (read-only:
-    it is shared); under ``CROSS_BELOW_PX`` a 3x3 cross, the nearest to so small a disc (1/3 mm at 2 px/mm:
-    a 3x3 square opened a JPEG-blotched top 1.5 mm wide where 3 px/mm opened it 1 mm wide)."""
-    r = max(1, round(radius_mm * px_per_mm))
-    if radius_mm * px_per_mm < CROSS_BELOW_PX:
-        m = np.asarray(cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3)), np.uint8)
-    else:
-        m = np.ones((2 * r + 1, 2 * r + 1), np.uint8)
-    m.setflags(write=False)
-    return m
-
-
 def _rim_touched(change: NDArray[np.bool_], core: NDArray[np.bool_], k: float) -> float:
     """The share of ``core``'s rim (its outer ``CLOSE_MM``) that the largest connected blob of ``change``
     covers."""
@@ -447,54 +427,6 @@ def _rim_touched(change: NDArray[np.bool_], core: NDArray[np.bool_], k: float) -
     big = labels == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())
     rim = core & ~(cv2.erode(core.astype(np.uint8), kernel(CLOSE_MM, k)) > 0)
     return float((big & rim).sum()) / max(float(rim.sum()), 1.0)
-
-
-@lru_cache(maxsize=64)
-def _footprint(kind: str, size_mm: tuple[float, float], k: float, n: int, grow: float) -> NDArray[np.uint8]:
-    """Where a piece of ``kind`` may stand on an n x n stand patch (read-only: it is shared): the pixels
-    whose centre lies within the square or disc, measured in mm, not rounded to whole pixels (a radius of
-    8.8 mm was 26 px = 8.67 mm at 3 px/mm but 18 px = 9 mm at 2)."""
-    yy, xx = np.mgrid[0:n, 0:n].astype(np.float64) - n / 2.0
-    if kind == "territory":
-        hw, hh = (size_mm[0] / 2 + grow) * k, (size_mm[1] / 2 + grow) * k
-        inside = (np.abs(xx) <= hw) & (np.abs(yy) <= hh)
-    else:
-        inside = np.hypot(xx, yy) <= (size_mm[0] / 2 + grow) * k
-    m = inside.astype(np.uint8)
-    m.setflags(write=False)
-    return m
-
-
-def _largest(mask: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if n <= 1:
-        return np.zeros_like(mask)
-    i = 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())
-    return np.asarray(labels == i, dtype=np.uint8)
-
-
-def _piece_zone(hull: NDArray[np.int32] | None, n: int, k: float, grow_mm: float) -> NDArray[np.bool_] | None:
-    """The piece's hull grown by ``grow_mm`` (its side walls; with the shadow, 2.5 mm)."""
-    if hull is None:
-        return None
-    m = np.zeros((n, n), np.uint8)
-    cv2.fillConvexPoly(m, hull, 1)
-    return np.asarray(cv2.dilate(m, np.ones((round(grow_mm * k) * 2 + 1,) * 2, np.uint8)) > 0, np.bool_)
-
-
-def _hull(blob: NDArray[np.uint8]) -> NDArray[np.int32] | None:
-    """The convex hull of a blob, from its outer contour (not from every pixel: five times cheaper)."""
-    contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not contours:
-        return None
-    return np.asarray(cv2.convexHull(np.vstack(contours)), np.int32)
-
-
-def _fill(hull: NDArray[np.int32]) -> float:
-    """The hull's area over its minimum-area rectangle: ~1 for squares, ~0.79 for discs. The hull ignores
-    the dark tower tops and roof shadows inside a capital."""
-    (_, _), (w, h), _ = cv2.minAreaRect(hull)
-    return float(cv2.contourArea(hull)) / max(float(w * h), 1.0)
 
 
 def _flipped(blob: NDArray[np.uint8], s: F32, k: float) -> bool:
