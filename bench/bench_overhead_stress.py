@@ -11,8 +11,10 @@ Columns: stands correct (of stands nothing covers, read confidently and right), 
 regions a foreign object, hand or arm covers by >= 25 %, flagged unknown), wrong accepted (stable
 readings after the stabiliser that differ from the truth, stands + slots), /frame (confident wrong readings
 of single frames of uncovered regions, before the stabiliser), slots correct (uncovered),
-face-down QR (payload read, uncovered face-down cards), QR wrong (payloads reported that are not the card's:
-must be 0), how many frames the reader called unreadable, and QR/jpeg: the CPU time of the reader's QR work
+face-down QR (the card's payload in a usable reading of an uncovered face-down card, one the tracker's
+``slot_value`` takes; a flagged reading keeps its slot's last payload, which the tracker discards, so that
+is not counted: ``--reasons`` prints how many as "carried"), QR wrong (payloads reported that are not the
+card's: must be 0), how many frames the reader called unreadable, and QR/jpeg: the CPU time of the reader's QR work
 beyond the plain decoders (``vision.slot_qr``, capped per frame by ``--qr-budget``) per condition frame, as a
 multiple of decoding one 2028x1520 JPEG frame measured in the same process.
 
@@ -162,6 +164,7 @@ class Tally:
     qr_ok: int = 0
     qr_n: int = 0
     qr_wrong: int = 0
+    qr_carried: int = 0  # the card's payload kept by a flagged reading from an earlier frame (not counted read)
     qr_cpu: float = 0.0  # CPU s of QR work beyond the plain decoders (the reader's fusion budget)
     unreadable: int = 0
     frames: int = 0
@@ -373,7 +376,9 @@ def score(obs: Any, scene: TableScene, occluded: dict[str, float], t: Tally, lab
             t.misses.append(f"{label} slot {sid}: WRONG PAYLOAD {so.payload!r}")
         if face == "down" and cards:
             t.qr_n += 1
-            t.qr_ok += so.payload == cards[-1].payload
+            hit = so.payload == cards[-1].payload
+            t.qr_ok += hit and not flagged(so)
+            t.qr_carried += hit and flagged(so)
 
 
 def reason_code(o: Any, want: tuple[str, str | None]) -> str:
@@ -464,6 +469,8 @@ def main() -> int:
                 print(f"      refused at set-up: token colours refused: {t.refused}")
             if args.reasons and t.reasons:
                 print("      reasons:", "; ".join(f"{k}: {v}" for k, v in t.reasons.most_common()))
+            if args.reasons and t.qr_carried:
+                print(f"      face-down payloads carried by flagged readings (not counted): {t.qr_carried}")
             if args.reasons and t.slot_reasons:
                 print("      slot reasons:", "; ".join(f"{k}: {v}" for k, v in t.slot_reasons.most_common()))
             # a table whose colours the set-up check refuses never runs: only its wrong readings count

@@ -36,6 +36,7 @@ from vision.warp import rotate, translate
 UNKNOWN_FROM = 0.2
 LEAVE_OUT = 0.02
 SIZES = ((2028, 1520), (1014, 760))
+LOW_JPEG = (20, 40)  # a "low" scene's JPEG quality range (issue 13: 1014x760 at q25 split souls from base camps)
 
 
 @dataclass
@@ -155,11 +156,16 @@ Cache = dict[object, tuple[Renderer, NDArray[np.uint8]]]
 
 
 def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
-                  cache: Cache) -> Iterator[tuple[str, NDArray[np.uint8], int]]:
+                  cache: Cache, low: bool = False) -> Iterator[tuple[str, NDArray[np.uint8], int]]:
     """(kind, patch, label) for every region of ``shots`` photos of one random scene, ``views`` jittered
-    cuts each; kind is "stand" or "slot"."""
+    cuts each; kind is "stand" or "slot". A ``low`` scene is photographed at half resolution (1014x760)
+    and every shot JPEG-compressed at quality ``LOW_JPEG``: the mix the reader met too rarely in the
+    ordinary scenes (a quarter at half resolution, a seventh of those near q25). Its other draws are the
+    ordinary scene's, so an ordinary seed renders what it always did."""
     rng = np.random.default_rng([seed, 0xC1A5])
     size = SIZES[0] if rng.random() < 0.75 else SIZES[1]
+    if low:
+        size = SIZES[1]
     base = default_pose(layout, image_size=size)
     pose: CameraPose = base
     bump = None
@@ -187,7 +193,10 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
     occluded = _occlusion(r, mask, ids)
     small_ref = shrink(reference)
     for k in range(shots):
-        frame = r.finish(composed, seed=seed * 10 + k, **_finish_args(rng))  # type: ignore[arg-type]
+        finish = _finish_args(rng)
+        if low:
+            finish["jpeg_quality"] = int(rng.integers(LOW_JPEG[0], LOW_JPEG[1] + 1))
+        frame = r.finish(composed, seed=seed * 10 + k, **finish)  # type: ignore[arg-type]
         gains = channel_gains(shrink(frame), small_ref) * rng.uniform(0.95, 1.05, 3).astype(np.float32)
         for rid, reg in {**stands, **slots}.items():
             occ = occluded[rid]
@@ -207,8 +216,10 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
                        patch_input(frame, reg, gains.astype(np.float32), _jitter(reg, rng)), label)
 
 
-def build(layout: TableLayout, seeds: list[int], shots: int = 3, views: int = 2, progress: bool = True) -> PatchSet:
-    """The patch set of the scenes ``seeds`` (each seed one scene), with a progress bar on stderr."""
+def build(layout: TableLayout, seeds: list[int], shots: int = 3, views: int = 2, progress: bool = True,
+          low: bool = False) -> PatchSet:
+    """The patch set of the scenes ``seeds`` (each seed one scene; ``low``: half resolution, heavy JPEG,
+    see ``scene_patches``), with a progress bar on stderr."""
     st: list[NDArray[np.uint8]] = []
     sl: list[NDArray[np.uint8]] = []
     yst: list[int] = []
@@ -216,7 +227,7 @@ def build(layout: TableLayout, seeds: list[int], shots: int = 3, views: int = 2,
     cache: dict[object, tuple[Renderer, NDArray[np.uint8]]] = {}
     t0 = time.perf_counter()
     for i, seed in enumerate(seeds):
-        for kind, patch, label in scene_patches(layout, seed, shots, views, cache):
+        for kind, patch, label in scene_patches(layout, seed, shots, views, cache, low):
             (st if kind == "stand" else sl).append(patch)
             (yst if kind == "stand" else ysl).append(label)
         if progress:

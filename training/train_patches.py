@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import time
+from functools import partial
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -68,21 +69,22 @@ class Body(nn.Module):
         return out
 
 
-def _scene(seed: int) -> PatchSet:
+def _scene(seed: int, low: bool = False) -> PatchSet:
     torch.set_num_threads(1)
     layout = table_layout(BoardMap.packaged())
-    return build(layout, [seed], SHOTS, VIEWS, progress=False)
+    return build(layout, [seed], SHOTS, VIEWS, progress=False, low=low)
 
 
 SHOTS, VIEWS = 3, 2
 
 
-def render(seeds: list[int], workers: int, what: str) -> PatchSet:
-    """Patches of the scenes ``seeds`` rendered by ``workers`` processes, with a progress bar."""
+def render(seeds: list[int], workers: int, what: str, low: bool = False) -> PatchSet:
+    """Patches of the scenes ``seeds`` (``low``: half resolution, heavy JPEG) rendered by ``workers``
+    processes, with a progress bar."""
     parts: list[PatchSet] = []
     t0 = time.perf_counter()
     with Pool(workers) as pool:
-        for i, ps in enumerate(pool.imap(_scene, seeds)):
+        for i, ps in enumerate(pool.imap(partial(_scene, low=low), seeds)):
             parts.append(ps)
             done = (i + 1) / len(seeds)
             eta = (time.perf_counter() - t0) / done * (1 - done)
@@ -175,6 +177,12 @@ def evaluate(net: PatchNet, x: NDArray[np.uint8], y: NDArray[np.int64]) -> dict[
             "wrong_when_confident": round(float((pred[conf] != y[conf]).mean()) if conf.any() else 0.0, 4)}
 
 
+def joined(parts: list[PatchSet]) -> PatchSet:
+    """One patch set of several, in order."""
+    return PatchSet(*(np.concatenate([getattr(p, f) for p in parts])
+                      for f in ("stands", "stand_labels", "slots", "slot_labels")))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=1, help="torch seed and the first training scenes")
@@ -183,6 +191,12 @@ def main() -> int:
     ap.add_argument("--val-seed", type=int, default=2, help="calibration scenes (never trained on)")
     ap.add_argument("--scenes", type=int, default=130)
     ap.add_argument("--val-scenes", type=int, default=30)
+    ap.add_argument("--low-seeds", type=int, nargs="*", default=[5],
+                    help="training scene seeds photographed at 1014x760, JPEG q20-40 (each --low-scenes scenes)")
+    ap.add_argument("--low-scenes", type=int, default=100)
+    ap.add_argument("--val-low-seed", type=int, default=6,
+                    help="calibration scenes at 1014x760, JPEG q20-40 (--val-low-scenes; 0 scenes: none)")
+    ap.add_argument("--val-low-scenes", type=int, default=15)
     ap.add_argument("--stand-epochs", type=int, default=10)
     ap.add_argument("--slot-epochs", type=int, default=4, help="slots learn faster (loss ~0.07)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads (1 is faster on a loaded machine)")
@@ -193,21 +207,24 @@ def main() -> int:
     torch.set_num_threads(max(1, args.threads))
     t0 = time.perf_counter()
 
-    def patches(seed: int, n: int, what: str) -> PatchSet:
-        path = args.cache / f"patches-{seed}-{n}-{SHOTS}-{VIEWS}.npz" if args.cache else None
+    def patches(seed: int, n: int, what: str, low: bool = False) -> PatchSet:
+        name = f"patches-{'low-' if low else ''}{seed}-{n}-{SHOTS}-{VIEWS}.npz"
+        path = args.cache / name if args.cache else None
         if path is not None and path.exists():
             with np.load(path) as z:
                 return PatchSet(z["stands"], z["stand_labels"], z["slots"], z["slot_labels"])
-        ps = render([seed * 100000 + i for i in range(n)], args.workers, what)
+        ps = render([seed * 100000 + i for i in range(n)], args.workers, what, low)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             np.savez(path, stands=ps.stands, stand_labels=ps.stand_labels, slots=ps.slots, slot_labels=ps.slot_labels)
         return ps
 
     parts = [patches(s, args.scenes, f"rendering training scenes {s}") for s in [args.seed, *args.more_seeds]]
-    tr = PatchSet(*(np.concatenate([getattr(p, f) for p in parts])
-                    for f in ("stands", "stand_labels", "slots", "slot_labels")))
+    parts += [patches(s, args.low_scenes, f"rendering low training scenes {s}", low=True) for s in args.low_seeds]
+    tr = joined(parts)
     va = patches(args.val_seed, args.val_scenes, "rendering calibration scenes")
+    if args.val_low_scenes > 0:
+        va = joined([va, patches(args.val_low_seed, args.val_low_scenes, "rendering low calibration scenes", low=True)])
     manifest: dict[str, Any] = {"format": FORMAT, "input": INPUT}
     figures: dict[str, Any] = {}
     for kind, classes, x, y, vx, vy, rot, epochs in (
@@ -229,6 +246,8 @@ def main() -> int:
     manifest["training"] = {"command": "python -m training.train_patches " + " ".join(sys.argv[1:]),
                             "seed": args.seed, "more_seeds": args.more_seeds, "val_seed": args.val_seed,
                             "scenes": args.scenes, "val_scenes": args.val_scenes, "shots": SHOTS, "views": VIEWS,
+                            "low_seeds": args.low_seeds, "low_scenes": args.low_scenes,
+                            "val_low_seed": args.val_low_seed, "val_low_scenes": args.val_low_scenes,
                             "epochs": {"stands": args.stand_epochs, "slots": args.slot_epochs},
                             "torch": torch.__version__, "figures": figures,
                             "seconds": round(time.perf_counter() - t0), "cpus": os.cpu_count()}
