@@ -130,7 +130,7 @@ def test_the_frame_estimate_shares_the_decisions_own_patch(lighting: float) -> N
         if not brighter:  # the estimate's patch as it was cut before: the same pixels
             assert np.array_equal(patch, normalise(extract(frame, reg.H, reg.size), blur.gains))
         if sid in blur.smoothed:
-            kept, fresh = blur.smoothed[sid], smoothed_patch(want)
+            kept, fresh = blur.smoothed[sid], smoothed_patch(want, reg.px_per_mm)
             assert np.array_equal(kept[0], fresh[0]) and np.array_equal(kept[1], fresh[1])
             shared = changed_matched(patch, model, reg.px_per_mm, blur.blur_mm(sid), kept)
             alone = changed_matched(patch, model, reg.px_per_mm, blur.blur_mm(sid))

@@ -33,7 +33,7 @@ from vision.light import channel_gains, shrink
 from vision.palette import learn_palette
 from vision.patch_adapt import refit
 from vision.patch_classifier import Head, PatchClassifier, patch_input
-from vision.regions import Region, slot_regions, stand_regions
+from vision.regions import STAND_READ_PX_PER_MM, Region, slot_regions, stand_regions
 from vision.stands import AREA_MM2, StandClassifier
 from vision.warp import extract
 
@@ -124,7 +124,7 @@ def adapt(frames: list[tuple[str, NDArray[np.uint8], dict[str, str]]], layout: T
           pose: CameraPose, patches: PatchClassifier | None = None) -> Adaptation:
     """Measure colours, empty regions and piece sizes from labelled frames, and re-fit ``patches``' last
     layers to them (none given: the adaptation carries no classifier layers)."""
-    stands = stand_regions(layout, pose)
+    stands = stand_regions(layout, pose, STAND_READ_PX_PER_MM)  # as the reader decides: its empty models, sizes
     slots = slot_regions(layout, pose)
     regions = {**stands, **slots}
     palettes: dict[str, list[NDArray[np.float64]]] = {}
@@ -155,7 +155,7 @@ def adapt(frames: list[tuple[str, NDArray[np.uint8], dict[str, str]]], layout: T
     areas = _piece_areas(frames, layout, stands, palette, empty)
     if patches is None:
         return Adaptation(palette, empty, areas)
-    feats = classifier_features(frames, patches, stands, slots)
+    feats = classifier_features(frames, patches, stand_regions(layout, pose), slots)
     return Adaptation(palette, empty, areas, refit(patches.stands, *feats["stands"]),
                       refit(patches.slots, *feats["slots"]))
 

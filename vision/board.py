@@ -139,6 +139,7 @@ class BoardReader:
     def _place(self, where: Placement) -> None:
         """Read every region where ``where`` puts it (``vision.repose``), with no motion correction."""
         self.base_stands, self.base_slots, self.base_under = where.stands, where.slots, where.under
+        self.base_inputs, self.input_regions = where.inputs, dict(where.inputs)  # the classifier's stand patches
         self.stand_regions, self.slot_regions = dict(where.stands), dict(where.slots)
         self.under_regions = dict(where.under)
         self._mat_slots = where.mat_slots
@@ -162,8 +163,8 @@ class BoardReader:
     def _prepare(self) -> None:
         """What every frame's reading derives from the calibration and the models, computed once now: the
         sampling maps of every region and QR window, the smoothed and BGR forms of the models."""
-        prepare_maps(self.stand_regions, self.slot_regions, self.under_regions, self.layout.card_size_mm,
-                     self.pose.image_size, self.accept is not None)
+        prepare_maps([*self.stand_regions.values(), *self.input_regions.values(), *self.under_regions.values()],
+                     self.slot_regions, self.layout.card_size_mm, self.pose.image_size, self.accept is not None)
         for rid in self.slot_regions:
             self._bgr_of(self.models.get(rid) or self._mat_slots[rid])
         for rid, reg in self.stand_regions.items():
@@ -354,7 +355,8 @@ class BoardReader:
         self.changes.forget()
         self._prev = None
         for rid, reg in self.base_stands.items():
-            self.stand_regions[rid] = moved(reg, correction)
+            self.stand_regions[rid], self.input_regions[rid] = moved(reg, correction), moved(
+                self.base_inputs[rid], correction)
         for rid, reg in self.base_slots.items():
             self.slot_regions[rid] = moved(reg, correction)
         for rid, reg in self.base_under.items():
@@ -426,7 +428,7 @@ class BoardReader:
 
         self.opinion.classify(
             img, gains,
-            {r: g for r, g in self.stand_regions.items()
+            {r: g for r, g in self.input_regions.items()
              if to_read(r, self.last_stands, settled(self._prev_stands.get(r)))},
             {r: g for r, g in self.slot_regions.items()
              if r not in quick and to_read(r, self.last_slots, self._settled_slot(r, self._prev_slots.get(r)))})

@@ -33,7 +33,7 @@ from vision.colour import F32
 from vision.empty_model import EmptyModels
 from vision.light import normalise
 from vision.regions import Region
-from vision.stands import MATCH_BLUR_MM, MATCH_GAIN, match_score, smoothed_model, smoothed_patch
+from vision.stands import MATCH_BLUR_MM, MATCH_GAIN, match_score, match_step, smoothed_model, smoothed_patch
 from vision.warp import extract
 
 SAMPLE = 8  # stands per group compared with their models at every level of the ladder
@@ -125,11 +125,12 @@ class FrameBlur:
                 assert look is not None
                 model = (look[0], look[1])
             if self.clips:  # the estimate's own patch, as before: the decision's keeps the model's clipped values
-                c, _ = smoothed_patch(normalise(extract(self.img, reg.H, reg.size), self.gains))
+                c, _ = smoothed_patch(normalise(extract(self.img, reg.H, reg.size), self.gains), reg.px_per_mm)
             else:
-                c, _ = self.smoothed[rid] = smoothed_patch(self.patch(rid))
+                c, _ = self.smoothed[rid] = smoothed_patch(self.patch(rid), reg.px_per_mm)
             for i, level in enumerate(MATCH_BLUR_MM):
-                scores[i] += match_score(c, smoothed_model(model, round(level * reg.px_per_mm, 1))[0])
+                k = reg.px_per_mm
+                scores[i] += match_score(c, smoothed_model(model, round(level * k, 1), k)[0], match_step(k))
         scores /= len(sample)
         best = 0
         for i in range(1, len(MATCH_BLUR_MM)):

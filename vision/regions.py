@@ -1,7 +1,8 @@
 """Where each stand and slot is in the frame: rectifying homographies from the calibrated pose.
 
 A stand's patch is a square of the stand's plane (at the height where pieces stand) centred on the stand
-and aligned with it, sampled at ``STAND_PX_PER_MM``; a slot's patch is its rectangle on the mat.
+and aligned with it, sampled at ``STAND_PX_PER_MM`` (the patch classifier's input, and what training cuts)
+or, for the reader's own decision, at ``STAND_READ_PX_PER_MM``; a slot's patch is its rectangle on the mat.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from calibration.layout import SlotSpec, TableLayout
 from vision.warp import Mat3, apply, rotate, scale, translate
 
 STAND_PX_PER_MM = 3.0
+# the stand decision's resolution: about the 2028x1520 frame's own (~1.9 px/mm at the table's scale); at
+# STAND_PX_PER_MM it worked on 2.25x the pixels the camera saw (issue 14; docs/overhead.md "Speed")
+STAND_READ_PX_PER_MM = 2.0
 SLOT_PX_PER_MM = 1.0
 SLOT_Z_MM = 0.3
 READ_LIFT_MM = 4.0  # read stands a little above their top: pieces are 4..11 mm tall
@@ -46,14 +50,15 @@ def _box(pts: np.ndarray) -> tuple[int, int, int, int]:
     return (int(x0), int(y0), int(x1), int(y1))
 
 
-def stand_regions(layout: TableLayout, pose: CameraPose) -> dict[str, Region]:
+def stand_regions(layout: TableLayout, pose: CameraPose, px_per_mm: float = STAND_PX_PER_MM) -> dict[str, Region]:
+    """Every stand's patch at ``px_per_mm`` (the classifier's STAND_PX_PER_MM unless given)."""
     out: dict[str, Region] = {}
     for s in layout.stands:
         x, y, z = layout.stand_world(s.id)
         side = STAND_PATCH_MM[s.kind]
-        n = round(side * STAND_PX_PER_MM)
+        n = round(side * px_per_mm)
         H = pose.plane_homography(z + READ_LIFT_MM) @ translate(x, y) @ rotate(s.angle_deg) @ scale(
-            1.0 / STAND_PX_PER_MM) @ translate(-n / 2.0, -n / 2.0)
+            1.0 / px_per_mm) @ translate(-n / 2.0, -n / 2.0)
         poly = apply(H, np.array([[0, 0], [n, 0], [n, n], [0, n]], dtype=np.float64))
         hw, hh = s.size_mm[0] / 2 + CORE_GROW_MM, s.size_mm[1] / 2 + CORE_GROW_MM
         if s.kind == "territory":
@@ -61,8 +66,8 @@ def stand_regions(layout: TableLayout, pose: CameraPose) -> dict[str, Region]:
         else:
             a = np.linspace(0, 2 * np.pi, 20, endpoint=False)
             local = np.column_stack([hw * np.cos(a), hw * np.sin(a)])
-        core = apply(H, local * STAND_PX_PER_MM + n / 2.0)
-        out[s.id] = Region(s.id, s.kind, (n, n), H, STAND_PX_PER_MM, _box(poly), poly, core)
+        core = apply(H, local * px_per_mm + n / 2.0)
+        out[s.id] = Region(s.id, s.kind, (n, n), H, px_per_mm, _box(poly), poly, core)
     return out
 
 

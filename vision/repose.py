@@ -26,7 +26,7 @@ from vision.assets import asset
 from vision.colour import F32, chroma
 from vision.light import SMALL
 from vision.observation import under_id
-from vision.regions import SLOT_Z_MM, Region, slot_regions, stand_regions, under_regions
+from vision.regions import SLOT_Z_MM, STAND_READ_PX_PER_MM, Region, slot_regions, stand_regions, under_regions
 from vision.slot_qr import qr_window
 from vision.slots import mat_reference, qr_homography
 from vision.warp import prepare
@@ -37,9 +37,12 @@ Box = tuple[int, int, int, int]
 @dataclass(frozen=True)
 class Placement:
     """Every pose-dependent part of a reader: the regions, their boxes at quarter resolution (for the
-    change test) and the mat's own look in each slot (what an empty slot shows without a photo)."""
+    change test) and the mat's own look in each slot (what an empty slot shows without a photo). ``stands``
+    are cut for the stand decision (``STAND_READ_PX_PER_MM``), ``inputs`` for the patch classifier (its own
+    ``STAND_PX_PER_MM``)."""
 
     stands: dict[str, Region]
+    inputs: dict[str, Region]
     slots: dict[str, Region]
     under: dict[str, Region]
     small_boxes: dict[str, Box]
@@ -52,7 +55,7 @@ class Placement:
 
 def placement(layout: TableLayout, pose: CameraPose) -> Placement:
     """The regions of ``layout`` as ``pose`` sees them."""
-    stands = stand_regions(layout, pose)
+    stands = stand_regions(layout, pose, STAND_READ_PX_PER_MM)
     slots = slot_regions(layout, pose)
     under = {under_id(k): r for k, r in under_regions(layout, pose).items()}
     boxes = {rid: small_box(reg.box, pose.image_size) for rid, reg in {**stands, **slots, **under}.items()}
@@ -60,7 +63,7 @@ def placement(layout: TableLayout, pose: CameraPose) -> Placement:
     to_plane = np.linalg.inv(pose.plane_homography(SLOT_Z_MM))
     mat_slots = {rid: chroma(mat_reference(mat, layout.mat_size_mm, to_plane @ reg.H, reg.size))
                  for rid, reg in slots.items()}
-    return Placement(stands, slots, under, boxes, mat_slots)
+    return Placement(stands, stand_regions(layout, pose), slots, under, boxes, mat_slots)
 
 
 def small_box(box: Box, size: tuple[int, int]) -> Box:
@@ -79,12 +82,13 @@ def moved_small(small: NDArray[np.uint8], old: CameraPose, new: CameraPose) -> N
                                           borderMode=cv2.BORDER_REPLICATE), np.uint8)
 
 
-def prepare_maps(stands: dict[str, Region], slots: dict[str, Region], under: dict[str, Region],
-                 card_size_mm: tuple[float, float], image_size: tuple[int, int], qr_windows: bool) -> None:
-    """Compute once the sampling maps every frame reads the regions through (and each slot's QR views;
-    ``qr_windows``: also the window face-down codes are fused in)."""
+def prepare_maps(plain: list[Region], slots: dict[str, Region], card_size_mm: tuple[float, float],
+                 image_size: tuple[int, int], qr_windows: bool) -> None:
+    """Compute once the sampling maps every frame reads the regions through: ``plain`` (the stands, as the
+    decision and as the classifier cut them, and the under-mat areas) and the slots, with each slot's QR
+    views (``qr_windows``: also the window face-down codes are fused in)."""
     shape = (image_size[1], image_size[0], 3)
-    for reg in (*stands.values(), *under.values()):
+    for reg in plain:
         prepare(reg.H, reg.size, shape)
     for reg in slots.values():
         prepare(reg.H, reg.size, shape)

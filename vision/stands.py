@@ -11,7 +11,6 @@ stand is obstructed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -31,6 +30,7 @@ from vision.colour import (
     skin_fraction,
 )
 from vision.memo import IdentityMemo
+from vision.stand_shapes import fill_of, footprint, hull_of, kernel, largest, piece_zone, px_area
 
 EMPTY_MAX_MM2 = 45.0
 CAPITAL_MIN_MM2 = 205.0
@@ -72,10 +72,21 @@ AREA_MM2 = {"soul": (50.0, 160.0), "basecamp": (110.0, 200.0), "capital": (215.0
 TRACE: list[float] | None = None
 TRACE_A: list[tuple[str, float, float]] | None = None
 TRACE_U: list[tuple[str, float]] | None = None
-KERNEL3 = np.ones((3, 3), np.uint8)
-KERNEL5 = np.ones((5, 5), np.uint8)
 Look = tuple[F32, F32, NDArray[np.bool_]]  # chromaticity, brightness, where the piece was
-SMOOTH_PX = 3.0
+# every size the decision uses is in mm, so that it decides alike at any px per mm (``vision.regions``:
+# the reader decides at STAND_READ_PX_PER_MM, about the frame's own resolution); each was a pixel size at
+# 3 px/mm before: the opening of a colour or change mask (a 3x3 kernel), the closing of a piece's colour
+# and the erosion that finds a top's inner part or a core's rim (5x5), the smoothing of the change test
+# (sigma 3 px), the fewest pixels of a free core, a top's inner part (20 px), a calm area (30 px) and a
+# flipped token's outline (10 px)
+OPEN_MM = 1.0 / 3.0
+CLOSE_MM = 2.0 / 3.0
+SMOOTH_MM = 1.0
+MIN_FREE_MM2 = 20.0 / 9.0
+MIN_CALM_MM2 = 30.0 / 9.0
+MIN_OUTLINE_MM2 = 10.0 / 9.0
+MATCH_STEP_MM = 2.0 / 3.0
+LEGACY_PX_PER_MM = 3.0  # the sizes of the legacy test (``changed_pixels_legacy``), which is given no scale
 # extra blur (mm) the model is given to match a blurrier frame (``changed_matched``); the next level is taken
 # only when it brings the median colour difference down by MATCH_GAIN more
 MATCH_BLUR_MM = (0.0, 0.7, 1.4, 2.1)
@@ -145,7 +156,7 @@ class StandClassifier:
         c, s = chroma(patch) if cs is None else cs
         owners = self.owner_map(c, s)
         n = patch.shape[0]
-        foot = _footprint(kind, size_mm, px_per_mm, n, FOOTPRINT_GROW_MM.get(kind, 2.0))
+        foot = footprint(kind, size_mm, px_per_mm, n, FOOTPRINT_GROW_MM.get(kind, 2.0))
         changed: NDArray[np.bool_] | None = None
         frame_blur, blur_mm = blur_mm, 0.0  # how much blurrier than its model the frame is: an edge reaches further
         allowed: NDArray[np.bool_] | None = None
@@ -160,12 +171,13 @@ class StandClassifier:
             allowed = look[2]
             owners = np.where(changed | allowed, owners, -1).astype(np.int8)
         any_owner = (owners >= 0).astype(np.uint8)
-        any_owner = np.asarray(cv2.morphologyEx(any_owner, cv2.MORPH_OPEN, KERNEL3), np.uint8)
+        any_owner = np.asarray(cv2.morphologyEx(any_owner, cv2.MORPH_OPEN, kernel(OPEN_MM, px_per_mm)), np.uint8)
         # JPEG's colour subsampling and noise punch holes in a piece's colour: close them before measuring
-        blob = _largest(np.asarray(cv2.morphologyEx(any_owner & foot, cv2.MORPH_CLOSE, KERNEL5), np.uint8) & foot)
+        blob = largest(np.asarray(cv2.morphologyEx(any_owner & foot, cv2.MORPH_CLOSE, kernel(CLOSE_MM, px_per_mm)),
+                                   np.uint8) & foot)
         area = float(blob.sum()) / px_per_mm**2
         border = float(np.concatenate([any_owner[0], any_owner[-1], any_owner[:, 0], any_owner[:, -1]]).mean())
-        hull = _hull(blob) if area >= EMPTY_MAX_MM2 else None
+        hull = hull_of(blob) if area >= EMPTY_MAX_MM2 else None
         unsure: str | None = None  # a weak sign of something else: the reading needs a second opinion
         if strict:
             reason = self._unexplained(c, s, owners, changed, allowed, hull, foot, px_per_mm, kind, size_mm,
@@ -177,7 +189,7 @@ class StandClassifier:
             elif reason is not None:
                 return StandReading("unknown", None, 0, 0.0, True, False, reason)
         elif ref is not None:
-            near = cv2.dilate((owners >= 0).astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
+            near = cv2.dilate((owners >= 0).astype(np.uint8), kernel(1.0, px_per_mm)) > 0
             foreign = changed & ~near & (s > MIN_SUM)  # type: ignore[operator]
             if float(foreign.mean()) > OBSTRUCTED_FRACTION or border > 0.3 or area > 2.0 * CAPITAL_MIN_MM2:
                 return StandReading("empty", None, 0, 0.0, True, False, "covered")
@@ -192,11 +204,11 @@ class StandClassifier:
         votes = np.bincount(inside.astype(np.int64), minlength=len(self.owners))
         owner = self.owners[int(votes.argmax())]
         purity = float(votes.max()) / max(float(votes.sum()), 1.0)
-        fill = _fill(hull) if hull is not None else 0.0
+        fill = fill_of(hull) if hull is not None else 0.0
         if fill < ROUND_MAX_FILL:
             state = "soul"
             margin = (ROUND_MAX_FILL - fill) / 0.06
-            flipped = _flipped(_largest(any_owner & foot), s)
+            flipped = _flipped(largest(any_owner & foot), s, px_per_mm)
         else:
             state = "capital" if area >= CAPITAL_MIN_MM2 else "basecamp"
             margin = min((fill - ROUND_MAX_FILL) / 0.06, abs(area - CAPITAL_MIN_MM2) / 30.0)
@@ -215,7 +227,7 @@ class StandClassifier:
                 alternatives += larger
                 margin = min(margin, SIZE_UNSURE)
         conf = 0.0 if unsure else float(np.clip(min(margin, 1.0) * purity, 0.0, 1.0))
-        return StandReading(state, owner, 1, conf, False, flipped, unsure, _piece_zone(hull, n, px_per_mm, 1.0), area,
+        return StandReading(state, owner, 1, conf, False, flipped, unsure, piece_zone(hull, n, px_per_mm, 1.0), area,
                             alternatives)
 
     def sized(self, kind: str, area: float, shaped: str) -> tuple[str, ...]:
@@ -257,7 +269,7 @@ class StandClassifier:
         reach = round(LOOSE_REACH_MM * k)
         near = np.asarray(cv2.dilate(blob, np.ones((2 * reach + 1,) * 2, np.uint8)), np.uint8)
         loose = ((d < LOOSE * self.thresholds[owner]) & (s > MIN_SUM)).astype(np.uint8) & near & foot
-        grown = _largest(np.asarray(loose | blob, np.uint8))
+        grown = largest(np.asarray(loose | blob, np.uint8))
         return float(grown.sum()) / k**2
 
     def _unexplained(self, c: F32, s: F32, owners: NDArray[np.int8], changed: NDArray[np.bool_] | None,
@@ -268,12 +280,12 @@ class StandClassifier:
         much further (``BLUR_REACH`` times it) beyond its side walls and shadow."""
         n = foot.shape[0]
         unsure: str | None = None
-        core = _footprint(kind, size_mm, k, n, 1.0) > 0
+        core = footprint(kind, size_mm, k, n, 1.0) > 0
         explained = np.zeros((n, n), np.uint8)
         if hull is not None:
             cv2.fillConvexPoly(explained, hull, 1)
-            inner = cv2.erode(explained, KERNEL5) > 0
-            if inner.sum() > 20:
+            inner = cv2.erode(explained, kernel(CLOSE_MM, k)) > 0
+            if inner.sum() > px_area(MIN_FREE_MM2, k):
                 # a piece's top is its owner's colour throughout (dark details included): anything else on
                 # it (glare, a die, a finger) hides what it is
                 foreign_on = float(((owners < 0) & inner).mean() / max(float(inner.mean()), 1e-6))
@@ -284,20 +296,20 @@ class StandClassifier:
                         return "something on the piece"
                     unsure = BLURRED_UNSURE
             # the piece's side walls and its soft shadow around the top
-            grow = round((2.5 + BLUR_REACH * blur_mm) * k)
+            grow = round((2.5 + BLUR_REACH * blur_mm) * k + 0.5)
             explained = np.asarray(cv2.dilate(explained, np.ones((grow * 2 + 1,) * 2, np.uint8)), np.uint8)
         free = core & (explained == 0)
         if allowed is not None:
             free &= ~allowed  # where the last piece stood: what is there now is the stand or the new piece
-        if free.sum() < 20:
-            return unsure
+        if free.sum() < px_area(MIN_FREE_MM2, k):
+            return unsure if blur_mm <= 0 or hull is None else BLURRED_UNSURE
         if changed is not None:
             frac = float((changed & free).sum()) / float(free.sum())
             if TRACE_U is not None:
                 TRACE_U.append(("model", frac))
             if frac > UNEXPLAINED_FRACTION and blur_mm > 0 and (
                     frac <= MARGINAL_UNEXPLAINED * UNEXPLAINED_FRACTION
-                    or (frac <= DEGRADED_UNEXPLAINED and _rim_touched(changed & free, core) <= RIM_TOUCH)):
+                    or (frac <= DEGRADED_UNEXPLAINED and _rim_touched(changed & free, core, k) <= RIM_TOUCH)):
                 return BLURRED_UNSURE
             return "unexplained object" if frac > UNEXPLAINED_FRACTION else unsure
         skin = skin_fraction(c, s)
@@ -309,7 +321,8 @@ class StandClassifier:
 def changed_pixels(patch: NDArray[np.uint8], ref: tuple[F32, F32], strict: bool = True) -> NDArray[np.bool_]:
     """Pixels that differ from the model ``ref``: in colour, or in brightness beyond the patch's own shading
     (a shadow or a dimmer lamp darkens the whole patch; the median ratio over unchanged colour removes it).
-    Both are smoothed first, so blur, JPEG blocks and a pixel of misregistration are not changes."""
+    Both are smoothed first, so blur, JPEG blocks and a pixel of misregistration are not changes. At
+    ``px_per_mm`` 0 the sizes are those of 3 px/mm, with no blur matched."""
     return changed_matched(patch, ref, 0.0)[0]
 
 
@@ -325,15 +338,16 @@ def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: f
     models); without it, of the model blurred by each of ``MATCH_BLUR_MM`` (0 with ``px_per_mm`` 0) the
     one closest to this patch in median colour is taken (the per-stand ladder). ``smooth``: the patch's
     ``smoothed_patch`` when the caller has it."""
-    c, s = smoothed_patch(patch) if smooth is None else smooth
+    k = px_per_mm if px_per_mm > 0 else LEGACY_PX_PER_MM
+    c, s = smoothed_patch(patch, k) if smooth is None else smooth
     if blur_mm is not None:
         extra = blur_mm if px_per_mm > 0 else 0.0
-        rc, rs = _smoothed_ref(ref, round(extra * px_per_mm, 1))
+        rc, rs = _smoothed_ref(ref, round(extra * px_per_mm, 1), k)
     else:
         best: tuple[float, F32, F32, float] | None = None
         for level in MATCH_BLUR_MM if px_per_mm > 0 else (0.0,):
-            lc, ls = _smoothed_ref(ref, round(level * px_per_mm, 1))
-            score = match_score(c, lc)
+            lc, ls = _smoothed_ref(ref, round(level * px_per_mm, 1), k)
+            score = match_score(c, lc, match_step(k))
             if best is None or score < best[0] - MATCH_GAIN:
                 best = (score, lc, ls, level)
         assert best is not None
@@ -341,30 +355,37 @@ def changed_matched(patch: NDArray[np.uint8], ref: tuple[F32, F32], px_per_mm: f
     dc = chroma_dist(c, rc)
     ratio = s / np.maximum(rs, 1.0)
     calm = (dc < 0.03) & (rs > 100)
-    local = median(ratio[calm]) if int(calm.sum()) > 30 else median(ratio.ravel())
+    local = median(ratio[calm]) if int(calm.sum()) > px_area(MIN_CALM_MM2, k) else median(ratio.ravel())
     rel = ratio / max(local, 0.05)
     raw = ((dc > 0.06) & (s > MIN_SUM) & (rs > MIN_SUM)) | (rel < 0.3) | (rel > 2.2)
-    return np.asarray(cv2.morphologyEx(raw.astype(np.uint8), cv2.MORPH_OPEN, KERNEL3) > 0, np.bool_), extra
+    return np.asarray(cv2.morphologyEx(raw.astype(np.uint8), cv2.MORPH_OPEN, kernel(OPEN_MM, k)) > 0, np.bool_), extra
 
 
-def match_score(c: F32, model_c: F32) -> float:
+def match_score(c: F32, model_c: F32, step: int = 2) -> float:
     """How far a smoothed patch's colour is from a smoothed model's: the median chromaticity distance over
-    every other pixel (the ladder's measure, per stand or pooled over a frame's sample); ``median`` is
-    ``np.median``'s value by one partition."""
-    return median(chroma_dist(c[::2, ::2], model_c[::2, ::2]).ravel())
+    every ``step``-th pixel (the ladder's measure, per stand or pooled over a frame's sample; ``match_step``
+    gives the step at a resolution); ``median`` is ``np.median``'s value by one partition."""
+    return median(chroma_dist(c[::step, ::step], model_c[::step, ::step]).ravel())
 
 
-def smoothed_patch(patch: NDArray[np.uint8]) -> tuple[F32, F32]:
-    """The patch's chromaticity and brightness smoothed as ``changed_matched`` compares them."""
-    return chroma_f(np.asarray(cv2.GaussianBlur(patch.astype(np.float32), (0, 0), SMOOTH_PX), np.float32))
+def match_step(px_per_mm: float) -> int:
+    """The ladder's sampling step at ``px_per_mm``: one pixel every ``MATCH_STEP_MM`` (every other at 3 px/mm)."""
+    return max(1, round(MATCH_STEP_MM * px_per_mm))
 
 
-def smoothed_model(ref: tuple[F32, F32], extra_px: float) -> tuple[F32, F32]:
-    """``ref`` smoothed and blurred by ``extra_px`` more (kept per model and blur)."""
-    return _smoothed_ref(ref, extra_px)
+def smoothed_patch(patch: NDArray[np.uint8], px_per_mm: float) -> tuple[F32, F32]:
+    """The patch (at ``px_per_mm``) chromaticity and brightness smoothed as ``changed_matched`` compares
+    them."""
+    return chroma_f(np.asarray(cv2.GaussianBlur(patch.astype(np.float32), (0, 0), SMOOTH_MM * px_per_mm),
+                               np.float32))
 
 
-_SMOOTHED: IdentityMemo[dict[float, tuple[F32, F32]]] = IdentityMemo()
+def smoothed_model(ref: tuple[F32, F32], extra_px: float, px_per_mm: float) -> tuple[F32, F32]:
+    """``ref`` (at ``px_per_mm``) smoothed and blurred by ``extra_px`` more (kept per model and blur)."""
+    return _smoothed_ref(ref, extra_px, px_per_mm)
+
+
+_SMOOTHED: IdentityMemo[dict[tuple[float, float], tuple[F32, F32]]] = IdentityMemo()
 
 
 def prepare_model(ref: tuple[F32, F32], px_per_mm: float = 0.0) -> None:
@@ -372,18 +393,18 @@ def prepare_model(ref: tuple[F32, F32], px_per_mm: float = 0.0) -> None:
     ladder (``MATCH_BLUR_MM`` at ``px_per_mm``; none with 0), the levels the frame's estimate
     (``vision.frame_blur``) and ``changed_matched`` compare it at, so no frame pays for smoothing a model."""
     for level in MATCH_BLUR_MM if px_per_mm > 0 else (0.0,):
-        _smoothed_ref(ref, round(level * px_per_mm, 1))
+        _smoothed_ref(ref, round(level * px_per_mm, 1), px_per_mm if px_per_mm > 0 else LEGACY_PX_PER_MM)
 
 
-def _smoothed_ref(ref: tuple[F32, F32], extra_px: float = 0.0) -> tuple[F32, F32]:
+def _smoothed_ref(ref: tuple[F32, F32], extra_px: float, px_per_mm: float) -> tuple[F32, F32]:
     """The model smoothed as ``changed_pixels`` compares it, blurred by ``extra_px`` more, kept per model
     and blur (smoothed once, not per frame)."""
     levels = _SMOOTHED.get((ref[0], ref[1]), dict)
-    got = levels.get(extra_px)
+    got = levels.get((extra_px, px_per_mm))
     if got is None:
-        sigma = float(np.hypot(SMOOTH_PX, extra_px))
+        sigma = float(np.hypot(SMOOTH_MM * px_per_mm, extra_px))
         got = chroma_f(np.asarray(cv2.GaussianBlur(ref[0] * ref[1][:, :, None], (0, 0), sigma), np.float32))
-        levels[extra_px] = got
+        levels[(extra_px, px_per_mm)] = got
     return got
 
 
@@ -393,70 +414,26 @@ def changed_pixels_legacy(c: F32, s: F32, ref: tuple[F32, F32]) -> NDArray[np.bo
     dc = chroma_dist(c, rc)
     ratio = s / np.maximum(rs, 1.0)
     raw = ((dc > 0.06) & (s > MIN_SUM) & (rs > MIN_SUM)) | (ratio < 0.3) | (ratio > 2.5)
-    return np.asarray(cv2.morphologyEx(raw.astype(np.uint8), cv2.MORPH_OPEN, KERNEL3) > 0, np.bool_)
+    return np.asarray(cv2.morphologyEx(raw.astype(np.uint8), cv2.MORPH_OPEN, kernel(OPEN_MM, LEGACY_PX_PER_MM)) > 0,
+                      np.bool_)
 
 
-def _rim_touched(change: NDArray[np.bool_], core: NDArray[np.bool_]) -> float:
-    """The share of ``core``'s rim (its outer 2 px) that the largest connected blob of ``change`` covers."""
+def _rim_touched(change: NDArray[np.bool_], core: NDArray[np.bool_], k: float) -> float:
+    """The share of ``core``'s rim (its outer ``CLOSE_MM``) that the largest connected blob of ``change``
+    covers."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(change.astype(np.uint8), connectivity=8)
     if n <= 1:
         return 0.0
     big = labels == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())
-    rim = core & ~(cv2.erode(core.astype(np.uint8), KERNEL5) > 0)
+    rim = core & ~(cv2.erode(core.astype(np.uint8), kernel(CLOSE_MM, k)) > 0)
     return float((big & rim).sum()) / max(float(rim.sum()), 1.0)
 
 
-@lru_cache(maxsize=64)
-def _footprint(kind: str, size_mm: tuple[float, float], k: float, n: int, grow: float) -> NDArray[np.uint8]:
-    """Where a piece of ``kind`` may stand on an n x n stand patch (read-only: it is shared)."""
-    m = np.zeros((n, n), dtype=np.uint8)
-    c = n / 2.0
-    if kind == "territory":
-        hw, hh = (size_mm[0] / 2 + grow) * k, (size_mm[1] / 2 + grow) * k
-        cv2.rectangle(m, (round(c - hw), round(c - hh)), (round(c + hw), round(c + hh)), 1, -1)
-    else:
-        cv2.circle(m, (round(c), round(c)), round((size_mm[0] / 2 + grow) * k), 1, -1)
-    m.setflags(write=False)
-    return m
-
-
-def _largest(mask: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if n <= 1:
-        return np.zeros_like(mask)
-    i = 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())
-    return np.asarray(labels == i, dtype=np.uint8)
-
-
-def _piece_zone(hull: NDArray[np.int32] | None, n: int, k: float, grow_mm: float) -> NDArray[np.bool_] | None:
-    """The piece's hull grown by ``grow_mm`` (its side walls; with the shadow, 2.5 mm)."""
-    if hull is None:
-        return None
-    m = np.zeros((n, n), np.uint8)
-    cv2.fillConvexPoly(m, hull, 1)
-    return np.asarray(cv2.dilate(m, np.ones((round(grow_mm * k) * 2 + 1,) * 2, np.uint8)) > 0, np.bool_)
-
-
-def _hull(blob: NDArray[np.uint8]) -> NDArray[np.int32] | None:
-    """The convex hull of a blob, from its outer contour (not from every pixel: five times cheaper)."""
-    contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not contours:
-        return None
-    return np.asarray(cv2.convexHull(np.vstack(contours)), np.int32)
-
-
-def _fill(hull: NDArray[np.int32]) -> float:
-    """The hull's area over its minimum-area rectangle: ~1 for squares, ~0.79 for discs. The hull ignores
-    the dark tower tops and roof shadows inside a capital."""
-    (_, _), (w, h), _ = cv2.minAreaRect(hull)
-    return float(cv2.contourArea(hull)) / max(float(w * h), 1.0)
-
-
-def _flipped(blob: NDArray[np.uint8], s: F32) -> bool:
+def _flipped(blob: NDArray[np.uint8], s: F32, k: float) -> bool:
     """An upright soul token shows a small lit top (a third of its outline) above its darker sloped side;
     an upturned one shows its wide flat base, lit over most of its outline."""
     vals = s[blob > 0]
-    if vals.size < 10:
+    if vals.size < px_area(MIN_OUTLINE_MM2, k):
         return False
     bright = vals > 0.85 * float(np.percentile(vals, 95))
     return float(bright.mean()) > FLIPPED_LIT_FRACTION
