@@ -2,9 +2,10 @@
 
 The pose watch's quick look (``PoseTracker.moved``, every frame) fires on knocks of about a degree and a
 few millimetres, and not on hands, sensor noise or a change of light; the reader re-posed in place
-(``BoardReader.repose``) keeps the empty models it learned without a photo of the empty table, so the
-stands it had learned read confidently on the first frame after the knock, where a reader built anew must
-learn them again. Magnitudes and seeds here are not the stress bench's (which reports 1 deg/5 mm and
+(``BoardReader.repose``) keeps the empty models it learned without a photo of the empty table, so every
+stand reads confidently and right on the first frame after the knock, never worse than a reader built
+anew (which, since the patch network was retrained in the seventh session, reads this table from the
+network alone as well). Magnitudes and seeds here are not the stress bench's (which reports 1 deg/5 mm and
 3 deg/20 mm on seeds 11 and 23)."""
 
 from __future__ import annotations
@@ -89,4 +90,4 @@ def test_a_reader_re_posed_in_place_keeps_what_it_learned() -> None:
     assert {rid: reader.models.models[rid] for rid in learned} == learned  # pose-independent: kept as they are
     kept = _confident_right(reader.read(frame), tokens)
     fresh = _confident_right(BoardReader(lay, p1, PALETTE).read(frame), tokens)
-    assert kept == len(lay.stands) > fresh
+    assert kept == len(lay.stands) >= fresh
