@@ -68,6 +68,13 @@ MARGINAL_FOREIGN = 2.0
 # changed blob may touch at most RIM_TOUCH of the core's rim (tuned on seed 7: uncovered pieces <= 0.07,
 # a phone over 28 % of a stand 0.12-0.19)
 RIM_TOUCH = 0.1
+# in a sharp frame JPEG still bleeds a piece's colour a little beyond its measured top (which it shrinks): a
+# change all of it within HALO_MM of the zone the piece explains, in one blob that touches no more of the
+# core's rim than an uncovered piece's edge does (RIM_TOUCH: an object comes in from outside the stand), is
+# the piece's own edge, not an object: the reading is unsure, for the patch classifier to confirm (never
+# confident by the rule alone), instead of unknown
+HALO_MM = 2.0
+HALO_UNSURE = "a halo around the piece"
 AREA_MM2 = {"soul": (50.0, 160.0), "basecamp": (110.0, 200.0), "capital": (215.0, 380.0)}
 TRACE: list[float] | None = None
 TRACE_A: list[tuple[str, float, float]] | None = None
@@ -184,7 +191,7 @@ class StandClassifier:
                                        blur_mm)
             if reason is None and area > 2.0 * CAPITAL_MIN_MM2:
                 reason = "too large for a piece"
-            if reason in (SKIN_UNSURE, BLURRED_UNSURE):
+            if reason in (SKIN_UNSURE, BLURRED_UNSURE, HALO_UNSURE):
                 unsure = reason
             elif reason is not None:
                 return StandReading("unknown", None, 0, 0.0, True, False, reason)
@@ -311,6 +318,8 @@ class StandClassifier:
                     frac <= MARGINAL_UNEXPLAINED * UNEXPLAINED_FRACTION
                     or (frac <= DEGRADED_UNEXPLAINED and _rim_touched(changed & free, core, k) <= RIM_TOUCH)):
                 return BLURRED_UNSURE
+            if frac > UNEXPLAINED_FRACTION and _halo(changed & free, explained, core, k):
+                return HALO_UNSURE
             return "unexplained object" if frac > UNEXPLAINED_FRACTION else unsure
         skin = skin_fraction(c, s)
         if skin > MARGINAL_SKIN * OBSTRUCTED_FRACTION:
@@ -427,6 +436,17 @@ def _rim_touched(change: NDArray[np.bool_], core: NDArray[np.bool_], k: float) -
     big = labels == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())
     rim = core & ~(cv2.erode(core.astype(np.uint8), kernel(CLOSE_MM, k)) > 0)
     return float((big & rim).sum()) / max(float(rim.sum()), 1.0)
+
+
+def _halo(change: NDArray[np.bool_], explained: NDArray[np.uint8], core: NDArray[np.bool_], k: float) -> bool:
+    """Whether ``change`` (the unexplained change of a stand with a piece) is a halo of that piece: one blob,
+    every pixel of it within ``HALO_MM`` of the ``explained`` zone, on no more than ``RIM_TOUCH`` of the core's
+    rim."""
+    if not explained.any():
+        return False
+    n, _ = cv2.connectedComponents(change.astype(np.uint8), connectivity=8)
+    near = cv2.dilate(explained, kernel(HALO_MM, k)) > 0
+    return n == 2 and not bool((change & ~near).any()) and _rim_touched(change, core, k) <= RIM_TOUCH
 
 
 def _flipped(blob: NDArray[np.uint8], s: F32, k: float) -> bool:
