@@ -17,26 +17,14 @@ import numpy as np
 import pytest
 
 import vision.dice as dice_module
-from calibration.camera import default_pose
-from rules.kipukas.board_map import BoardMap
-from tracker.overhead.layout import table_layout
-from vision.dice import FG_DIFF, FG_DIFF_MIN, DiceReader
-from vision.synth import Renderer, TableScene
-from vision.synth.dice import Die, area_pose, draw_die, random_die
+from tests.dice_support import PALETTE, SEAT, roll_area
+from vision.dice import FG_DIFF, FG_DIFF_MIN
+from vision.synth import TableScene
+from vision.synth.dice import Die, draw_die, random_die
 
-PALETTE = {"red": (40, 40, 210), "blue": (200, 90, 30)}
-SEAT = {c: s for s, c in PALETTE.items()}
 SEEDS = range(7_100, 7_110)  # not the training's (22xxxx), the bench's (1xxxxxx-9xxxxxx) nor other tests'
 # measured here: 30/30 found, 30/30 read (the fixed threshold found 26 of them: the dim dark dice fell apart)
 READ_FLOOR = 0.9
-
-
-def setup() -> tuple[Renderer, DiceReader, tuple[float, float, float, float]]:
-    layout = table_layout(BoardMap.packaged())
-    assert layout.roll_area_mm is not None
-    pose = area_pose(default_pose(layout, image_size=(2028, 1520)), layout)
-    renderer = Renderer(layout, pose, PALETTE)
-    return renderer, DiceReader(layout, pose, PALETTE, renderer.render(TableScene({}), seed=7)), layout.roll_area_mm
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +33,7 @@ def throws() -> list[tuple[list[Die], np.ndarray]]:
 
 
 def dim_throws() -> list[tuple[list[Die], np.ndarray]]:
-    renderer, _, (x0, y0, x1, y1) = setup()
+    renderer, _, (x0, y0, x1, y1) = roll_area()
     out: list[tuple[list[Die], np.ndarray]] = []
     for seed in SEEDS:
         rng = np.random.default_rng(seed)
@@ -65,7 +53,7 @@ def dim_throws() -> list[tuple[list[Die], np.ndarray]]:
 
 def test_dark_cubes_in_dim_light_are_found_and_read_with_no_wrong_face(
         throws: list[tuple[list[Die], np.ndarray]]) -> None:
-    _, reader, _ = setup()
+    _, reader, _ = roll_area()
     count: Counter[str] = Counter()
     for dice, frame in throws:
         got = reader.read(frame)
@@ -86,9 +74,9 @@ def test_the_fixed_threshold_lost_dice_here(throws: list[tuple[list[Die], np.nda
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """These throws exercise the fix: with the old fixed threshold (30 whatever the light) dice are lost."""
     assert 0 < FG_DIFF_MIN < FG_DIFF
-    _, reader, _ = setup()
+    _, reader, _ = roll_area()
     scaled = sum(len(reader.read(f).dice) for _, f in throws)
     monkeypatch.setattr(dice_module, "FG_DIFF_MIN", FG_DIFF)
-    _, reader, _ = setup()
+    _, reader, _ = roll_area()
     fixed = sum(len(reader.read(f).dice) for _, f in throws)
     assert scaled == 3 * len(SEEDS) > fixed, (scaled, fixed)

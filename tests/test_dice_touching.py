@@ -16,32 +16,20 @@ from collections import Counter
 
 import numpy as np
 
-from calibration.camera import default_pose
-from rules.kipukas.board_map import BoardMap
-from tracker.overhead.layout import table_layout
-from vision.dice import DiceReader
+from tests.dice_support import PALETTE, SEAT, roll_area
 from vision.dice_crop import CROP_PX
 from vision.dice_faces import SIZE_MM
 from vision.dice_net import VIEWS, packaged_face_net, views
-from vision.synth import Renderer, TableScene
-from vision.synth.dice import area_pose, draw_die, random_die
+from vision.synth import TableScene
+from vision.synth.dice import draw_die, random_die
 
-PALETTE = {"red": (40, 40, 210), "blue": (200, 90, 30)}
 SEEDS = range(7_000, 7_012)  # not the training's (22xxxx), the bench's (1xxxxxx-8xxxxxx) nor test_dice_net's
 # measured 24/24 read here (the previous reader: the lit top cut by the split line made some shapes unknown)
 FLOOR = 0.9
 
 
-def setup() -> tuple[Renderer, DiceReader, tuple[float, float, float, float]]:
-    layout = table_layout(BoardMap.packaged())
-    assert layout.roll_area_mm is not None
-    pose = area_pose(default_pose(layout, image_size=(2028, 1520)), layout)
-    renderer = Renderer(layout, pose, PALETTE)
-    return renderer, DiceReader(layout, pose, PALETTE, renderer.render(TableScene({}), seed=7)), layout.roll_area_mm
-
-
 def test_touching_cubes_are_split_and_read_with_no_wrong_face_accepted() -> None:
-    renderer, reader, (x0, y0, x1, y1) = setup()
+    renderer, reader, (x0, y0, x1, y1) = roll_area()
     count: Counter[str] = Counter()
     for seed in SEEDS:
         rng = np.random.default_rng(seed)
@@ -62,14 +50,12 @@ def test_touching_cubes_are_split_and_read_with_no_wrong_face_accepted() -> None
                 count["unknown"] += 1
                 continue
             seen = near[0]
-            assert (seen.kind, seen.face, seen.owner) == (die.kind, die.face, PALETTE_SEAT[die.colour]), \
+            assert (seen.kind, seen.face, seen.owner) == (die.kind, die.face, SEAT[die.colour]), \
                 f"seed {seed}: {die} read as {seen}"
             count["read"] += 1
     assert count["read"] + count["unknown"] == 2 * len(SEEDS)
     assert count["read"] / (2 * len(SEEDS)) >= FLOOR, count
 
-
-PALETTE_SEAT = {c: s for s, c in PALETTE.items()}
 
 
 def test_a_quarter_turn_of_a_cube_crop_changes_nothing_the_network_answers() -> None:
