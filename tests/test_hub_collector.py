@@ -78,7 +78,9 @@ def test_young_cyclic_garbage_is_freed_at_every_step(thawed: None) -> None:
 
 
 def test_start_up_is_frozen(thawed: None) -> None:
-    assert settle_start_up() == gc.get_freeze_count() > 1000
+    frozen = settle_start_up()
+    # other threads of the test process (a hub's own collector) may freeze more in between: at least, never less
+    assert gc.get_freeze_count() >= frozen > 1000
 
 
 def test_a_collector_refuses_a_full_collection_more_often_than_its_steps() -> None:
