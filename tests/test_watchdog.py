@@ -196,12 +196,17 @@ def test_watchdog_stops_feeding_when_the_table_loop_stalls(listener: NotifyListe
     table_running.set()
     camera_running.set()
     beaten: dict[str, float] = {}  # each loop's last beat, on the watchdog's clock
+    # set by a loop once it has seen it must pause: its last beat is then done (a loop that checked `running`
+    # just before it was cleared could otherwise beat after the stall was declared, and recover it)
+    paused = {"table": threading.Event(), "overhead camera": threading.Event()}
 
     def loop(name: str, running: threading.Event) -> None:
         while not stop.is_set():
             if running.is_set():
                 beaten[name] = time.monotonic()
                 dog.beat(name)
+            else:
+                paused[name].set()
             time.sleep(0.01)
 
     loops = [
@@ -219,6 +224,7 @@ def test_watchdog_stops_feeding_when_the_table_loop_stalls(listener: NotifyListe
         assert not any(m.startswith("STATUS=stalled") for _, m in listener.snapshot())
 
         table_running.clear()
+        assert paused["table"].wait(LOADED), "the table loop never saw it must pause"
         assert wait_for(lambda: any(m.startswith("STATUS=stalled") for _, m in listener.snapshot()), LOADED)
         messages = listener.snapshot()
         status_at, status = next((t, m) for t, m in messages if m.startswith("STATUS=stalled"))
