@@ -16,6 +16,7 @@ from wsproto.frame_protocol import FrameProtocol, Opcode
 from broadcast.coalesce import Coalescer
 from broadcast.deltas import apply, diff
 from broadcast.frames import FramedPacket, FramedText, ws_text_frame
+from tests.threads import start_daemon
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 65535, 65536, 70000])
@@ -77,12 +78,7 @@ def test_broadcasts_that_arrive_during_a_delivery_are_merged_in_order() -> None:
         busy.set()
         release.wait(5)
 
-    def start(target: Any) -> threading.Thread:
-        thread = threading.Thread(target=target, daemon=True)
-        thread.start()
-        return thread
-
-    merger = Coalescer(deliver, start)
+    merger = Coalescer(deliver, start_daemon)
     merger.add("/watch", "watch:1", "rows", [1], "append")
     assert busy.wait(5)  # the first goes at once, alone
     for n in (2, 3, 4):

@@ -18,6 +18,7 @@ from broadcast.coalesce import Coalescer
 from broadcast.passthrough import socketio_text, split
 from broadcast.rooms import participants
 from hub.namespaces import Broadcaster, public_row
+from tests.threads import start_daemon
 
 
 def announced(table: str, rows: list[dict[str, Any]]) -> bytes:
@@ -87,12 +88,7 @@ def test_a_room_waiting_its_turn_takes_what_arrived_meanwhile() -> None:
             started[n].set()
             release[n].wait(5)
 
-    def start(target: Any) -> threading.Thread:
-        thread = threading.Thread(target=target, daemon=True)
-        thread.start()
-        return thread
-
-    merger = Coalescer(deliver, start)
+    merger = Coalescer(deliver, start_daemon)
     merger.add("/watch", "watch:1", "rows", [1], "append")
     assert started[0].wait(5)
     merger.add("/watch", "watch:1", "rows", [2], "append")
