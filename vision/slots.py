@@ -37,25 +37,32 @@ OVER_MM = 6.0  # how much longer / wider than a card its outline may measure in 
 FULL_PPM = 1.9  # the frame px per mm OVER_MM was measured at (2028x1520)
 EDGE_FRAME_PX = 2.0  # a card's edge, blurred and resampled, reads as changed this far out, per side
 FREE = 0.25
+# sizes of the decision in mm, each the pixel size it had at SLOT_PX_PER_MM = 1 (issue 14: a slot read at
+# another resolution decides alike; tests/test_slots_resolution.py)
+OPEN_RADIUS_MM = 1.0  # the changed mask's opening: a 3x3 square at 1 px/mm
+MIN_CALM_MM2 = 60.0  # calm pixels needed to measure the light's gain on the slot (else gain 1)
+MIN_ZONE_MM = 3.0  # a zone narrower than this (cut by the slot's edge) gives no fraction
 FACE_SURE = 0.5  # the rule's face confidence below which the patch classifier's sure face (ACCEPT) decides
 
 # the patch classifier's sure reading among the rule's candidates: (reading, calibrated probability, flipped)
 Confirm = Callable[[tuple[str, ...]], tuple[str, float, bool] | None]
 
 
-def changed_mask(patch: Image, ref: tuple[F32, F32], cs: tuple[F32, F32] | None = None) -> NDArray[np.bool_]:
+def changed_mask(patch: Image, ref: tuple[F32, F32], cs: tuple[F32, F32] | None = None,
+                 k: float = 1.0) -> NDArray[np.bool_]:
     """Pixels that differ from the empty slot (chromaticity and brightness ``ref``) in colour, or much more
-    than the overall light change."""
+    than the overall light change; ``k``: the patch's px per mm."""
     c, s = chroma(patch) if cs is None else cs
     rc, rs = ref
     dc = chroma_dist(c, rc)
     ratio = s / np.maximum(rs, 1.0)
     calm = (dc < 0.03) & (rs > 300)
-    calm_ratio = ratio[calm][::3]
-    gain = float(calm_ratio.mean()) if calm_ratio.size > 20 else 1.0
+    calm_ratio = ratio[calm]
+    gain = float(calm_ratio[::3].mean()) if calm_ratio.size > MIN_CALM_MM2 * k * k else 1.0
     rel = ratio / max(gain, 0.05)
     out = ((dc > 0.05) & (s > MIN_SUM) & (rs > MIN_SUM)) | (rel < 0.5) | (rel > 2.0)
-    m = np.asarray(cv2.morphologyEx(out.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
+    side = 2 * max(1, round(OPEN_RADIUS_MM * k)) + 1
+    m = np.asarray(cv2.morphologyEx(out.astype(np.uint8), cv2.MORPH_OPEN, np.ones((side, side), np.uint8)), np.uint8)
     return fill_holes(m)
 
 
@@ -131,9 +138,9 @@ def card_shaped(mask: NDArray[np.bool_], k: float, card_mm: tuple[float, float],
     return (cw - tol_mm < short < cw + over and ch - tol_mm < long_ < ch + over and solidity > 0.9)
 
 
-def _frac(mask: NDArray[np.bool_], box: tuple[int, int, int, int]) -> float | None:
+def _frac(mask: NDArray[np.bool_], box: tuple[int, int, int, int], k: float = 1.0) -> float | None:
     x0, y0, x1, y1 = box
-    if x1 - x0 < 3 or y1 - y0 < 3:
+    if x1 - x0 < MIN_ZONE_MM * k or y1 - y0 < MIN_ZONE_MM * k:
         return None
     return float(mask[y0:y1, x0:x1].mean())
 
@@ -238,9 +245,9 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
     c, s = chroma(patch) if cs is None else cs
     if skin_check and skin_fraction(c, s) > 0.05:
         return "empty", None, 0.0, True
-    mask = changed_mask(patch, ref, (c, s))
+    mask = changed_mask(patch, ref, (c, s), k)
     z = zones(size, k, card_mm)
-    f = {name: _frac(mask, box) for name, box in z.items()}
+    f = {name: _frac(mask, box, k) for name, box in z.items()}
     lower, upper = f["lower"] or 0.0, f["upper"] or 0.0
     sides = [v for v in (f["left"], f["right"]) if v is not None]
     side = min(sides) if sides else 0.0
