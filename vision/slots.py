@@ -281,7 +281,8 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
 
 def portrait_face(frame: Image, H: Mat3, size: tuple[int, int], k: float, card_mm: tuple[float, float],
                   patch: Image, z: dict[str, tuple[int, int, int, int]],
-                  accept: Callable[[str], bool] | None, confirm: Confirm | None = None) -> tuple[float, str | None] | None:
+                  accept: Callable[[str], bool] | None,
+                  confirm: Confirm | None = None) -> tuple[float, str | None] | None:
     """A portrait card's face evidence, as the rule and ``confirmed`` both weigh it: (its back-likeness,
     its code when read), or None where a back shows with part of it hidden (something lies on the card).
     The code is not looked for on a front (``is_front``): where it is, the search finds nothing."""
