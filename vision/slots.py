@@ -152,24 +152,31 @@ def _back_hist() -> NDArray[np.float32]:
     return np.asarray(hist / max(float(hist.max()), 1.0), dtype=np.float32)
 
 
-def back_likeness(card: Image) -> float:
-    """Fraction of the card's pixels whose hue and saturation are common on card backs."""
+def back_like(card: Image) -> NDArray[np.bool_]:
+    """The card's pixels whose hue and saturation are common on card backs (per pixel, so a cell of the
+    card's map is the map of that cell)."""
     hsv = cv2.cvtColor(card, cv2.COLOR_BGR2HSV)
     bp = cv2.calcBackProject([hsv], [0, 1], _back_hist(), [0, 180, 0, 256], 1.0)
-    return float((bp > 0.05).mean())
+    return np.asarray(bp > 0.05, np.bool_)
 
 
-def min_cell_likeness(card: Image, cols: int = 2, rows: int = 3) -> float:
+def back_likeness(card: Image) -> float:
+    """Fraction of the card's pixels whose hue and saturation are common on card backs."""
+    return float(back_like(card).mean())
+
+
+def min_cell_likeness(card: Image, cols: int = 2, rows: int = 3, like: NDArray[np.bool_] | None = None) -> float:
     """The lowest ``back_likeness`` over the outer rows of a grid of the card: a card back shows its art
     richly there (>= 0.5 per cell; the QR in the middle row shows little), so a cell without it means
-    something covers that part."""
+    something covers that part. ``like``: the card's ``back_like`` when the caller has it (the same cells)."""
     h, w = card.shape[:2]
     out = 1.0
     for r in (0, rows - 1):
         for c in range(cols):
-            cell = card[r * h // rows:(r + 1) * h // rows, c * w // cols:(c + 1) * w // cols]
+            rs, cs = slice(r * h // rows, (r + 1) * h // rows), slice(c * w // cols, (c + 1) * w // cols)
+            cell = card[rs, cs]
             if cell.size:
-                out = min(out, back_likeness(cell))
+                out = min(out, back_likeness(cell) if like is None else float(like[rs, cs].mean()))
     return out
 
 
@@ -288,8 +295,9 @@ def portrait_face(frame: Image, H: Mat3, size: tuple[int, int], k: float, card_m
     The code is not looked for on a front (``is_front``): where it is, the search finds nothing."""
     x0, y0, x1, y1 = z["upper"][0], z["upper"][1], z["lower"][2], z["lower"][3]
     card = patch[y0:y1, x0:x1]
-    like = back_likeness(card)
-    if like >= BACK_LIKE_MIN and min_cell_likeness(card) < BACK_CELL_MIN:
+    back = back_like(card)
+    like = float(back.mean())
+    if like >= BACK_LIKE_MIN and min_cell_likeness(card, like=back) < BACK_CELL_MIN:
         return None
     if is_front(like, confirm):
         return like, None
