@@ -120,16 +120,18 @@ def card_shaped(mask: NDArray[np.bool_], k: float, card_mm: tuple[float, float],
         d = min(SPECK_FRAME_PX / frame_ppm, SPECK_MAX_MM) * k
         side = max(3, 2 * int(d / 2) + 1)
         m = np.asarray(cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((side, side), np.uint8)), np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+    # the labels and each blob's area, without OpenCV's other statistics (2.4x the time on a slot's patch)
+    n, labels = cv2.connectedComponents(m, connectivity=8)
     if n <= 1:
         return False
-    i = 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())
+    areas = np.bincount(labels.ravel(), minlength=n)
+    i = 1 + int(areas[1:].argmax())
     # the hull of the blob's outer contour is the hull of all its pixels, for a fraction of the points
     contours, _ = cv2.findContours((labels == i).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull = cv2.convexHull(np.vstack(contours))
     (_, _), (w, h), _ = cv2.minAreaRect(hull)
     short, long_ = sorted((w / k, h / k))
-    area = float(stats[i, cv2.CC_STAT_AREA])
+    area = float(areas[i])
     solidity = area / max(float(cv2.contourArea(hull)), 1.0)
     cw, ch = sorted(card_mm)
     over = OVER_MM
