@@ -14,7 +14,8 @@ from vision.board import BoardReader
 from vision.obstruction import MIN_OUTSIDE_PX, SCALE, ObstructionFinder
 
 
-def blobs_before(f: ObstructionFinder, changed: np.ndarray, margin: bool) -> tuple[np.ndarray, tuple[tuple[int, ...], ...]]:
+def blobs_before(f: ObstructionFinder, changed: np.ndarray,
+                 margin: bool) -> tuple[np.ndarray, tuple[tuple[int, ...], ...]]:
     n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
     out = np.zeros_like(changed)
     boxes = []
