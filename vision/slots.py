@@ -99,8 +99,14 @@ def zones(size: tuple[int, int], k: float, card_mm: tuple[float, float]) -> dict
 
 def frame_px_per_mm(H: Mat3, k: float, size: tuple[int, int]) -> float:
     """The camera frame's pixels per mm at the slot's centre (``H``: patch px at ``k`` px/mm -> frame px):
-    what the patch's smallest trustworthy detail is, since the patch is resampled from the frame."""
-    return qr_window(H, k, size).frame_px_per_mm
+    what the patch's smallest trustworthy detail is, since the patch is resampled from the frame. The pose
+    fixes it: computed once per slot and pose, not every frame."""
+    return _frame_px_per_mm(np.asarray(H, np.float64).tobytes(), k, size)
+
+
+@lru_cache(maxsize=256)
+def _frame_px_per_mm(H: bytes, k: float, size: tuple[int, int]) -> float:
+    return qr_window(np.frombuffer(H, np.float64).reshape(3, 3), k, size).frame_px_per_mm
 
 
 def card_shaped(mask: NDArray[np.bool_], k: float, card_mm: tuple[float, float], tol_mm: float = 14.0,
