@@ -209,8 +209,7 @@ class StandClassifier:
             conf = float(np.clip(1.0 - area / EMPTY_MAX_MM2, 0.0, 1.0)) * 0.5 + 0.5
             if strict and ref is None and look is None:
                 conf = min(conf, UNVERIFIED_EMPTY)  # nothing tells an empty stand from a covered one
-            return StandReading("empty", None, 0, 0.0 if unsure else conf, False, False, unsure,
-                                unchanged=None if changed is None or not strict else ~changed)
+            return StandReading("empty", None, 0, 0.0 if unsure else conf, False, False, unsure)
         inside = owners[(blob > 0) & (owners >= 0)]
         votes = np.bincount(inside.astype(np.int64), minlength=len(self.owners))
         owner = self.owners[int(votes.argmax())]
