@@ -391,12 +391,9 @@ class BoardReader:
         if blob:
             assert mask is not None and self.finder is not None
             # the blob may be the stand's own piece joined to an object beside it: only a confident piece
-            # whose zone explains all but a graze of the blob is read; the stand learns nothing from it. The
-            # blob's ~6 mm margin and the object's shadow reach past its edge: where the stand's own change
-            # test saw its pixels as before, the stand is in view, and only the rest must be a graze
-            in_view = r.piece if r.piece is None or r.unchanged is None else r.piece | r.unchanged
-            if (r.obstructed or r.state == "empty" or in_view is None or r.confidence < CONFIDENT_EMPTY
-                    or self.finder.beyond_piece(mask, sid, reg.H, in_view) > GRAZED):
+            # whose zone explains all but a graze of the blob is read; the stand learns nothing from it
+            if (r.obstructed or r.state == "empty" or r.piece is None or r.confidence < CONFIDENT_EMPTY
+                    or self.finder.beyond_piece(mask, sid, reg.H, r.piece) > GRAZED):
                 self.models.reset(sid)
                 return unread_stand(self.last_stands.get(sid), "covered")
             return StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)

@@ -121,9 +121,6 @@ class StandReading:
     # what else the rule's own measurements allow when they disagree (its shape says one piece, the measured
     # size another): the candidates a second opinion may confirm (``vision.board``), never read on their own
     alternatives: tuple[str, ...] = ()
-    # where the change test (strict, against the stand's model or look) compared the patch and found it as
-    # before: what an obstruction blob over those pixels covers is in view (``vision.board``); None untested
-    unchanged: NDArray[np.bool_] | None = None
 
 
 class StandClassifier:
@@ -240,7 +237,7 @@ class StandClassifier:
                 alternatives += self.rounded(kind, area, (state, *alternatives))
         conf = 0.0 if unsure else float(np.clip(min(margin, 1.0) * purity, 0.0, 1.0))
         return StandReading(state, owner, 1, conf, False, flipped, unsure, piece_zone(hull, n, px_per_mm, 1.0), area,
-                            alternatives, None if changed is None or not strict else ~changed)
+                            alternatives)
 
     def sized(self, kind: str, area: float, shaped: str) -> tuple[str, ...]:
         """The pieces other than ``shaped`` that the measured top ``area`` allows (only a territory stand
