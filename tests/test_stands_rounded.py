@@ -7,7 +7,7 @@ named no square piece, the network (sure of the capital, 1.00) could only veto, 
 (seeds 59 and 89 of the stress bench, 1014x760 q25). A soul-shaped top no larger than a square piece's
 largest top now keeps that piece as a candidate (``StandClassifier.rounded``) the network may confirm at
 ``ACCEPT``; the rule's own confidence is unchanged. Seed 206 is neither a bench tuning (7, 59, 89) nor a
-reporting seed (11, 67, 131, 103): of test seeds 200-207 it is where the change reads most (68 -> 72 of 72
+reporting seed (11, 67, 131, 113): of test seeds 200-207 it is where the change reads most (68 -> 72 of 72
 readings with the photo and without; none wrong before or after on any of them).
 """
 
