@@ -4,6 +4,8 @@ place is taken back with (`GameState.mark` / `restore`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rules.kipukas.records import CardState
 
 
@@ -20,7 +22,7 @@ class CardTable(dict[str, CardState]):
     so a snapshot per action costs one copy of the id table, not of every index.
     """
 
-    __slots__ = ("journal", "mine", "on", "owned", "play", "play_mine", "settled", "sorted_by", "touched")
+    __slots__ = ("bound", "journal", "mine", "on", "owned", "play", "play_mine", "settled", "sorted_by", "touched")
 
     def __init__(self, cards: dict[str, CardState] | None = None) -> None:
         super().__init__(cards or {})
@@ -35,7 +37,10 @@ class CardTable(dict[str, CardState]):
         self.touched: set[str] = {c.at for c in self.values() if c.at is not None}
         self.settled: dict[str, tuple[str, str]] | None = None  # the claims as the last settlement left them
         # While an action is applied in place: (card id, record before the write) per write, for its undo.
-        self.journal: list[tuple[str, CardState | None]] | None = None
+        # While an action is applied in place: its undo journal, (card id, record before the write) per card
+        # write and (field, key, old value) per write into the state's small dicts (`rules.kipukas.journal`).
+        self.journal: list[tuple[Any, ...]] | None = None
+        self.bound: tuple[object, ...] | None = None  # the state's dicts that journal into this table
         # (zone, controlling player or None for everyone) -> its cards sorted by id, until a write there.
         self.sorted_by: dict[tuple[str, str | None], list[CardState]] = {}
         # stand -> the cards in play there (table order within a stand not kept); built on first use
@@ -55,6 +60,7 @@ class CardTable(dict[str, CardState]):
         new.touched = set(self.touched)
         new.settled = self.settled
         new.journal = None
+        new.bound = None
         new.sorted_by = dict(self.sorted_by)  # the lists are never changed, only dropped
         new.on = None  # rebuilt when first asked for
         return new
@@ -161,12 +167,3 @@ class CardTable(dict[str, CardState]):
 
     def update(self, *args: object, **kwargs: object) -> None:
         raise TypeError("CardTable is changed one card at a time (cards[id] = record), so its index stays right")
-
-    def rewind(self, journal: list[tuple[str, CardState | None]]) -> None:
-        """Undo the writes of `journal` (newest first), through the indices; the journal is not extended."""
-        self.journal = None
-        for key, old in reversed(journal):
-            if old is None:
-                self.__delitem__(key)
-            else:
-                self[key] = old

@@ -14,6 +14,7 @@ from operator import attrgetter
 from typing import Any, NamedTuple
 
 from rules.kipukas.card_table import CardTable
+from rules.kipukas.journal import JOURNALED, Journaled, rewind_dict
 from rules.kipukas.records import ZONES, Bout, CardState, Pending, PlayerState, new_card
 
 __all__ = ["ZONES", "Bout", "CardState", "CardTable", "GameState", "Pending", "PlayerState", "Undo", "new_card"]
@@ -64,24 +65,43 @@ class GameState:
 
     def mark(self) -> Undo:
         """Start recording changes for one action applied in place (python-chess's `push`): the scalar
-        fields and the small dicts are saved as they are, card writes are journaled by the card table."""
+        fields are saved as they are; card writes and writes into the small dicts are journaled in the card
+        table's journal (`rules.kipukas.journal`), so nothing is copied per action."""
         table: CardTable = self.cards  # type: ignore[assignment]  # __post_init__ made it a CardTable
-        journal: list[tuple[str, CardState | None]] = []
+        bound = table.bound
+        if bound is None or bound[0] is not self.players or bound[1] is not self.bottom \
+                or bound[2] is not self.claims or bound[3] is not self.fixed_means or bound[4] is not self.overrides:
+            self._bind(table)
+        journal: list[tuple[Any, ...]] = []
         table.journal = journal
-        return _new_tuple(Undo, (_STATE_VALUES(self), dict(self.players), dict(self.bottom), dict(self.claims),
-                                 dict(self.fixed_means), dict(self.overrides), journal, set(table.touched),
-                                 table.settled))
+        return _new_tuple(Undo, (_STATE_VALUES(self), journal, set(table.touched), table.settled))
+
+    def _bind(self, table: CardTable) -> None:
+        """Make the small dicts journal their writes into `table`'s journal (after a copy, a construction or a
+        field set from outside: the first action marked then converts them)."""
+        for name in JOURNALED:
+            found = getattr(self, name)
+            if not (isinstance(found, Journaled) and found.owner is table):
+                setattr(self, name, Journaled(name, table, found))
+        table.bound = (self.players, self.bottom, self.claims, self.fixed_means, self.overrides)
 
     def restore(self, undo: Undo) -> None:
-        """Return to the state `undo` was marked at (python-chess's `pop`); `undo` stays usable."""
+        """Return to the state `undo` was marked at (python-chess's `pop`), rewinding its journal newest
+        first; `undo` stays usable (it may rewind a copy of the state too, as `rules.kipukas.history` does)."""
         table = self.cards
         assert isinstance(table, CardTable)
-        table.rewind(undo.journal)
+        table.journal = None
+        for entry in reversed(undo.journal):
+            if len(entry) == 2:
+                key, old = entry
+                if old is None:
+                    table.__delitem__(key)
+                else:
+                    table[key] = old
+            else:
+                rewind_dict(self, *entry)
         for name, value in zip(_STATE_FIELDS, undo.values, strict=True):
             setattr(self, name, value)
-        self.players, self.bottom, self.claims = dict(undo.players), dict(undo.bottom), dict(undo.claims)
-        self.fixed_means, self.overrides = dict(undo.fixed_means), dict(undo.overrides)
-        self.cards = table
         table.touched = set(undo.touched)
         table.settled = undo.settled
 
@@ -155,23 +175,18 @@ class GameState:
         return "\n".join(line.rstrip() for line in lines)
 
 
-_STATE_FIELDS = tuple(f.name for f in fields(GameState) if f.name != "cards")
+_STATE_FIELDS = tuple(f.name for f in fields(GameState) if f.name != "cards" and f.name not in JOURNALED)
 _STATE_VALUES = attrgetter(*_STATE_FIELDS)
 _new_tuple = tuple.__new__
 
 
 class Undo(NamedTuple):
-    """What `GameState.restore` needs to take one in-place action back: the fields as they were (the small
-    dicts copied, as handlers write into them), the card writes in order, and the claim bookkeeping.
-    A named tuple built by `GameState.mark` through `tuple.__new__` (one C call; the slotted class it replaces
-    ran nine attribute writes in Python per action). Never changed once made."""
+    """What `GameState.restore` needs to take one in-place action back: the scalar fields as they were, the
+    journal of the action's writes in order (card writes and writes into the small dicts), and the claim
+    bookkeeping. A named tuple built by `GameState.mark` through `tuple.__new__` (one C call). Never changed
+    once made."""
 
     values: tuple[Any, ...]
-    players: dict[str, PlayerState]
-    bottom: dict[str, tuple[str, ...]]
-    claims: dict[str, tuple[str, str]]
-    fixed_means: dict[tuple[str, str], tuple[int, int]]
-    overrides: dict[str, tuple[tuple[str, bool], ...]]
-    journal: list[tuple[str, CardState | None]]
+    journal: list[tuple[Any, ...]]
     touched: set[str]
     settled: dict[str, tuple[str, str]] | None

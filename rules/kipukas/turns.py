@@ -33,7 +33,7 @@ def start_turn(c: Ctx, kind: str) -> None:
         if p.played_this_roll or p.night_done:  # an equal record needs no rebuilding
             s.players[name] = p.set(played_this_roll=0, night_done=frozenset())
     if kind == "day":
-        s.fixed_means = {}
+        s.fixed_means.clear()  # in place: its writes are journaled for undo (rules.kipukas.journal)
         table = cast(CardTable, s.cards)
         for cs in table.zone("play") + table.zone("prison") + table.zone("discard"):  # where day marks can be
             if cs.moved or cs.swim_tried or cs.exhausted or cs.swimming:
