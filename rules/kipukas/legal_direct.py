@@ -213,8 +213,6 @@ def _day(c: Ctx, p: str) -> list[Action]:
         out.append(make(Initiative, p))
     elif s.passed != p:
         out.append(make(End, p))
-    claims = s.claims
-    mine = [t for t in c.board.holdable if (claim := claims.get(t)) is not None and claim[0] == p]
     found = scan(c, p)  # one pass over the cards in play
     own, occupied, enemy_at, enemies = found.own, found.occupied, found.enemy_at, frozenset(found.blocking)
     cards_info = c.catalog.cards
@@ -224,6 +222,9 @@ def _day(c: Ctx, p: str) -> list[Action]:
     effect = cards_table.sorted_view("effect", p)
     cards = hand + [x for x in effect if cards_info[x.code].type != "PersonalEffect"] if effect else hand
     room = s.players[p].played_this_roll < MAX_PLAYED
+    if room and cards:  # p's territories, in map order (most day positions have no card to play)
+        claims = s.claims
+        mine = [t for t in c.board.holdable if (claim := claims.get(t)) is not None and claim[0] == p]
     for card in cards if room else ():
         if not _playable(c, p, card, HIDDEN_CARD_TYPES):
             continue
