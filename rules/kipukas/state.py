@@ -74,7 +74,9 @@ class GameState:
             self._bind(table)
         journal: list[tuple[Any, ...]] = []
         table.journal = journal
-        return _new_tuple(Undo, (_STATE_VALUES(self), journal, set(table.touched), table.settled))
+        touched = table.touched
+        return _new_tuple(Undo, (_STATE_VALUES(self), journal, frozenset(touched) if touched else _NO_STANDS,
+                                 table.settled))
 
     def _bind(self, table: CardTable) -> None:
         """Make the small dicts journal their writes into `table`'s journal (after a copy, a construction or a
@@ -178,6 +180,7 @@ class GameState:
 _STATE_FIELDS = tuple(f.name for f in fields(GameState) if f.name != "cards" and f.name not in JOURNALED)
 _STATE_VALUES = attrgetter(*_STATE_FIELDS)
 _new_tuple = tuple.__new__
+_NO_STANDS: frozenset[str] = frozenset()  # shared by the undo records of actions marked with nothing touched
 
 
 class Undo(NamedTuple):
@@ -188,5 +191,5 @@ class Undo(NamedTuple):
 
     values: tuple[Any, ...]
     journal: list[tuple[Any, ...]]
-    touched: set[str]
+    touched: frozenset[str]
     settled: dict[str, tuple[str, str]] | None

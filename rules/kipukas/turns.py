@@ -41,12 +41,13 @@ def start_turn(c: Ctx, kind: str) -> None:
                 c.put(cs.set(moved=0, swim_tried=False, exhausted=False, swimming=cs.swimming and in_water))
         sides: dict[str, set[str]] = {}
         where = c.board.stand_territory
-        for cs in c.souls_in_play():
+        souls = c.souls_in_play()
+        for cs in souls:
             if cs.at:
                 sides.setdefault(where[cs.at], set()).add(cs.owner)
         s.contention_due = frozenset((p, t) for t, owners in sides.items()
                                      for p in owners if any(q in c.foes(p) for q in owners))
-        for cs in c.souls_in_play():
+        for cs in souls:
             if cs.rogue:
                 c.notice(f"{cs.owner}: roll a D6 per step for rogue {c.name(cs)} before the turn (#rouge)")
     else:
@@ -322,9 +323,9 @@ def _check_end(c: Ctx) -> bool:
     holdable = c.board.holdable
     claims = c.s.claims
     whole = style.claims_matter and len(claims) >= len(holdable)  # #win needs every territory claimed
-    holders = {claims[t][0] if t in claims else None for t in holdable} if whole else set()
+    holders = {claims[t][0] if t in claims else None for t in holdable} if whole else None
     for player in c.s.players if whole or style.limit is not None else ():
-        if whole and len(holders) == 1 and player in holders:
+        if holders is not None and len(holders) == 1 and player in holders:
             if player == style.third:
                 return _over(c, f"{player}, the third party, dominates the kipuka: every player loses ({style.title})")
             return _over(c, f"{player} wins: holds every base camp and capital (#win)")
