@@ -131,9 +131,11 @@ class CardTable(dict[str, CardState]):
             self._members(new_key)[key] = cs
         else:
             old_key = (old.zone, old.controller or old.owner)
-            members = self._members(old_key)
-            del members[key]
-            (members if old_key == new_key else self._members(new_key))[key] = cs
+            if old_key == new_key:  # the usual write: the card stays where it is (member order is not kept)
+                self._members(new_key)[key] = cs
+            else:
+                del self._members(old_key)[key]
+                self._members(new_key)[key] = cs
         on = self.on
         if on is not None:
             if old is not None and old.at is not None and old.zone == "play":
