@@ -212,12 +212,11 @@ def settle_claims(c: Ctx) -> None:
     board, where = c.board, c.board.stand_territory
     table: CardTable = c.s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
     claims = c.s.claims
-    if not table.touched and table.settled == claims:
+    stale = table.settled != claims  # claims changed outside a settlement (set-up, a judge): look everywhere
+    if not table.touched and not stale:
         return  # nothing arrived, left or changed since the last settlement
-    touched = {where[st] for st in table.touched if st in where}
+    touched = set(board.holdable) if stale else {where[st] for st in table.touched if st in where}
     table.touched = set()
-    if table.settled != claims:  # claims changed outside a settlement (set-up, a judge): look everywhere
-        touched = set(board.holdable)
     if not touched:
         return
     changed = False  # a claim changed in this pass: capitals are looked at from then on (#maps)
@@ -268,7 +267,7 @@ def settle_claims(c: Ctx) -> None:
             home = board.territory_stand(t)
             if kind == "capital" and home is not None:
                 table.touched.add(home.id)
-    if table.settled != claims:
+    if stale or changed:  # a claim changed in this pass only through `_claim` (which sets `changed`)
         table.settled = dict(claims)
 
 
