@@ -43,7 +43,7 @@ from rules.kipukas.notation import (
 from rules.kipukas.setup_phase import HAND_SIZE
 from rules.kipukas.state import CardState, CardTable, Pending
 
-_PLAYS: dict[tuple[str, str, str], tuple[Play, Play]] = {}  # both faces of a play, built once
+_PLAYS: dict[tuple[str, str], dict[str, tuple[Play, Play]]] = {}  # (player, card) -> territory -> both faces
 
 
 def direct(c: Ctx) -> list[Action] | None:
@@ -231,16 +231,19 @@ def _day(c: Ctx, p: str) -> list[Action]:
         info = cards_info[card.code]
         limited = info.is_soul and info.habitat != "DigitalCloud"
         hides = c.effects(card).hidden_placement
+        faces = info.type in DAY_CARD_TYPES
+        row = _PLAYS.get((p, card.id))  # territory -> both faces, for this player and card
+        if row is None:
+            if len(_PLAYS) >= _MADE_LIMIT:
+                _PLAYS.clear()
+            row = _PLAYS[(p, card.id)] = {}
         for t in mine:
             if limited and occupied.get(t, 0) >= MAX_SOULS:
                 continue
-            if info.type in DAY_CARD_TYPES:
-                pair = _PLAYS.get((p, card.id, t))
+            if faces:
+                pair = row.get(t)
                 if pair is None:
-                    if len(_PLAYS) >= _MADE_LIMIT:
-                        _PLAYS.clear()
-                    pair = _PLAYS[(p, card.id, t)] = (Play(p, card.id, t, "revealed"),
-                                                      Play(p, card.id, t, "unrevealed"))
+                    pair = row[t] = (Play(p, card.id, t, "revealed"), Play(p, card.id, t, "unrevealed"))
                 out += pair
             if hides:
                 out.append(Play(p, card.id, t, "hidden"))
@@ -316,22 +319,25 @@ def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: se
     limited = info.habitat != "DigitalCloud"
     blocked = () if able else enemy_at
     out: list[Action] = []
+    row = _MOVES.get((cs.id, at))  # goal -> the move, for this card from this stand
+    if row is None:
+        if len(_MOVES) >= _MADE_LIMIT:
+            _MOVES.clear()
+        row = _MOVES[(cs.id, at)] = {}
     for goal in reach(c, cs, at, left, enemies=enemies):
         if goal == at or goal in blocked:
             continue
         target = where[goal]
         if target != here and limited and occupied.get(target, 0) >= MAX_SOULS:
             continue
-        move = _MOVES.get((cs.id, at, goal))
+        move = row.get(goal)
         if move is None or move.player != p:
-            if len(_MOVES) >= _MADE_LIMIT:
-                _MOVES.clear()
-            move = _MOVES[(cs.id, at, goal)] = Move(p, cs.id, (at, goal))
+            move = row[goal] = Move(p, cs.id, (at, goal))
         out.append(move)
     return out
 
 
-_MOVES: dict[tuple[str, str, str], Move] = {}
+_MOVES: dict[tuple[str, str], dict[str, Move]] = {}  # (card, stand) -> goal -> the move, built once
 
 
 def _playable(c: Ctx, p: str, cs: CardState, types: tuple[str, ...] = DAY_CARD_TYPES) -> bool:
