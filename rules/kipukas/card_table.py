@@ -120,6 +120,22 @@ class CardTable(dict[str, CardState]):
         if self.journal is not None:
             self.journal.append((key, old))
         dict.__setitem__(self, key, cs)
+        if old is not None:
+            zone, at = cs.zone, cs.at
+            if old.zone == zone and old.at == at and old.controller == cs.controller and old.owner == cs.owner:
+                # The usual write (moved, revealed, injured, ...): the card stays where it is, in the same
+                # hands, so each index only takes the new record in place (member order is not kept).
+                if at is not None and (old.rogue != cs.rogue or old.equipped_to != cs.equipped_to):
+                    self.touched.add(at)
+                self._members((zone, cs.controller or cs.owner))[key] = cs
+                if zone == "play":  # it was in play: it is in `play`, and on its stand once that index is built
+                    on = self.on
+                    if on is not None and at is not None:
+                        on[at][key] = cs
+                    if not self.play_mine:
+                        self.play, self.play_mine = dict(self.play), True
+                    self.play[key] = cs
+                return
         if old is None or old.at != cs.at or old.zone != cs.zone or old.rogue != cs.rogue \
                 or old.equipped_to != cs.equipped_to or old.controller != cs.controller or old.owner != cs.owner:
             if old is not None and old.at is not None:
@@ -131,7 +147,7 @@ class CardTable(dict[str, CardState]):
             self._members(new_key)[key] = cs
         else:
             old_key = (old.zone, old.controller or old.owner)
-            if old_key == new_key:  # the usual write: the card stays where it is (member order is not kept)
+            if old_key == new_key:  # same zone and hands, another stand (member order is not kept)
                 self._members(new_key)[key] = cs
             else:
                 del self._members(old_key)[key]

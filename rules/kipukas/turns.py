@@ -322,9 +322,17 @@ def _check_end(c: Ctx) -> bool:
     holdable = c.board.holdable
     claims = c.s.claims
     whole = style.claims_matter and len(claims) >= len(holdable)  # #win needs every territory claimed
-    holders = {claims[t][0] if t in claims else None for t in holdable} if whole else None
+    sole = None  # the one player holding every territory, if one does
+    if whole:
+        first = claims.get(holdable[0])
+        sole = first[0] if first is not None else None
+        for t in holdable:
+            claim = claims.get(t)
+            if claim is None or claim[0] != sole:
+                sole = None
+                break
     for player in c.s.players if whole or style.limit is not None else ():
-        if holders is not None and len(holders) == 1 and player in holders:
+        if sole is not None and player == sole:
             if player == style.third:
                 return _over(c, f"{player}, the third party, dominates the kipuka: every player loses ({style.title})")
             return _over(c, f"{player} wins: holds every base camp and capital (#win)")
