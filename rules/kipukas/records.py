@@ -45,10 +45,10 @@ class CardState:
         return self.controller or self.owner
 
     def set(self, **changes: Any) -> CardState:
-        values = list(_CARD_VALUES(self))
+        # a copy through the mutable twin (`_draft`), the changed slots written there, then made a CardState
+        new = _CARD_DRAFT(*_CARD_VALUES(self))
         for name, value in changes.items():
-            values[_CARD_INDEX[name]] = value
-        new = _CARD_DRAFT(*values)
+            setattr(new, name, value)
         new.__class__ = CardState
         return new  # type: ignore[no-any-return]
 
@@ -79,7 +79,7 @@ def new_card(card_id: str, code: str, owner: str, zone: str, injuries: tuple[int
     return new  # type: ignore[no-any-return]
 
 
-_FIELD_NAMES: dict[type, tuple[Any, Any, dict[str, int]]] = {}
+_FIELD_NAMES: dict[type, tuple[Any, Any]] = {}  # record class -> (its mutable twin, a getter of its fields)
 
 
 def _fast_set(record: Any, changes: dict[str, Any]) -> Any:
@@ -89,12 +89,11 @@ def _fast_set(record: Any, changes: dict[str, Any]) -> Any:
     meta = _FIELD_NAMES.get(kind)
     if meta is None:
         names = tuple(f.name for f in fields(record))
-        meta = _FIELD_NAMES[kind] = (_draft(kind), attrgetter(*names), {n: i for i, n in enumerate(names)})
-    draft, get, index = meta
-    values = list(get(record))
+        meta = _FIELD_NAMES[kind] = (_draft(kind), attrgetter(*names))
+    draft, get = meta
+    new = draft(*get(record))
     for name, value in changes.items():
-        values[index[name]] = value
-    new = draft(*values)
+        setattr(new, name, value)
     new.__class__ = kind
     return new
 
