@@ -111,5 +111,19 @@ def test_journaled_dict_refuses_writes_it_cannot_record() -> None:
     d.update({"T2": ("red", "camp")})
     assert owner.journal == [("claims", "T2", MISSING), ("claims", "T3", MISSING),
                              ("claims", "T1", ("red", "camp")), ("claims", "T2", ("blue", "camp"))]
-    with pytest.raises(TypeError, match="GameState.claims is changed one key at a time"):
+    with pytest.raises(TypeError, match=r"GameState\.claims is changed one key at a time"):
         d.popitem()
+
+
+def test_undo_after_a_dict_was_replaced_from_outside_does_not_fail() -> None:
+    """A judge tool replaces `claims` after an action that wrote into it: `undo` rewinds the action's writes onto
+    the dict that is there (nothing to drop is no error), and the game plays on."""
+    game = random_position(8, 0)
+    rng = random.Random(8)
+    while not game.state.claims:  # play until a set-up action writes a claim
+        game.push(choose(Ctx(game.state, game.board, game.catalog, game.style), game.legal_actions(), rng))
+    game.state.claims = {}
+    game.undo()
+    assert game.state.claims == {}
+    _walk(game, rng, 40)
+    assert game.state.claims

@@ -88,9 +88,11 @@ class Journaled(dict[Any, Any]):
 
 
 def rewind_dict(state: Any, name: str, key: Any, old: Any) -> None:
-    """Take back one recorded dict write on `state` (its field `name`), without recording it again."""
+    """Take back one recorded dict write on `state` (its field `name`), without recording it again. A key
+    the write added is dropped if it is there: a dict replaced from outside after the action is rewound
+    without failing, like a card edited from outside (outside edits are not the action's to undo)."""
     target = getattr(state, name)
     if old is MISSING:
-        dict.__delitem__(target, key)
+        dict.pop(target, key, None)
     else:
         dict.__setitem__(target, key, old)
