@@ -323,7 +323,7 @@ def _check_end(c: Ctx) -> bool:
     claims = c.s.claims
     whole = style.claims_matter and len(claims) >= len(holdable)  # #win needs every territory claimed
     sole = None  # the one player holding every territory, if one does
-    if whole:
+    if whole and holdable:
         first = claims.get(holdable[0])
         sole = first[0] if first is not None else None
         for t in holdable:
