@@ -18,7 +18,7 @@ from rules.kipukas.legal import candidates as legal_candidates
 from rules.kipukas.legal_items import day_extras, scan
 from rules.kipukas.legal_rare import night_plays, retreats
 from rules.kipukas.made import MADE_LIMIT as _MADE_LIMIT
-from rules.kipukas.made import make, table
+from rules.kipukas.made import make
 from rules.kipukas.movement import downed_range
 from rules.kipukas.notation import (
     Action,
@@ -248,7 +248,6 @@ def _day(c: Ctx, p: str) -> list[Action]:
             if hides:
                 out.append(Play(p, card.id, t, "hidden"))
     shore = c.board.shore
-    swims = table(Swim)
     for cs in own:
         control = cs.controller or cs.owner  # `CardState.control`, without the property call
         if not cs.revealed and control == p:
@@ -260,10 +259,15 @@ def _day(c: Ctx, p: str) -> list[Action]:
             out += _moves(c, p, cs, occupied, enemy_at, enemies)
         if not cs.swim_tried and cs.at in shore and control == p \
                 and info.habitat not in ("Water", "Heavens"):
-            nomad = info.habitat == "Nomad"
-            low, high = ((p, cs.id, (2,)), (p, cs.id, (5,))) if nomad else ((p, cs.id, (2, 2)), (p, cs.id, (3, 5)))
-            out.append(swims.get(low) or make(Swim, *low))
-            out.append(swims.get(high) or make(Swim, *high))
+            swim_pair = _SWIMS.get((p, cs.id))  # a card id names its card code, so its dice never change
+            if swim_pair is None:
+                nomad = info.habitat == "Nomad"
+                low, high = ((p, cs.id, (2,)), (p, cs.id, (5,))) if nomad else ((p, cs.id, (2, 2)),
+                                                                                (p, cs.id, (3, 5)))
+                if len(_SWIMS) >= _MADE_LIMIT:
+                    _SWIMS.clear()
+                swim_pair = _SWIMS[(p, cs.id)] = (make(Swim, *low), make(Swim, *high))
+            out += swim_pair
     if c.style.captives:
         out = _captive_filter(c, p, out) + captive_reveals(c, p)
     return out + day_extras(c, p, False, hand, found)
@@ -338,6 +342,7 @@ def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: se
 
 
 _MOVES: dict[tuple[str, str], dict[str, Move]] = {}  # (card, stand) -> goal -> the move, built once
+_SWIMS: dict[tuple[str, str], tuple[Swim, Swim]] = {}  # (player, card) -> its two swim attempts
 
 
 def _playable(c: Ctx, p: str, cs: CardState, types: tuple[str, ...] = DAY_CARD_TYPES) -> bool:
