@@ -70,7 +70,7 @@ class Ctx:
             return card if card is not None else self.catalog.card(code)  # the catalog names an unknown code
 
     def put(self, cs: CardState) -> None:
-        self.s.put(cs)
+        self.s.cards[cs.id] = cs  # `GameState.put`, one call less per card write
 
     def own(self, player: str, card_id: str, zone: str | None = None) -> CardState:
         cs = self.card(card_id)

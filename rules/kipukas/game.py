@@ -250,7 +250,10 @@ class Game:
             raise Illegal("#playstyleoptions", f"{action.player} has no seat in this game "
                                                f"(seats: {', '.join(s.players)})")
         undo = s.mark()
-        ctx = self._ctx(s)
+        ctx = self._live
+        if ctx is None or ctx.s is not s or ctx.board is not self.board or ctx.catalog is not self.catalog \
+                or ctx.style is not self.style:
+            ctx = self._ctx(s)
         ctx.notices = []
         try:
             s.notices = ()
@@ -371,7 +374,10 @@ class Game:
         phones offer them; self-play, perft counts and the bench leave them out. A BS call waiting for
         convention is answered by `concede` whatever `free` says."""
         s = self._state
-        ctx = self._ctx(s)
+        ctx = self._live  # `_ctx` inline: the live view, unless the state or a part was replaced
+        if ctx is None or ctx.s is not s or ctx.board is not self.board or ctx.catalog is not self.catalog \
+                or ctx.style is not self.style:
+            ctx = self._ctx(s)
         if s.pending and s.pending[0].kind == "bs":
             return self._bs_actions(free)
         generated = direct(ctx)

@@ -18,7 +18,7 @@ from rules.kipukas.legal import candidates as legal_candidates
 from rules.kipukas.legal_items import day_extras, scan
 from rules.kipukas.legal_rare import night_plays, retreats
 from rules.kipukas.made import MADE_LIMIT as _MADE_LIMIT
-from rules.kipukas.made import make, table
+from rules.kipukas.made import make
 from rules.kipukas.movement import downed_range
 from rules.kipukas.notation import (
     Action,
@@ -43,7 +43,7 @@ from rules.kipukas.notation import (
 from rules.kipukas.setup_phase import HAND_SIZE
 from rules.kipukas.state import CardState, CardTable, Pending
 
-_PLAYS: dict[tuple[str, str, str], tuple[Play, Play]] = {}  # both faces of a play, built once
+_PLAYS: dict[tuple[str, str], dict[str, tuple[Play, Play]]] = {}  # (player, card) -> territory -> both faces
 
 
 def direct(c: Ctx) -> list[Action] | None:
@@ -213,8 +213,6 @@ def _day(c: Ctx, p: str) -> list[Action]:
         out.append(make(Initiative, p))
     elif s.passed != p:
         out.append(make(End, p))
-    claims = s.claims
-    mine = [t for t in c.board.holdable if (claim := claims.get(t)) is not None and claim[0] == p]
     found = scan(c, p)  # one pass over the cards in play
     own, occupied, enemy_at, enemies = found.own, found.occupied, found.enemy_at, frozenset(found.blocking)
     cards_info = c.catalog.cards
@@ -224,27 +222,32 @@ def _day(c: Ctx, p: str) -> list[Action]:
     effect = cards_table.sorted_view("effect", p)
     cards = hand + [x for x in effect if cards_info[x.code].type != "PersonalEffect"] if effect else hand
     room = s.players[p].played_this_roll < MAX_PLAYED
+    if room and cards:  # p's territories, in map order (most day positions have no card to play)
+        claims = s.claims
+        mine = [t for t in c.board.holdable if (claim := claims.get(t)) is not None and claim[0] == p]
     for card in cards if room else ():
         if not _playable(c, p, card, HIDDEN_CARD_TYPES):
             continue
         info = cards_info[card.code]
         limited = info.is_soul and info.habitat != "DigitalCloud"
         hides = c.effects(card).hidden_placement
+        faces = info.type in DAY_CARD_TYPES
+        row = _PLAYS.get((p, card.id))  # territory -> both faces, for this player and card
+        if row is None:
+            if len(_PLAYS) >= _MADE_LIMIT:
+                _PLAYS.clear()
+            row = _PLAYS[(p, card.id)] = {}
         for t in mine:
             if limited and occupied.get(t, 0) >= MAX_SOULS:
                 continue
-            if info.type in DAY_CARD_TYPES:
-                pair = _PLAYS.get((p, card.id, t))
+            if faces:
+                pair = row.get(t)
                 if pair is None:
-                    if len(_PLAYS) >= _MADE_LIMIT:
-                        _PLAYS.clear()
-                    pair = _PLAYS[(p, card.id, t)] = (Play(p, card.id, t, "revealed"),
-                                                      Play(p, card.id, t, "unrevealed"))
+                    pair = row[t] = (Play(p, card.id, t, "revealed"), Play(p, card.id, t, "unrevealed"))
                 out += pair
             if hides:
                 out.append(Play(p, card.id, t, "hidden"))
     shore = c.board.shore
-    swims = table(Swim)
     for cs in own:
         control = cs.controller or cs.owner  # `CardState.control`, without the property call
         if not cs.revealed and control == p:
@@ -256,10 +259,15 @@ def _day(c: Ctx, p: str) -> list[Action]:
             out += _moves(c, p, cs, occupied, enemy_at, enemies)
         if not cs.swim_tried and cs.at in shore and control == p \
                 and info.habitat not in ("Water", "Heavens"):
-            nomad = info.habitat == "Nomad"
-            low, high = ((p, cs.id, (2,)), (p, cs.id, (5,))) if nomad else ((p, cs.id, (2, 2)), (p, cs.id, (3, 5)))
-            out.append(swims.get(low) or make(Swim, *low))
-            out.append(swims.get(high) or make(Swim, *high))
+            swim_pair = _SWIMS.get((p, cs.id))  # a card id names its card code, so its dice never change
+            if swim_pair is None:
+                nomad = info.habitat == "Nomad"
+                low, high = ((p, cs.id, (2,)), (p, cs.id, (5,))) if nomad else ((p, cs.id, (2, 2)),
+                                                                                (p, cs.id, (3, 5)))
+                if len(_SWIMS) >= _MADE_LIMIT:
+                    _SWIMS.clear()
+                swim_pair = _SWIMS[(p, cs.id)] = (make(Swim, *low), make(Swim, *high))
+            out += swim_pair
     if c.style.captives:
         out = _captive_filter(c, p, out) + captive_reveals(c, p)
     return out + day_extras(c, p, False, hand, found)
@@ -315,22 +323,26 @@ def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: se
     limited = info.habitat != "DigitalCloud"
     blocked = () if able else enemy_at
     out: list[Action] = []
+    row = _MOVES.get((cs.id, at))  # goal -> the move, for this card from this stand
+    if row is None:
+        if len(_MOVES) >= _MADE_LIMIT:
+            _MOVES.clear()
+        row = _MOVES[(cs.id, at)] = {}
     for goal in reach(c, cs, at, left, enemies=enemies):
         if goal == at or goal in blocked:
             continue
         target = where[goal]
         if target != here and limited and occupied.get(target, 0) >= MAX_SOULS:
             continue
-        move = _MOVES.get((cs.id, at, goal))
+        move = row.get(goal)
         if move is None or move.player != p:
-            if len(_MOVES) >= _MADE_LIMIT:
-                _MOVES.clear()
-            move = _MOVES[(cs.id, at, goal)] = Move(p, cs.id, (at, goal))
+            move = row[goal] = Move(p, cs.id, (at, goal))
         out.append(move)
     return out
 
 
-_MOVES: dict[tuple[str, str, str], Move] = {}
+_MOVES: dict[tuple[str, str], dict[str, Move]] = {}  # (card, stand) -> goal -> the move, built once
+_SWIMS: dict[tuple[str, str], tuple[Swim, Swim]] = {}  # (player, card) -> its two swim attempts
 
 
 def _playable(c: Ctx, p: str, cs: CardState, types: tuple[str, ...] = DAY_CARD_TYPES) -> bool:

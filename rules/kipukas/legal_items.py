@@ -166,35 +166,55 @@ def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Sc
     start = _start_of_day(c)
     souls = found.mine
     if turn_ok:
-        if s.players[p].played_this_roll < MAX_PLAYED:
+        if hand_items and s.players[p].played_this_roll < MAX_PLAYED:
             out += [make(Equip, p, i.id, x.id) for i in hand_items for x in souls]
-        cards = s.cards
-        # p's items carried by p's souls, with their holders; then the unequips, passes and pick-ups, each
-        # from the souls grouped once by stand / by territory (in `souls` order) instead of a scan per item
-        carried = [(i, h) for i in items if i.equipped_to and (h := cards.get(i.equipped_to)) is not None
-                   and (h.controller or h.owner) == p]
+        # one pass over the items in play: p's items carried by p's souls (with their holders), and the
+        # dropped ones; then the unequips, passes and pick-ups, each from the souls grouped once by stand /
+        # by territory (in `souls` order) instead of a scan per item
+        carried: list[tuple[CardState, CardState]] = []
+        loose: list[CardState] = []
+        if items:
+            cards = s.cards
+            for i in items:
+                holder_id = i.equipped_to
+                if holder_id:
+                    h = cards.get(holder_id)
+                    if h is not None and (h.controller or h.owner) == p:
+                        carried.append((i, h))
+                elif i.at is not None:
+                    loose.append(i)
         if carried:
             unequips = table(Unequip)
-            out += [unequips.get((p, i.id)) or make(Unequip, p, i.id) for i, _ in carried]
+            for i, _ in carried:
+                out.append(unequips.get((p, i.id)) or make(Unequip, p, i.id))
             by_stand: dict[str | None, list[CardState]] = {}
             for x in souls:
-                by_stand.setdefault(x.at, []).append(x)
+                group = by_stand.get(x.at)
+                if group is None:
+                    by_stand[x.at] = [x]
+                else:
+                    group.append(x)
             passes = table(Pass)
             for i, holder in carried:
-                out += [passes.get((p, i.id, x.id)) or make(Pass, p, i.id, x.id)
-                        for x in by_stand.get(holder.at, ()) if x.id != holder.id]
-        loose = [i for i in items if not i.equipped_to and i.at is not None]
+                for x in by_stand.get(holder.at, ()):
+                    if x.id != holder.id:
+                        out.append(passes.get((p, i.id, x.id)) or make(Pass, p, i.id, x.id))
         if loose:
             enemy_at = found.enemy_at
             where = c.board.stand_territory
             by_territory: dict[str, list[CardState]] = {}
             for x in souls:
                 if x.at and x.at not in enemy_at:
-                    by_territory.setdefault(where[x.at], []).append(x)
+                    t = where[x.at]
+                    group = by_territory.get(t)
+                    if group is None:
+                        by_territory[t] = [x]
+                    else:
+                        group.append(x)
             pickups = table(Pickup)
             for i in loose:
-                out += [pickups.get((p, i.id, x.id)) or make(Pickup, p, i.id, x.id)
-                        for x in by_territory.get(where[i.at], ())]  # type: ignore[index]
+                for x in by_territory.get(where[i.at], ()):  # type: ignore[index]
+                    out.append(pickups.get((p, i.id, x.id)) or make(Pickup, p, i.id, x.id))
         if diggers:
             out += _digs(c, p, souls)
         if healers:
@@ -208,12 +228,16 @@ def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Sc
                     out += [make(Roam, r.control, r.id, st) for st in c.board.sorted_adj[r.at]]
     if rogues and s.phase == "day" and s.active == p and p not in s.acted and s.passed is None and not s.pending \
             and s.bout is None:
+        where = c.board.stand_territory
+        done = s.players[p].night_done
         for r in rogues:
             assert r.at is not None
-            t = c.territory_of(r.at)
-            if f"tame:{r.id}" in s.players[p].night_done:
+            t = where[r.at]
+            if done and f"tame:{r.id}" in done:
                 continue
-            if any(not x.rogue and x.id != r.id for x in c.souls_in(t, p) if x.control == p):
+            # a soul p owns and controls in r's territory, not itself rogue (`found.mine`: p's own souls in
+            # play under p's control; `souls_in(t, p)` without sorting what only `any` reads)
+            if any(not x.rogue and x.id != r.id and x.at is not None and where[x.at] == t for x in souls):
                 out += [make(Tame, p, r.id, "tamed"), make(Tame, p, r.id, "rogue")]
     return out
 

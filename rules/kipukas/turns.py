@@ -33,7 +33,7 @@ def start_turn(c: Ctx, kind: str) -> None:
         if p.played_this_roll or p.night_done:  # an equal record needs no rebuilding
             s.players[name] = p.set(played_this_roll=0, night_done=frozenset())
     if kind == "day":
-        s.fixed_means = {}
+        s.fixed_means.clear()  # in place: its writes are journaled for undo (rules.kipukas.journal)
         table = cast(CardTable, s.cards)
         for cs in table.zone("play") + table.zone("prison") + table.zone("discard"):  # where day marks can be
             if cs.moved or cs.swim_tried or cs.exhausted or cs.swimming:
@@ -41,12 +41,13 @@ def start_turn(c: Ctx, kind: str) -> None:
                 c.put(cs.set(moved=0, swim_tried=False, exhausted=False, swimming=cs.swimming and in_water))
         sides: dict[str, set[str]] = {}
         where = c.board.stand_territory
-        for cs in c.souls_in_play():
+        souls = c.souls_in_play()
+        for cs in souls:
             if cs.at:
                 sides.setdefault(where[cs.at], set()).add(cs.owner)
         s.contention_due = frozenset((p, t) for t, owners in sides.items()
                                      for p in owners if any(q in c.foes(p) for q in owners))
-        for cs in c.souls_in_play():
+        for cs in souls:
             if cs.rogue:
                 c.notice(f"{cs.owner}: roll a D6 per step for rogue {c.name(cs)} before the turn (#rouge)")
     else:
@@ -211,12 +212,11 @@ def settle_claims(c: Ctx) -> None:
     board, where = c.board, c.board.stand_territory
     table: CardTable = c.s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
     claims = c.s.claims
-    if not table.touched and table.settled == claims:
+    stale = table.settled != claims  # claims changed outside a settlement (set-up, a judge): look everywhere
+    if not table.touched and not stale:
         return  # nothing arrived, left or changed since the last settlement
-    touched = {where[st] for st in table.touched if st in where}
+    touched = set(board.holdable) if stale else {where[st] for st in table.touched if st in where}
     table.touched = set()
-    if table.settled != claims:  # claims changed outside a settlement (set-up, a judge): look everywhere
-        touched = set(board.holdable)
     if not touched:
         return
     changed = False  # a claim changed in this pass: capitals are looked at from then on (#maps)
@@ -267,7 +267,7 @@ def settle_claims(c: Ctx) -> None:
             home = board.territory_stand(t)
             if kind == "capital" and home is not None:
                 table.touched.add(home.id)
-    if table.settled != claims:
+    if stale or changed:  # a claim changed in this pass only through `_claim` (which sets `changed`)
         table.settled = dict(claims)
 
 
@@ -322,9 +322,17 @@ def _check_end(c: Ctx) -> bool:
     holdable = c.board.holdable
     claims = c.s.claims
     whole = style.claims_matter and len(claims) >= len(holdable)  # #win needs every territory claimed
-    holders = {claims[t][0] if t in claims else None for t in holdable} if whole else set()
+    sole = None  # the one player holding every territory, if one does
+    if whole and holdable:
+        first = claims.get(holdable[0])
+        sole = first[0] if first is not None else None
+        for t in holdable:
+            claim = claims.get(t)
+            if claim is None or claim[0] != sole:
+                sole = None
+                break
     for player in c.s.players if whole or style.limit is not None else ():
-        if whole and len(holders) == 1 and player in holders:
+        if sole is not None and player == sole:
             if player == style.third:
                 return _over(c, f"{player}, the third party, dominates the kipuka: every player loses ({style.title})")
             return _over(c, f"{player} wins: holds every base camp and capital (#win)")
