@@ -17,6 +17,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.dice_glare import deglare
+
 CROP_MM = 20.0
 CROP_PX = 48
 F32 = NDArray[np.float32]
@@ -40,7 +42,13 @@ def face_crop(img: F32, top_xy: tuple[float, float], gains: F32, px_per_mm: floa
     M = np.asarray(cv2.getRotationMatrix2D((c, c), turn_deg, 1.0), np.float64)
     M[:, 2] -= (big - side) / 2.0
     window = cv2.warpAffine(window, M, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    grey = np.asarray((window / np.maximum(gains, 1e-3)).max(axis=2), np.float32)
+    lit = np.asarray(window / np.maximum(gains, 1e-3), np.float32)
+    grey = np.asarray(lit.max(axis=2), np.float32)
+    if mask is not None:
+        own = cv2.warpAffine(cv2.getRectSubPix(np.ascontiguousarray(mask, np.float32), (big, big),
+                                               (float(top_xy[0]), float(top_xy[1]))), M, (side, side),
+                             flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+        grey = deglare(np.asarray(window, np.float32), lit, grey, np.asarray(own > 0.5, np.uint8), px_per_mm)
     small = np.asarray(cv2.resize(grey, (CROP_PX, CROP_PX), interpolation=cv2.INTER_AREA), np.float32)
     return normalise(small)
 
