@@ -43,7 +43,7 @@ def die_colour(lit: F32, own: NDArray[np.uint8]) -> NDArray[np.float64] | None:
     return np.asarray(np.median(px, axis=0), np.float64)
 
 
-def glare_share(lit: F32, own: NDArray[np.uint8], px_per_mm: float) -> F32 | None:
+def glare_share(lit: F32, own: NDArray[np.uint8], px_per_mm: float, raw: F32 | None = None) -> F32 | None:
     """The spot's share `s` of the lamp's white over the crop (0 where there is none or it cannot be told),
     or None for a die whose colour is too grey to tell a spot from its own surface. Every pixel is split
     into the die's colour and white (least squares over the three channels); only pixels that lie in that
@@ -56,6 +56,11 @@ def glare_share(lit: F32, own: NDArray[np.uint8], px_per_mm: float) -> F32 | Non
     coef = px @ np.linalg.pinv(basis).T
     resid = np.linalg.norm(px - coef @ basis.T, axis=1)
     plane = (resid < PLANE_ABS + PLANE_REL * np.linalg.norm(px, axis=1)) & (coef[:, 0] > 0)
+    if raw is not None:
+        peak = raw.max(axis=2).reshape(-1)
+        if float(np.median(peak[own.reshape(-1) > 0])) >= CLIPPED - 10.0:
+            return None
+        plane &= peak < CLIPPED
     m = ((own.reshape(-1) > 0) & plane).astype(np.uint8).reshape(own.shape)
     # the outline's last pixels mix the die with the table: off the plane, yet some pass for a spot
     edge = 2 * round(EDGE_MM * px_per_mm) + 1
@@ -75,7 +80,7 @@ def glare_share(lit: F32, own: NDArray[np.uint8], px_per_mm: float) -> F32 | Non
 def deglare(raw: F32, lit: F32, grey: F32, own: NDArray[np.uint8], px_per_mm: float) -> F32:
     """`grey` (the crop's brightest light-corrected channel) with the die's specular spot taken off; `raw`
     the crop before the light's gains (for the sensor's clipping), `lit` after them, `own` the die's pixels."""
-    s = glare_share(lit, own, px_per_mm)
+    s = glare_share(lit, own, px_per_mm, raw)
     if s is None:
         return grey
     w = np.clip((s - S_FROM) / (S_FULL - S_FROM), 0.0, 1.0)
