@@ -34,6 +34,9 @@ from vision.dice_net import FORMAT, MANIFEST
 
 ASSETS = Path(__file__).resolve().parents[1] / "vision" / "assets"
 MODEL = "dice_faces.onnx"
+# the crops' cache, named for the crop function that made them: round 8 takes a die's glare off its crop
+# (`vision.dice_glare`), so crops cached before it ("kipukas-dice") are not what the reader now makes
+CACHE_NAME = "kipukas-dice-deglared"
 
 
 def progress(label: str, done: int, total: int, t0: float) -> None:
@@ -104,7 +107,7 @@ def main() -> int:
     ap.add_argument("--init", type=Path, default=None,
                     help="start from this exported network (same architecture) instead of random weights")
     ap.add_argument("--max-lr", type=float, default=4e-3, help="the one-cycle schedule's peak learning rate")
-    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "kipukas-dice")
+    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / CACHE_NAME)
     ap.add_argument("--out", type=Path, default=ASSETS)
     ap.add_argument("--data-only", action="store_true", help="render (and cache) the crops, do not train")
     ap.add_argument("--no-render", action="store_true", help="train on the sessions already in the cache")

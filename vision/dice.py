@@ -237,7 +237,8 @@ class DiceReader:
         top = _top_centre(chan, blob, (cx, cy))
         own = _own_pixels(blob)
         return DieCandidate(centre, inside, owner, shape,
-                            face_crop(img, top, gains, PX_PER_MM, turn, mask=own, fill=table), whole is not None)
+                            face_crop(img, top, gains, PX_PER_MM, turn, mask=own, fill=table, shape=shape),
+                            whole is not None)
 
     @staticmethod
     def _unknown(c: DieCandidate, why: str) -> DieReading:

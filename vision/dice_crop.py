@@ -17,13 +17,16 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.dice_glare import deglare
+
 CROP_MM = 20.0
 CROP_PX = 48
+GLARE_SHAPES = ("cube",)  # the dice shapes (`vision.dice`) whose glare is taken off (round 8: see docs/dice.md)
 F32 = NDArray[np.float32]
 
 
 def face_crop(img: F32, top_xy: tuple[float, float], gains: F32, px_per_mm: float, turn_deg: float = 0.0,
-              mask: NDArray[np.uint8] | None = None, fill: F32 | None = None) -> F32:
+              mask: NDArray[np.uint8] | None = None, fill: F32 | None = None, shape: str = "cube") -> F32:
     """The classifier's input for the die whose top lies at `top_xy` (pixels of `img`, a BGR float patch at
     `px_per_mm`), `gains` the light's per-channel gains, turned by `turn_deg` (the outline's turn, so a cube's
     edges lie square and a D20's top triangle upright): `CROP_PX` square, float32, about zero mean, unit
@@ -40,7 +43,13 @@ def face_crop(img: F32, top_xy: tuple[float, float], gains: F32, px_per_mm: floa
     M = np.asarray(cv2.getRotationMatrix2D((c, c), turn_deg, 1.0), np.float64)
     M[:, 2] -= (big - side) / 2.0
     window = cv2.warpAffine(window, M, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    grey = np.asarray((window / np.maximum(gains, 1e-3)).max(axis=2), np.float32)
+    lit = np.asarray(window / np.maximum(gains, 1e-3), np.float32)
+    grey = np.asarray(lit.max(axis=2), np.float32)
+    if mask is not None and shape in GLARE_SHAPES:
+        own = cv2.warpAffine(cv2.getRectSubPix(np.ascontiguousarray(mask, np.float32), (big, big),
+                                               (float(top_xy[0]), float(top_xy[1]))), M, (side, side),
+                             flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+        grey = deglare(np.asarray(window, np.float32), lit, grey, np.asarray(own > 0.5, np.uint8), px_per_mm)
     small = np.asarray(cv2.resize(grey, (CROP_PX, CROP_PX), interpolation=cv2.INTER_AREA), np.float32)
     return normalise(small)
 

@@ -1,0 +1,111 @@
+"""Glaring dice (issue 21, round 8): a specular spot over the numeral taken off the crop.
+
+The renderer's glare blends a die's top up to 85 % toward the lamp's white: the recessed numeral under the
+spot keeps only a fraction of its contrast, and the crop's normalisation (spread of the whole crop, the spot
+included) squeezed it further. Round 7 left such D6 "unknown" at p 0.56-0.90. `vision.dice_glare` splits
+every pixel of the die's top into the die's colour and white and restores the mark under the spot. These
+tests throw fresh seeded glaring cubes (seeds no bench, training or tuning run used), require none read
+wrong, most read, and more read than with the spot left in; and they check that a die without a spot keeps
+exactly the crop the network was trained on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import vision.dice_crop as dice_crop
+from tests.dice_support import PALETTE, SEAT, roll_area
+from vision.dice_glare import S_FROM, deglare, glare_share
+from vision.synth import TableScene
+from vision.synth.dice import Die, draw_die, random_die
+
+SEEDS = range(7_200, 7_216)  # not the training's (22xxxx), the bench's (1xxxxxx-9xxxxxx) nor other tests'
+# measured here: 46/48 read with the spot taken off, none wrong; with the spot left in 38/48 (none wrong)
+READ_FLOOR = 0.95
+
+
+def glaring_throws() -> list[tuple[list[Die], np.ndarray]]:
+    renderer, _, (x0, y0, x1, y1) = roll_area()
+    out: list[tuple[list[Die], np.ndarray]] = []
+    for seed in SEEDS:
+        rng = np.random.default_rng(seed)
+        dice = []
+        for i in range(3):  # three cubes in three columns, each with a strong spot on its top
+            kind = ("diel", "d6")[int(rng.integers(2))] if i else "d6"
+            colour = PALETTE["red" if rng.random() < 0.5 else "blue"]
+            at = (x0 + (i + 0.5) * (x1 - x0) / 3 + float(rng.uniform(-15, 15)), float(rng.uniform(y0 + 20, y1 - 20)))
+            d = random_die(kind, colour, at, rng)
+            dice.append(Die(d.kind, d.face, d.colour, d.at_mm, d.angle_deg, 0.0, 0.0, float(rng.uniform(0.6, 0.85))))
+        frame, _ = renderer.compose(TableScene({}), seed)
+        for die in dice:
+            draw_die(frame, renderer, die, rng)
+        out.append((dice, renderer.finish(frame, seed, lighting=float(rng.uniform(0.8, 1.2)))))
+    return out
+
+
+@pytest.fixture(scope="module")
+def throws() -> list[tuple[list[Die], np.ndarray]]:
+    return glaring_throws()
+
+
+def tally(throws: list[tuple[list[Die], np.ndarray]]) -> Counter[str]:
+    _, reader, _ = roll_area()
+    count: Counter[str] = Counter()
+    for dice, frame in throws:
+        got = reader.read(frame)
+        for die in dice:
+            near = [d for d in got.dice if math.dist(d.centre_mm, die.at_mm) < 8.0]
+            assert len(near) == 1, f"{die} not found (or found twice) under glare: {got}"
+            seen = near[0]
+            if seen.face is None:
+                count["unknown"] += 1
+            elif (seen.kind, seen.face, seen.owner) == (die.kind, die.face, SEAT[die.colour]):
+                count["read"] += 1
+            else:
+                count["wrong"] += 1
+    return count
+
+
+def test_glaring_cubes_are_read_with_no_wrong_face_and_better_than_with_the_spot_left_in(
+        throws: list[tuple[list[Die], np.ndarray]], monkeypatch: pytest.MonkeyPatch) -> None:
+    taken_off = tally(throws)
+    assert taken_off["wrong"] == 0, taken_off
+    assert taken_off["read"] >= READ_FLOOR * 3 * len(SEEDS), taken_off
+    monkeypatch.setattr(dice_crop, "deglare", lambda raw, lit, grey, own, px: grey)
+    left_in = tally(throws)
+    assert left_in["read"] < taken_off["read"], (left_in, taken_off)
+
+
+def test_a_die_without_a_spot_keeps_its_crop_and_a_spot_is_found_where_it_is() -> None:
+    """A blue top with a dark bar (the mark): no spot -> the grey is returned as it came; a white spot blended
+    over the bar -> found there, nowhere far from it, and the bar's contrast under it restored."""
+    px = 3.0
+    colour = np.array([200.0, 90.0, 30.0], np.float32)
+    top = np.tile(colour, (60, 60, 1))
+    top[26:34, 15:45] *= 0.45  # the recessed mark's shadowed floor: the die's hue, darker
+    own = np.ones((60, 60), np.uint8)
+    grey = top.max(axis=2)
+    assert deglare(top, top, grey, own, px) is grey
+    s_clean = glare_share(top, own, px)
+    assert s_clean is not None and float(s_clean.max()) < S_FROM
+    yy, xx = np.mgrid[0:60, 0:60]
+    spot = (0.7 * np.exp(-((xx - 30) ** 2 + (yy - 30) ** 2) / (2 * 5.0 ** 2))).astype(np.float32)[:, :, None]
+    lit = (top * (1 - spot) + 255.0 * spot).astype(np.float32)
+    s = glare_share(lit, own, px)
+    assert s is not None and abs(float(s[30, 30]) - 0.7) < 0.1 and float(s[5, 5]) < S_FROM
+    restored = deglare(lit, lit, lit.max(axis=2), own, px)
+    contrast = lambda g: float(g[10:20, 25:35].mean() - g[27:33, 27:33].mean())  # noqa: E731  body - mark
+    assert contrast(lit.max(axis=2)) < 0.5 * contrast(grey) < contrast(restored)
+
+
+def test_a_grey_die_is_left_as_it_is() -> None:
+    """A die of little colour cannot tell a spot from its own white: its crop is not touched."""
+    top = np.full((60, 60, 3), 170.0, np.float32)
+    top[20:40, 20:40] = 255.0
+    grey = top.max(axis=2)
+    assert glare_share(top, np.ones((60, 60), np.uint8), 3.0) is None
+    assert deglare(top, top, grey, np.ones((60, 60), np.uint8), 3.0) is grey

@@ -1,0 +1,93 @@
+"""A specular spot taken off a coloured die's top before the face network sees it (issue 21, round 8).
+
+A lamp's highlight on plastic is the lamp's own colour, added on top of the die's body colour (the
+dichromatic reflection model: body reflection keeps the die's hue, surface reflection the light's). In the
+light-corrected crop a pixel of the die's top is therefore `P = a * C + W * s`: `C` the die's colour, `a` its
+shading there (the body, the recessed mark's shadowed floor, its lit rim: all the same hue), `s` how much of
+the lamp's white `W` the spot adds (`W` the sensor's white under the light the gains correct to). The three
+channels give, at every pixel, the least-squares split into `a * C` and `W * s`, whatever the shading; pixels
+that do not lie in that plane (the table beside the die) are not its top. The spot is smooth, so its
+estimate is smoothed over the top's pixels; where it is clearly there, the crop's grey is
+`(P - W * s) / (1 - s)`: the mark's contrast under the spot restored instead of washed out. Pixels the
+sensor clipped hold nothing of the mark and are set to the die's own level (no mark seen, not a bright
+blob). A die of little colour (white, grey, black: its weakest channel near its strongest) cannot tell the
+spot from its own surface and is left as it is; so is every die without a spot (the estimate stays under
+`S_FROM`), which keeps their crops exactly as the network was trained on them.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+F32 = NDArray[np.float32]
+
+WHITE = 255.0  # the lamp's white in the light-corrected crop (the sensor's white under the model's light)
+MIN_CHROMA = 0.25  # 1 - r below this: the die's colour is too grey to tell a spot from its own surface
+S_FROM, S_FULL = 0.04, 0.12  # the spot's share of white from which it is taken off, and from which fully
+S_MAX = 0.85  # beyond this little of the mark is left to restore; more would only amplify the noise
+SIGMA_MM = 0.5  # the spot's estimate is smoothed this much (it is smooth; the per-pixel estimate is noisy)
+CLIPPED = 250.0  # a raw channel at this level or above: the sensor clipped it
+TOP_MM = 7.5  # the crop's centre this far out holds the top's numeral (a cube's top is 18 mm across)
+EDGE_MM = 0.7  # the die's outline is trusted for a spot only this far inside it
+PLANE_ABS, PLANE_REL = 12.0, 0.06  # a pixel off the die's colour-and-white plane by more: not the die's top
+
+
+def die_colour(lit: F32, own: NDArray[np.uint8]) -> NDArray[np.float64] | None:
+    """The die's body colour: the median of its own pixels (a spot on a minority of them only pales it,
+    which makes the spot's estimate smaller, never larger); None for too few pixels."""
+    px = lit[own > 0]
+    if len(px) < 20:
+        return None
+    return np.asarray(np.median(px, axis=0), np.float64)
+
+
+def glare_share(lit: F32, own: NDArray[np.uint8], px_per_mm: float, raw: F32 | None = None) -> F32 | None:
+    """The spot's share `s` of the lamp's white over the crop (0 where there is none or it cannot be told),
+    or None for a die whose colour is too grey to tell a spot from its own surface. Every pixel is split
+    into the die's colour and white (least squares over the three channels); only pixels that lie in that
+    plane (the die's top, its marks, the spot: not the table or a shadow beside it) count."""
+    colour = die_colour(lit, own)
+    if colour is None or float(colour.max()) < 1.0 or 1.0 - float(colour.min() / colour.max()) < MIN_CHROMA:
+        return None
+    basis = np.stack([colour / np.linalg.norm(colour), np.full(3, 1.0 / np.sqrt(3.0))], axis=1)
+    px = lit.reshape(-1, 3).astype(np.float64)
+    coef = px @ np.linalg.pinv(basis).T
+    resid = np.linalg.norm(px - coef @ basis.T, axis=1)
+    plane = (resid < PLANE_ABS + PLANE_REL * np.linalg.norm(px, axis=1)) & (coef[:, 0] > 0)
+    if raw is not None:
+        peak = raw.max(axis=2).reshape(-1)
+        if float(np.median(peak[own.reshape(-1) > 0])) >= CLIPPED - 10.0:
+            return None
+        plane &= peak < CLIPPED
+    m = ((own.reshape(-1) > 0) & plane).astype(np.uint8).reshape(own.shape)
+    # the outline's last pixels mix the die with the table: off the plane, yet some pass for a spot
+    edge = 2 * round(EDGE_MM * px_per_mm) + 1
+    m = cv2.erode(m, np.ones((edge, edge), np.uint8))
+    h, w = m.shape  # and only near the crop's centre, the top: the crop's border may hold the table's plane
+    yy, xx = np.mgrid[0:h, 0:w]
+    near = np.hypot(xx - (w - 1) / 2.0, yy - (h - 1) / 2.0) <= TOP_MM * px_per_mm
+    m = np.asarray((m > 0) & near, np.float32)
+    v = np.asarray(np.maximum(coef[:, 1], 0.0) / np.sqrt(3.0), np.float32).reshape(own.shape) * m
+    sigma = SIGMA_MM * px_per_mm
+    num = cv2.GaussianBlur(v, (0, 0), sigma)
+    den = cv2.GaussianBlur(m, (0, 0), sigma)
+    s = np.where(m > 0, num / np.maximum(den, 1e-3), 0.0) / WHITE
+    return np.asarray(np.clip(s, 0.0, S_MAX), np.float32)
+
+
+def deglare(raw: F32, lit: F32, grey: F32, own: NDArray[np.uint8], px_per_mm: float) -> F32:
+    """`grey` (the crop's brightest light-corrected channel) with the die's specular spot taken off; `raw`
+    the crop before the light's gains (for the sensor's clipping), `lit` after them, `own` the die's pixels."""
+    s = glare_share(lit, own, px_per_mm, raw)
+    if s is None:
+        return grey
+    w = np.clip((s - S_FROM) / (S_FULL - S_FROM), 0.0, 1.0)
+    if not (w > 0).any():
+        return grey
+    restored = (grey - WHITE * s) / (1.0 - s)
+    die = own > 0
+    level = float(np.median(grey[die & (w == 0)])) if (die & (w == 0)).sum() >= 10 else float(np.median(grey[die]))
+    restored = np.where(raw.max(axis=2) >= CLIPPED, level, restored)
+    return np.asarray(grey * (1.0 - w) + restored * w, np.float32)
