@@ -9,7 +9,7 @@ half the table cannot move a median. What is left (a shadow, a gradient) is loca
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import cv2
 import numpy as np
@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from vision.colour import median
 from vision.errors import VisionError
+from vision.memo import IdentityMemo
 
 F32 = NDArray[np.float32]
 Image = NDArray[np.uint8]
@@ -113,13 +114,17 @@ def normalise(patch: Image, gains: F32, model: F32 | None = None, kept: KeptMode
     ``kept``: ``KeptModel(model)``, kept by a caller that normalises many frames against one model (the
     same result, found faster).
 
-    Each channel's 256 possible values are divided once per light (a lookup table), not once per pixel."""
+    Each channel's 256 possible values are divided once per light (a lookup table), not once per pixel.
+    Without a caller's ``kept``, a BGR model of the patch's own shape is kept here by its identity (the
+    reader's region models are replaced, never changed in place): under a brighter light most of a pale
+    slot's values are near-clipped, and gathering them one by one cost ~0.3 ms a slot, ten times the
+    whole-patch passes (issue 14)."""
     if _unit(gains):
         return patch
     out = np.asarray(cv2.LUT(patch, _lut(np.asarray(gains, np.float32).tobytes())), np.uint8)
     if model is not None and bool((gains > 1.02).any()):
-        # only the near-clipped pixels are looked at (few), not the model times the gains everywhere: on
-        # the whole small frame that product was most of the frame's light step
+        if kept is None and patch.ndim == 3 and model.shape == patch.shape and model.dtype == np.float32:
+            kept = _KEPT.get((model,), partial(KeptModel, model))
         if kept is not None and kept.model is model and patch.ndim == 3 and patch.shape[2] == 3:
             # the same pixels and values as the gather below, in four whole-image OpenCV passes (the
             # diagonal transform multiplies each channel by its gain in float32, as numpy does)
@@ -128,6 +133,7 @@ def normalise(patch: Image, gains: F32, model: F32 | None = None, kept: KeptMode
             clip = np.logical_and(patch >= 235, lit >= 245).view(np.uint8).reshape(h, -1)
             cv2.copyTo(kept.clipped.reshape(h, -1), clip, out.reshape(h, -1))
             return out
+        # another shape (a grey patch): only the near-clipped values are looked at
         hot = np.flatnonzero(patch.reshape(-1) >= 235)
         if hot.size:
             m = model.reshape(-1)[hot]
@@ -135,6 +141,9 @@ def normalise(patch: Image, gains: F32, model: F32 | None = None, kept: KeptMode
             fix = m * g >= 245
             out.reshape(-1)[hot[fix]] = np.clip(m[fix], 0, 255).astype(np.uint8)
     return out
+
+
+_KEPT: IdentityMemo[KeptModel] = IdentityMemo()  # the models normalise met without a caller's KeptModel
 
 
 def _unit(gains: F32) -> bool:
