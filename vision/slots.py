@@ -21,7 +21,7 @@ from pyzbar import pyzbar
 from vision.assets import CARD_BACK, asset
 from vision.colour import F32, MIN_SUM, chroma, chroma_dist, skin_fraction
 from vision.slot_qr import qr_window, read_window, window_of
-from vision.warp import Image, Mat3, extract, scale, translate
+from vision.warp import Image, Mat3, extract, extract_grey, scale, translate
 
 QR_PX_PER_MM = 3.0
 QR_ZONE_MM = 64.0
@@ -217,7 +217,7 @@ def slot_code(frame: NDArray[np.uint8], H_slot: Mat3, k_slot: float, size: tuple
     """The plain decoders on a slot's code window: what a face-down card's reading and its retry on an
     unchanged frame both decode."""
     Hq, n = qr_homography(H_slot, k_slot, size, card_mm)
-    return decode_qr(np.asarray(cv2.cvtColor(extract(frame, Hq, (n, n)), cv2.COLOR_BGR2GRAY), np.uint8))
+    return decode_qr(extract_grey(frame, Hq, (n, n)))
 
 
 def card_code(frame: NDArray[np.uint8], H_slot: Mat3, k_slot: float, size: tuple[int, int],
