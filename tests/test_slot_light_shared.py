@@ -88,3 +88,28 @@ def test_the_grey_code_window_reads_the_same_codes() -> None:
         assert code is None or [code] == want
         read += code is not None
     assert read >= 3
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_changed_mask_with_the_models_brightness_kept_is_the_plain_one(seed: int) -> None:
+    from vision.colour import MIN_SUM, chroma, chroma_dist
+    from vision.slots import OPEN_RADIUS_MM, changed_mask, fill_holes
+
+    rng = np.random.default_rng(40 + seed)
+    ref_img = rng.integers(20, 256, (90, 127, 3)).astype(np.uint8)
+    patch = np.clip(ref_img.astype(int) + rng.integers(-30, 31, ref_img.shape), 0, 255).astype(np.uint8)
+    patch[20:60, 30:90] = rng.integers(0, 256, 3).astype(np.uint8)  # something changed
+    ref = chroma(ref_img)
+    c, s = chroma(patch)
+    dc = chroma_dist(c, ref[0])
+    ratio = s / np.maximum(ref[1], 1.0)
+    calm = ratio[(dc < 0.03) & (ref[1] > 300)]
+    gain = float(calm[::3].mean()) if calm.size > 60 else 1.0
+    rel = ratio / max(gain, 0.05)
+    out = ((dc > 0.05) & (s > MIN_SUM) & (ref[1] > MIN_SUM)) | (rel < 0.5) | (rel > 2.0)
+    side = 2 * max(1, round(OPEN_RADIUS_MM)) + 1
+    want = fill_holes(cv2.morphologyEx(out.astype(np.uint8), cv2.MORPH_OPEN, np.ones((side, side), np.uint8)))
+    for _ in range(2):  # the second time from the kept brightness
+        got = changed_mask(patch, ref, (c, s), 1.0)
+        assert np.array_equal(got, want)
+    assert 0 < int(got.sum()) < got.size
