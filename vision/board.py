@@ -449,7 +449,8 @@ class BoardReader:
             self.fusion.reset(sid)
             return unread_slot(self.last_slots.get(sid), "covered")
         model = self.models.get(sid) or self._mat_slots[sid]
-        patch = normalise(extract(img, reg.H, reg.size), gains, self._bgr_of(model))
+        lit = None if self.opinion is None else self.opinion.lit(sid, img, gains, reg)  # the batch's, when it cut it
+        patch = normalise(extract(img, reg.H, reg.size), gains, self._bgr_of(model), lit=lit)
         c, s = chroma(patch)
         started = time.thread_time()
         deep = self.accept is not None and self.fusion.has_budget()
@@ -471,9 +472,7 @@ class BoardReader:
         self.models.seen_empty(sid, "slot", c, s, confident_empty)
         if obstructed:
             return unread_slot(self.last_slots.get(sid), "not a card")
-        if payload is not None:
-            return SlotObs("down", payload, 1.0, False)
-        return SlotObs(state, payload, conf, False)
+        return SlotObs("down", payload, 1.0, False) if payload is not None else SlotObs(state, None, conf, False)
 
     def _read_under(self, img: NDArray[np.uint8], rid: str, reg: Region, mask: NDArray[np.uint8] | None,
                     gains: F32) -> SlotObs:

@@ -9,7 +9,7 @@ half the table cannot move a median. What is left (a shadow, a gradient) is loca
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import cv2
 import numpy as np
@@ -17,9 +17,11 @@ from numpy.typing import NDArray
 
 from vision.colour import median
 from vision.errors import VisionError
+from vision.memo import IdentityMemo
 
 F32 = NDArray[np.float32]
 Image = NDArray[np.uint8]
+DENSE = 16  # one value in this many near-clipped: the whole-patch passes cost less than gathering
 SMALL = 4  # the global model and the change finder work at a quarter of the resolution
 
 
@@ -106,35 +108,52 @@ class KeptModel:
         self.clipped = np.clip(model, 0, 255).astype(np.uint8)
 
 
-def normalise(patch: Image, gains: F32, model: F32 | None = None, kept: KeptModel | None = None) -> Image:
+def normalise(patch: Image, gains: F32, model: F32 | None = None, kept: KeptModel | None = None,
+              lit: Image | None = None) -> Image:
     """``patch`` as it would look under the model's light. A channel the brighter lamp clipped carries no
     colour: where ``model`` (BGR float, same size) says the new light would clip it too, the model's value
     stands in for it (white glare clips channels the model does not expect to clip, and stays visible).
     ``kept``: ``KeptModel(model)``, kept by a caller that normalises many frames against one model (the
-    same result, found faster).
+    same result, found faster). ``lit``: ``normalise(patch, gains)`` when the caller has it already (the
+    patch classifier's input of the same slot); it is not written to.
 
-    Each channel's 256 possible values are divided once per light (a lookup table), not once per pixel."""
+    Each channel's 256 possible values are divided once per light (a lookup table), not once per pixel.
+    Where many values are near-clipped (a pale slot under a brighter light: most of them), the model's are
+    put in by whole-patch passes against a ``KeptModel`` kept here by the model's identity when the caller
+    keeps none (the reader's models are replaced, never changed in place): gathering them one by one cost
+    ~0.3 ms a slot, ten times that (issue 14). The same values either way."""
     if _unit(gains):
         return patch
-    out = np.asarray(cv2.LUT(patch, _lut(np.asarray(gains, np.float32).tobytes())), np.uint8)
-    if model is not None and bool((gains > 1.02).any()):
-        # only the near-clipped pixels are looked at (few), not the model times the gains everywhere: on
-        # the whole small frame that product was most of the frame's light step
-        if kept is not None and kept.model is model and patch.ndim == 3 and patch.shape[2] == 3:
-            # the same pixels and values as the gather below, in four whole-image OpenCV passes (the
-            # diagonal transform multiplies each channel by its gain in float32, as numpy does)
-            h = patch.shape[0]
-            lit = np.asarray(cv2.transform(model, np.diag(np.asarray(gains, np.float32))), np.float32)
-            clip = np.logical_and(patch >= 235, lit >= 245).view(np.uint8).reshape(h, -1)
-            cv2.copyTo(kept.clipped.reshape(h, -1), clip, out.reshape(h, -1))
-            return out
-        hot = np.flatnonzero(patch.reshape(-1) >= 235)
-        if hot.size:
-            m = model.reshape(-1)[hot]
-            g = np.asarray(gains, np.float32)[hot % patch.shape[-1]] if patch.ndim == 3 else gains
-            fix = m * g >= 245
-            out.reshape(-1)[hot[fix]] = np.clip(m[fix], 0, 255).astype(np.uint8)
+    out = lit if lit is not None else np.asarray(cv2.LUT(patch, _lut(np.asarray(gains, np.float32).tobytes())),
+                                                 np.uint8)
+    if model is None or not bool((gains > 1.02).any()):
+        return out
+    hot = patch >= 235
+    many = int(np.count_nonzero(hot))
+    if many == 0:
+        return out
+    if lit is not None:
+        out = out.copy()
+    whole = patch.ndim == 3 and patch.shape[2] == 3 and model.shape == patch.shape and model.dtype == np.float32
+    if kept is None and whole and many * DENSE >= patch.size:
+        kept = _KEPT.get((model,), partial(KeptModel, model))
+    if kept is not None and kept.model is model and whole:
+        # the same values as the gather below, in whole-patch OpenCV passes (the diagonal transform
+        # multiplies each channel by its gain in float32, as numpy does)
+        h = patch.shape[0]
+        bright = np.asarray(cv2.transform(model, np.diag(np.asarray(gains, np.float32))), np.float32)
+        clip = np.logical_and(hot, bright >= 245).view(np.uint8).reshape(h, -1)
+        cv2.copyTo(kept.clipped.reshape(h, -1), clip, out.reshape(h, -1))
+        return out
+    at = np.flatnonzero(hot)
+    m = model.reshape(-1)[at]
+    g = np.asarray(gains, np.float32)[at % patch.shape[-1]] if patch.ndim == 3 else gains
+    fix = m * g >= 245
+    out.reshape(-1)[at[fix]] = np.clip(m[fix], 0, 255).astype(np.uint8)
     return out
+
+
+_KEPT: IdentityMemo[KeptModel] = IdentityMemo()  # the models normalise met without a caller's KeptModel
 
 
 def _unit(gains: F32) -> bool:

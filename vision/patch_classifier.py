@@ -75,8 +75,12 @@ def patch_input(img: NDArray[np.uint8], reg: Region, gains: F32,
     """The network's input for one region: its rectified patch under the table's light (``gains`` from
     ``vision.light.channel_gains``), shrunk to INPUT x INPUT. ``H`` overrides the region's homography
     (training jitters it)."""
-    patch = normalise(extract(img, reg.H if H is None else H, reg.size), gains)
-    return np.asarray(cv2.resize(patch, (INPUT, INPUT), interpolation=cv2.INTER_AREA), np.uint8)
+    return shrunk(normalise(extract(img, reg.H if H is None else H, reg.size), gains))
+
+
+def shrunk(lit: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """A light-normalised patch as the network sees it: INPUT x INPUT."""
+    return np.asarray(cv2.resize(lit, (INPUT, INPUT), interpolation=cv2.INTER_AREA), np.uint8)
 
 
 def to_blob(patches: list[NDArray[np.uint8]] | NDArray[np.uint8]) -> F32:
@@ -168,6 +172,10 @@ class SecondOpinion:
         self.patches = patches
         self.error = error
         self._probs: dict[str, tuple[F32, tuple[str, ...]]] = {}
+        # the slots' patches under the frame's light, as the network's input was shrunk from: (frame, gains,
+        # {slot: (its region, the patch)}), for the slot decision of the same frame (``lit``)
+        self._lit: tuple[NDArray[np.uint8] | None, bytes, dict[str, tuple[Region, NDArray[np.uint8]]]] = (
+            None, b"", {})
 
     @classmethod
     def build(cls, given: PatchClassifier | Path | None, stand_head: Head | None = None,
@@ -186,13 +194,31 @@ class SecondOpinion:
                  slots: dict[str, Region]) -> None:
         """Probabilities for the regions about to be read (forgetting the last frame's)."""
         self._probs = {}
+        self._lit = (None, b"", {})
         if self.patches is None:
             return
-        for net, regions in ((self.patches.stands, stands), (self.patches.slots, slots)):
-            if regions:
-                ids = list(regions)
-                probs = net.probs([patch_input(img, regions[rid], gains) for rid in ids])
-                self._probs.update((rid, (p, net.classes)) for rid, p in zip(ids, probs, strict=True))
+        if stands:
+            ids = list(stands)
+            probs = self.patches.stands.probs([patch_input(img, stands[rid], gains) for rid in ids])
+            self._probs.update((rid, (p, self.patches.stands.classes)) for rid, p in zip(ids, probs, strict=True))
+        if slots:
+            lit: dict[str, tuple[Region, NDArray[np.uint8]]] = {}
+            for rid, reg in slots.items():
+                patch = normalise(extract(img, reg.H, reg.size), gains)
+                patch.flags.writeable = False
+                lit[rid] = (reg, patch)
+            probs = self.patches.slots.probs([shrunk(p) for _, p in lit.values()])
+            self._probs.update((rid, (p, self.patches.slots.classes)) for rid, p in zip(lit, probs, strict=True))
+            self._lit = (img, np.asarray(gains, np.float32).tobytes(), lit)
+
+    def lit(self, rid: str, img: NDArray[np.uint8], gains: F32, reg: Region) -> NDArray[np.uint8] | None:
+        """Slot ``rid``'s patch of ``img`` under the light ``gains`` (``normalise`` without a model), read-only,
+        when this frame's batch cut it through ``reg`` (the network's input was shrunk from it); else None."""
+        frame, light, kept = self._lit
+        got = kept.get(rid)
+        if got is None or frame is not img or got[0] is not reg or light != np.asarray(gains, np.float32).tobytes():
+            return None
+        return got[1]
 
     def confirms(self, rid: str, candidates: tuple[str, ...]) -> tuple[str, float, bool] | None:
         """Which of the rule's unsure ``candidates`` for ``rid`` the network is sure of this frame (calibrated

@@ -20,8 +20,9 @@ from pyzbar import pyzbar
 
 from vision.assets import CARD_BACK, asset
 from vision.colour import F32, MIN_SUM, chroma, chroma_dist, skin_fraction
+from vision.memo import IdentityMemo
 from vision.slot_qr import qr_window, read_window, window_of
-from vision.warp import Image, Mat3, extract, scale, translate
+from vision.warp import Image, Mat3, extract, extract_grey, scale, translate
 
 QR_PX_PER_MM = 3.0
 QR_ZONE_MM = 64.0
@@ -55,15 +56,26 @@ def changed_mask(patch: Image, ref: tuple[F32, F32], cs: tuple[F32, F32] | None 
     c, s = chroma(patch) if cs is None else cs
     rc, rs = ref
     dc = chroma_dist(c, rc)
-    ratio = s / np.maximum(rs, 1.0)
-    calm = (dc < 0.03) & (rs > 300)
+    floor, lit, seen = _ref_of(rs)
+    ratio = s / floor
+    calm = (dc < 0.03) & lit
     calm_ratio = ratio[calm]
     gain = float(calm_ratio[::3].mean()) if calm_ratio.size > MIN_CALM_MM2 * k * k else 1.0
     rel = ratio / max(gain, 0.05)
-    out = ((dc > 0.05) & (s > MIN_SUM) & (rs > MIN_SUM)) | (rel < 0.5) | (rel > 2.0)
+    out = ((dc > 0.05) & (s > MIN_SUM) & seen) | (rel < 0.5) | (rel > 2.0)
     side = 2 * max(1, round(OPEN_RADIUS_MM * k)) + 1
     m = np.asarray(cv2.morphologyEx(out.astype(np.uint8), cv2.MORPH_OPEN, np.ones((side, side), np.uint8)), np.uint8)
     return fill_holes(m)
+
+
+_REFS: IdentityMemo[tuple[F32, NDArray[np.bool_], NDArray[np.bool_]]] = IdentityMemo()
+
+
+def _ref_of(rs: F32) -> tuple[F32, NDArray[np.bool_], NDArray[np.bool_]]:
+    """What ``changed_mask`` derives from an empty slot's brightness alone, once per model (models are
+    replaced, never changed in place): its floor of 1, where it is bright enough to measure the light, where
+    it is bright enough for a colour."""
+    return _REFS.get((rs,), lambda: (np.maximum(rs, 1.0), rs > 300, rs > MIN_SUM))
 
 
 def fill_holes(mask: NDArray[np.uint8]) -> NDArray[np.bool_]:
@@ -217,7 +229,7 @@ def slot_code(frame: NDArray[np.uint8], H_slot: Mat3, k_slot: float, size: tuple
     """The plain decoders on a slot's code window: what a face-down card's reading and its retry on an
     unchanged frame both decode."""
     Hq, n = qr_homography(H_slot, k_slot, size, card_mm)
-    return decode_qr(np.asarray(cv2.cvtColor(extract(frame, Hq, (n, n)), cv2.COLOR_BGR2GRAY), np.uint8))
+    return decode_qr(extract_grey(frame, Hq, (n, n)))
 
 
 def card_code(frame: NDArray[np.uint8], H_slot: Mat3, k_slot: float, size: tuple[int, int],
