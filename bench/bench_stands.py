@@ -61,10 +61,20 @@ def _owner_map_before(self: StandClassifier, c: F32, s: F32) -> np.ndarray:
     return best
 
 
+def _largest_before(mask: np.ndarray) -> np.ndarray:
+    """Before (``vision.stand_shapes.largest``): labelled with statistics, empty masks too."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n <= 1:
+        return np.zeros_like(mask)
+    i = 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())
+    return np.asarray(labels == i, dtype=np.uint8)
+
+
 # (module or class, attribute, the code it replaced)
 BEFORE: list[tuple[Any, str, Callable[..., Any]]] = [
     (vision.stands, "percentile", _percentile_numpy),
     (StandClassifier, "owner_map", _owner_map_before),
+    (vision.stands, "largest", _largest_before),
 ]
 
 

@@ -1,14 +1,16 @@
 """speed12's cuts in the stand decision give the very same numbers as the code they replaced (issue 14's speed
 work must not move a single reading): the percentile of a soul token's lit outline (``vision.stands._flipped``)
-and the owner map's selection."""
+the owner map's selection and a mask's largest blob."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
 from tests.overhead_support import PALETTE
 from vision.colour import MIN_SUM, chroma, chroma_dist_to, percentile, saturation
+from vision.stand_shapes import largest
 from vision.stands import StandClassifier
 
 
@@ -61,3 +63,26 @@ def test_owner_map_is_the_one_it_replaced(palette: dict[str, tuple[int, int, int
         assert got.dtype == np.int8
         assert np.array_equal(got, _owner_map_before(sc, c, s))
         assert (got >= 0).any()
+
+
+def _largest_before(mask: np.ndarray) -> np.ndarray:
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n <= 1:
+        return np.zeros_like(mask)
+    return np.asarray(labels == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax()), dtype=np.uint8)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_largest_is_the_one_it_replaced(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for i in range(150):
+        size = (60, 60) if i % 2 else (52, 52)
+        mask = (rng.random(size) < rng.uniform(0.0, 0.9)).astype(np.uint8)
+        if i % 3 == 0:  # blobs, as the decision's opened masks have
+            mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
+        if i % 7 == 0:  # two blobs of the same size: the first labelled is kept
+            mask[:] = 0
+            mask[5:10, 5:10] = mask[30:35, 30:35] = 1
+        got = largest(mask)
+        assert got.dtype == np.uint8 and np.array_equal(got, _largest_before(mask))
+    assert not largest(np.zeros((60, 60), np.uint8)).any()
