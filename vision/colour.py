@@ -6,6 +6,8 @@ shadows (same chromaticity, darker) are told apart from new objects (different c
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -54,6 +56,27 @@ def median(values: NDArray[np.generic]) -> float:
         return float(np.partition(values, k)[k])
     p = np.partition(values, (k - 1, k))
     return float((p[k - 1] + p[k]) / 2) if p.dtype.kind == "f" else (float(p[k - 1]) + float(p[k])) / 2
+
+
+def percentile(values: NDArray[np.floating], q: float) -> float:
+    """``np.percentile(values, q)``'s value (its default linear method, a 1-D float array with no NaN, ``q`` a
+    Python number) by one partition and numpy's own interpolation steps: the same value without the general
+    machinery, which cost ~0.15-0.4 ms a call on a stand's few hundred values (``vision.stands._flipped``)."""
+    n = int(values.size)
+    if n == 0:
+        raise ValueError("percentile: no values")
+    if not 0 <= q <= 100:
+        raise ValueError(f"percentile: q = {q} is outside 0-100")
+    virtual = (n - 1) * (q / 100)  # numpy's virtual index of its linear method
+    if virtual >= n - 1:
+        return float(np.max(values))
+    lo = math.floor(virtual)
+    gamma = virtual - lo
+    p = np.partition(values, (lo, lo + 1))
+    a, b = p[lo], p[lo + 1]
+    diff = b - a
+    # numpy's _lerp: a + diff * gamma, or b - diff * (1 - gamma) from gamma 0.5, in the values' own dtype
+    return float(b - diff * (1 - gamma)) if gamma >= 0.5 else float(a + diff * gamma)
 
 
 def colour_chroma(bgr: tuple[int, int, int]) -> NDArray[np.float32]:

@@ -26,6 +26,7 @@ from vision.colour import (
     colour_chroma,
     median,
     palette_thresholds,
+    percentile,
     saturation,
     skin_fraction,
 )
@@ -140,12 +141,15 @@ class StandClassifier:
     def owner_map(self, c: F32, s: F32) -> NDArray[np.int8]:
         """Index of the owner each pixel belongs to, or -1."""
         best = np.full(c.shape[:2], -1, dtype=np.int8)
-        best_d = np.full(c.shape[:2], np.inf, dtype=np.float32)
+        best_d: F32 | None = None  # the nearest owner's distance so far (none yet: every distance is nearer)
+        last = len(self.owners) - 1
         for i, (co, th) in enumerate(zip(self.chromas, self.thresholds, strict=True)):
             d = chroma_dist_to(c, co)
-            win = (d < best_d) & (d < th)
+            win = d < th if best_d is None else (d < best_d) & (d < th)
             best[win] = i
-            best_d[win] = d[win]
+            if i == last:
+                break
+            best_d = np.where(win, d, np.float32(np.inf)) if best_d is None else np.where(win, d, best_d)
         best[(s <= MIN_SUM) | (saturation(c) <= 0.10)] = -1
         return best
 
@@ -470,5 +474,5 @@ def _flipped(blob: NDArray[np.uint8], s: F32, k: float) -> bool:
     vals = s[blob > 0]
     if vals.size < px_area(MIN_OUTLINE_MM2, k):
         return False
-    bright = vals > 0.85 * float(np.percentile(vals, 95))
+    bright = vals > 0.85 * percentile(vals, 95)
     return float(bright.mean()) > FLIPPED_LIT_FRACTION
