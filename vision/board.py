@@ -374,8 +374,7 @@ class BoardReader:
         return self._bgr.get(model, lambda: bgr_of(*model))
 
     def _covered(self, mask: NDArray[np.uint8] | None, rid: str, least: float = 0.0) -> bool:
-        return mask is not None and self.finder is not None and self.finder.covered(
-            mask, rid, least, self.finder.own if least > 0.0 else None)
+        return mask is not None and self.finder is not None and self.finder.covered(mask, rid, least)
 
     def _read_stand(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None,
                     gains: F32) -> StandObs:

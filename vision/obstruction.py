@@ -28,16 +28,6 @@ def _edges(s: NDArray[np.float32]) -> NDArray[np.float32]:
     return np.asarray(cv2.magnitude(gx, gy), np.float32) / 4.0
 
 
-def open_in_place(changed: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    """A 2x2 opening that leaves what it keeps where it was: every kept pixel lies in a 2x2 square of
-    change. OpenCV's MORPH_OPEN with an even kernel erodes and dilates about the same off-centre anchor, so
-    its result lies one pixel right and down of the change (a blob's edge then covers a quarter-resolution
-    pixel of the table beside the object, and none of the object's own edge on the other side)."""
-    square = np.ones((2, 2), np.uint8)
-    core = cv2.erode(changed, square, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT, borderValue=0)
-    return np.asarray(cv2.dilate(core, square, anchor=(1, 1)), dtype=np.uint8)
-
-
 class ObstructionFinder:
     """Change detection against a reference frame, ignoring changes inside the allowed regions."""
 
@@ -68,9 +58,6 @@ class ObstructionFinder:
         # beyond the reach of a card lying askew on its slot, which may hang over the mat's edge a little
         far = beyond & (cv2.dilate(core, np.ones((11, 11), np.uint8)) == 0)
         self.beyond: NDArray[np.uint8] | None = np.asarray(far, np.uint8) if far.any() else None
-        # the last ``find_small``'s blob pixels whose colour or brightness changed: the object itself, where
-        # the rest of a blob is only a new edge (an outline's soft rim, a shadow's border) on the table
-        self.own = np.zeros_like(allowed)
 
     def find(self, frame: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
         """The obstruction mask (quarter resolution) and the obstructed boxes in full-resolution pixels."""
@@ -87,13 +74,13 @@ class ObstructionFinder:
         # shadows only darken; anything brighter than the light's unevenness allows is a new object
         gain = median(ratio[::4, ::4].ravel())
         ratio /= max(gain, 0.05)
-        coloured = ((dc > 0.07) & (s > MIN_SUM) & (self.ref_s > MIN_SUM)) | (ratio < 0.3) | (ratio > 1.4)
+        changed = ((dc > 0.07) & (s > MIN_SUM) & (self.ref_s > MIN_SUM)) | (ratio < 0.3) | (ratio > 1.4)
         # new edges where the reference was flat: the outline of an arm as dark as the table under it
         edges, before = _edges(s), self.ref_edges * gain
-        changed = coloured | ((edges - before > EDGE_NEW) & (edges > 2.5 * before))
-        mask, boxes = self._blobs(open_in_place(changed.astype(np.uint8)), margin)
-        self.own = mask & open_in_place(coloured.astype(np.uint8)) if boxes else mask
-        return mask, boxes
+        changed |= (edges - before > EDGE_NEW) & (edges > 2.5 * before)
+        found = np.asarray(cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)),
+                           dtype=np.uint8)
+        return self._blobs(found, margin)
 
     def _blobs(self, changed: NDArray[np.uint8], margin: bool = True) -> tuple[
             NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
@@ -130,18 +117,14 @@ class ObstructionFinder:
             out = np.asarray(cv2.dilate(out, np.ones((7, 7), np.uint8)), dtype=np.uint8)  # ~6 mm of margin
         return out, tuple(boxes)
 
-    def covered(self, mask: NDArray[np.uint8], region_id: str, least: float = 0.0,
-                own: NDArray[np.uint8] | None = None) -> bool:
+    def covered(self, mask: NDArray[np.uint8], region_id: str, least: float = 0.0) -> bool:
         """Whether the obstruction ``mask`` covers more than the share ``least`` of the region's core (any
-        of it with 0), or any of the core at all with ``own`` (the object's own pixels, ``self.own``). A
-        stand beside an object whose blob only grazes its edge with a new edge is left to the stand's own
-        decision, which must explain every change on it; one any part of which the object covers is not."""
+        of it with 0). A stand beside an object whose blob (with its shadow) only grazes its edge is left to
+        the stand's own decision, which must explain every change on it."""
         (x0, y0, x1, y1), m = self.masks[region_id]
         sub = mask[y0:y1, x0:x1]
         core = m[: sub.shape[0], : sub.shape[1]]
         over = int((sub & core).sum())
-        if own is not None and (own[y0:y1, x0:x1] & core).any():
-            return True
         return over > 0 and over > least * float(core.sum())
 
     def beyond_piece(self, mask: NDArray[np.uint8], region_id: str, H: NDArray[np.float64],
