@@ -6,8 +6,8 @@ where one die ends: the cut may run through a die's lit top, and the shape test 
 of the lit top, `vision.dice._shape`) then sees a square with a corner or a strip cut off, and fails. The
 tops themselves are the brightest parts of the blob and each has a die's size, so they are found whole from
 the touching pair's lit region: first the lit region that already lies mostly in the cut part (tops parted by
-darker edges and walls), else the lit region split at its own pinch (its distance transform's peaks, one
-per top), the piece that lies mostly in the cut part taken when it is no larger than one die's top. A piece
+darker edges and walls), else the lit region cut at its own pinch (the line between the two deepest dents of
+its outline, where two tops meet), the piece that lies mostly in the cut part taken when it is no larger than one die's top. A piece
 that cannot be had is None, and the part is read as it was cut; the shape test and the face network's
 acceptance still decide, so a piece that is not one die's top stays unknown, never a guess.
 """
@@ -21,8 +21,9 @@ from numpy.typing import NDArray
 F32 = NDArray[np.float32]
 U8 = NDArray[np.uint8]
 TOP_SHARE = 0.85  # a split die's lit top: this much of it must lie in its own part (the rest is what the cut took)
-PEAK_SHARE = 0.5  # a piece of the pair's lit region split at its pinch: at least this much in the cut part
-PEAK_FRACTIONS = (0.5, 0.6, 0.7, 0.8)  # the distance-transform levels tried for one core per top
+PEAK_SHARE = 0.5  # a piece of the pair's lit region cut at its pinch: at least this much in the cut part
+PINCH_MIN_PX = 4.0  # a dent of the lit region's outline this deep (1.3 mm) may be where two tops meet
+PEAK_MIN = 0.35  # ... and no smaller than this share of the largest top (a sliver is no die's top)
 
 
 def lit_mask(chan: F32, blob: NDArray[np.uint8], level_of: NDArray[np.uint8] | None = None) -> NDArray[np.uint8]:
@@ -58,34 +59,42 @@ def _parted_top(chan: F32, part: NDArray[np.uint8], whole: NDArray[np.uint8]) ->
 
 
 def _pinched_top(chan: F32, part: U8, whole: U8, max_area: float) -> U8 | None:
-    """A split die's lit top as the piece of the touching pair's lit region (at `part`'s light level) that
-    the region's distance-transform peaks give it: one core per top, grown back over the lit region by a
-    watershed, so the line between two tops runs along the region's pinch, not the outline's. None when no
-    piece lies at least `PEAK_SHARE` in `part` at no more than `max_area` pixels (two tops merged without a
-    pinch)."""
+    """A split die's lit top as the piece of the touching pair's lit region (at `part`'s light level) on
+    `part`'s side of the region's pinch: the line between the two deepest dents of its outline (convexity
+    defects, each at least `PINCH_MIN_PX` deep), where two tops meet. None when the region has no such pinch
+    or the piece does not lie at least `PEAK_SHARE` in `part` at `PEAK_MIN` to 1 times `max_area` pixels."""
     lit = lit_mask(chan, whole, part)
-    dist = cv2.distanceTransform(lit, cv2.DIST_L2, 5)
-    peak = float(dist.max())
-    if peak < 3.0:
+    n, labels = cv2.connectedComponents(lit)
+    if n < 2:
         return None
-    canvas = cv2.cvtColor(lit * 255, cv2.COLOR_GRAY2BGR)
-    for frac in PEAK_FRACTIONS:
-        cores = (dist > frac * peak).astype(np.uint8)
-        n, labels = cv2.connectedComponents(cores)
-        markers = labels.astype(np.int32)
-        markers[(lit > 0) & (cores == 0)] = 0
-        markers[lit == 0] = n  # the unlit rest is its own basin
-        cv2.watershed(canvas, markers)
-        best, most = None, 0
-        for k in range(1, n):
-            piece = (markers == k) & (lit > 0)
-            total = int(np.count_nonzero(piece))
-            inside = int(np.count_nonzero(piece & (part > 0)))
-            if 0 < total <= max_area and inside >= PEAK_SHARE * total and inside > most:
-                best, most = piece, inside
-        if best is not None:
-            return best.astype(np.uint8)
-    return None
+    overlap = np.bincount(labels[part > 0], minlength=n)[1:]
+    region = (labels == 1 + int(np.argmax(overlap))).astype(np.uint8)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    outline = max(contours, key=cv2.contourArea)
+    if len(outline) < 8:
+        return None
+    hull = cv2.convexHull(outline, returnPoints=False)
+    try:
+        defects = cv2.convexityDefects(outline, hull)
+    except cv2.error:  # a self-touching outline (hull not monotonic): no pinch read from it
+        return None
+    if defects is None:
+        return None
+    deep = sorted((d for d in np.asarray(defects).reshape(-1, 4) if d[3] / 256.0 >= PINCH_MIN_PX), key=lambda d: -int(d[3]))[:2]
+    if len(deep) < 2:
+        return None
+    a, b = (tuple(int(v) for v in outline[d[2], 0]) for d in deep)
+    cut = region.copy()
+    cv2.line(cut, a, b, 0, thickness=2)
+    n, labels = cv2.connectedComponents(cut)
+    best, most = None, 0
+    for k in range(1, n):
+        piece = labels == k
+        total = int(np.count_nonzero(piece))
+        inside = int(np.count_nonzero(piece & (part > 0)))
+        if PEAK_MIN * max_area <= total <= max_area and inside >= PEAK_SHARE * total and inside > most:
+            best, most = piece, inside
+    return None if best is None else best.astype(np.uint8)
 
 
 def split_top(chan: F32, part: U8, whole: U8, max_area: float) -> U8 | None:
