@@ -233,9 +233,13 @@ class DiceReader:
         dominant = int(np.argmax(np.median(pixels, axis=0)))
         chan = np.ascontiguousarray(img[:, :, dominant])
         lit = split_top(chan, blob, whole, self.top_area) if whole is not None else None
+        shape, turn = "unknown", 0.0
         if lit is not None:  # the die's whole top, where the split cut it off: shape, centre and crop from it
-            blob = np.asarray(blob | lit, np.uint8)
-        shape, turn = _shape(chan, blob, lit)
+            shape, turn = _shape(chan, np.asarray(blob | lit, np.uint8), lit)
+            if shape != "unknown":
+                blob = np.asarray(blob | lit, np.uint8)
+        if shape == "unknown":  # no top found, or one that fails the shape test: the part as it was cut
+            shape, turn = _shape(chan, blob)
         top = _top_centre(chan, blob, (cx, cy))
         own = _own_pixels(blob)
         return DieCandidate(centre, inside, owner, shape,
