@@ -19,8 +19,8 @@ import numpy as np
 
 from calibration.camera import default_pose
 from rules.kipukas.board_map import BoardMap
-from tracker.overhead.layout import table_layout
 from tests.dice_support import PALETTE, SEAT
+from tracker.overhead.layout import table_layout
 from vision.dice import DiceReader, _shape
 from vision.dice_faces import SIZE_MM
 from vision.dice_tops import split_top

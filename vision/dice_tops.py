@@ -7,9 +7,10 @@ of the lit top, `vision.dice._shape`) then sees a square with a corner or a stri
 tops themselves are the brightest parts of the blob and each has a die's size, so they are found whole from
 the touching pair's lit region: first the lit region that already lies mostly in the cut part (tops parted by
 darker edges and walls), else the lit region cut at its own pinch (the line between the two deepest dents of
-its outline, where two tops meet), the piece that lies mostly in the cut part taken when it is no larger than one die's top. A piece
-that cannot be had is None, and the part is read as it was cut; the shape test and the face network's
-acceptance still decide, so a piece that is not one die's top stays unknown, never a guess.
+its outline, where two tops meet), the piece lying mostly in the cut part taken when it has one die's top's
+size. A piece that cannot be had is None. The found top must pass the same shape test a lone die passes
+(`vision.dice` falls back to the part as cut when it does not), and the face network's acceptance still
+decides: a piece that is not one die's top stays unknown, never a guess.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def _pinched_top(chan: F32, part: U8, whole: U8, max_area: float) -> U8 | None:
         return None
     if defects is None:
         return None
-    deep = sorted((d for d in np.asarray(defects).reshape(-1, 4) if d[3] / 256.0 >= PINCH_MIN_PX), key=lambda d: -int(d[3]))[:2]
+    dents = [d for d in np.asarray(defects).reshape(-1, 4) if d[3] / 256.0 >= PINCH_MIN_PX]  # depth: 8.8 fixed
+    deep = sorted(dents, key=lambda d: -int(d[3]))[:2]
     if len(deep) < 2:
         return None
     a, b = (tuple(int(v) for v in outline[d[2], 0]) for d in deep)
