@@ -5,7 +5,7 @@ cubes pressed together are one blob whose outline narrows where the walls meet, 
 the cut drawn there ran through a die's lit top: the shape test then saw a square with a strip cut off and
 the die stayed unknown. `vision.dice_tops` now cuts the pair's lit region (the two tops) at its own pinch,
 the line between the two deepest dents of its outline. These tests read fresh seeded touching pairs under
-that camera (seeds no bench run, training or tuning used) and require no wrong face accepted; and they check
+that camera (seeds no bench run nor the training used) and require no wrong face accepted; and they check
 on drawn masks that the cut gives one square's top back whole and that a region with no pinch gives nothing.
 """
 
