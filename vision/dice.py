@@ -32,6 +32,7 @@ from vision.dice_crop import face_crop
 from vision.dice_empty import EmptyArea
 from vision.dice_faces import SIZE_MM
 from vision.dice_net import FaceGuess, FaceNet, load_face_net, packaged_face_net
+from vision.dice_tops import lit_mask, split_top
 from vision.errors import VisionError
 from vision.warp import Image, Mat3, extract, scale, translate
 
@@ -42,8 +43,8 @@ OWNER_RATIO = 0.55  # the nearest seat colour must be this much nearer than the 
 OWNER_MAX = 0.12  # chromaticity distance beyond which a die is no seat's
 PAIR_ELONGATION = 2.2  # variance ratio along/across of two dice side by side (a lone die's is about 1)
 OWN_GROW_MM = 1.2  # a die's face crop keeps this much around its outline
+TOP_AREA = 1.1  # the largest lit top of one die, in squares of a D6's size
 SPLIT_ACCEPT = 0.99  # a die cut from touching dice whose shape is unsure: its face accepted from this p on
-TOP_SHARE = 0.85  # a split die's lit top: this much of it must lie in its own part (the rest is what the cut took)
 FG_DIFF = 30.0  # a die differs from the empty table by this much (grey levels) in the channel it differs most in
 FG_DIFF_MIN = 15.0  # ... scaled down with the light's level (a dim lamp shrinks every difference), never below
 FG_CORE = 0.2  # a thing found at the scaled threshold holds at least this share of a die's top above FG_DIFF
@@ -128,6 +129,7 @@ class DiceReader:
             self.empty.set(extract(reference, self.H, self.size).astype(np.float32))
         die_px = (SIZE_MM["d6"] * PX_PER_MM) ** 2
         self.die_area = (0.4 * die_px, 1.9 * die_px)
+        self.top_area = TOP_AREA * die_px  # a die's lit top is no larger (two touching tops are)
         self.net: FaceNet | None = net
         self.net_error = ""
         if net is None:
@@ -230,10 +232,14 @@ class DiceReader:
         owner = self._owner(pixels / gains)
         dominant = int(np.argmax(np.median(pixels, axis=0)))
         chan = np.ascontiguousarray(img[:, :, dominant])
-        lit = _lit_top(chan, blob, whole) if whole is not None else None
+        lit = split_top(chan, blob, whole, self.top_area) if whole is not None else None
+        shape, turn = "unknown", 0.0
         if lit is not None:  # the die's whole top, where the split cut it off: shape, centre and crop from it
-            blob = np.asarray(blob | lit, np.uint8)
-        shape, turn = _shape(chan, blob, lit)
+            shape, turn = _shape(chan, np.asarray(blob | lit, np.uint8), lit)
+            if shape != "unknown":
+                blob = np.asarray(blob | lit, np.uint8)
+        if shape == "unknown":  # no top found, or one that fails the shape test: the part as it was cut
+            shape, turn = _shape(chan, blob)
         top = _top_centre(chan, blob, (cx, cy))
         own = _own_pixels(blob)
         return DieCandidate(centre, inside, owner, shape,
@@ -336,38 +342,6 @@ def _chroma(bgr: NDArray[np.float32]) -> NDArray[np.float32]:
     return np.asarray(bgr / max(float(bgr.sum()), 1.0), np.float32)
 
 
-def _lit_mask(chan: F32, blob: NDArray[np.uint8], level_of: NDArray[np.uint8] | None = None) -> NDArray[np.uint8]:
-    """The lit part of `blob` (at least 0.7 of the 95th percentile of `level_of`'s pixels, default `blob`'s),
-    small gaps closed."""
-    values = chan[(level_of if level_of is not None else blob) > 0]
-    lit = ((chan >= 0.7 * np.percentile(values, 95)) & (blob > 0)).astype(np.uint8)
-    return np.asarray(cv2.morphologyEx(lit, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8)), np.uint8)
-
-
-def _lit_top(chan: F32, part: NDArray[np.uint8], whole: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
-    """A split die's lit top whole: the lit region of the touching dice's `whole` blob (at `part`'s own light
-    level) that lies mostly in `part`. Tops are parted by darker edges and walls, so the split line (drawn on
-    the outline alone) may cut a corner off the top while the lit region keeps it; None when no lit region
-    lies mostly in `part` (two tops merged in glare), and the part is read as it was cut."""
-    if int(part.sum()) < 20:
-        return None
-    lit = _lit_mask(chan, whole, part)
-    for shrink in range(4):  # two tops meeting at a corner: eroded a little, they part
-        core = np.asarray(cv2.erode(lit, np.ones((3, 3), np.uint8), iterations=shrink), np.uint8) if shrink else lit
-        n, labels = cv2.connectedComponents(core)
-        best, share = None, 0.0
-        for k in range(1, n):
-            comp = labels == k
-            inside = float(np.count_nonzero(comp & (part > 0)))
-            if inside > share:
-                best, share = comp, inside
-        if best is not None and share >= TOP_SHARE * float(np.count_nonzero(best)):
-            grown = np.asarray(cv2.dilate(best.astype(np.uint8), np.ones((3, 3), np.uint8), iterations=shrink),
-                               np.uint8)
-            return np.asarray(grown & lit, np.uint8)
-    return None
-
-
 def _shape(chan: F32, blob: NDArray[np.uint8], lit: NDArray[np.uint8] | None = None) -> tuple[str, float]:
     """cube, icosahedron or unknown, and the turn (degrees) that squares it up. Read from the die's lit part
     (its top, and for a D20 the three faces around the top; `lit` when already found), not its outline: a die
@@ -376,7 +350,7 @@ def _shape(chan: F32, blob: NDArray[np.uint8], lit: NDArray[np.uint8] | None = N
     if lit is None:
         if int(np.count_nonzero(blob)) < 20:
             return "unknown", 0.0
-        lit = _lit_mask(chan, blob)
+        lit = lit_mask(chan, blob)
     contours, _ = cv2.findContours(lit, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
         return "unknown", 0.0
