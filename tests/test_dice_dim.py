@@ -10,14 +10,11 @@ run used) and require every die found, most read, none read wrong.
 
 from __future__ import annotations
 
-import math
-from collections import Counter
-
 import numpy as np
 import pytest
 
 import vision.dice as dice_module
-from tests.dice_support import PALETTE, SEAT, roll_area
+from tests.dice_support import PALETTE, roll_area, tally
 from vision.dice import FG_DIFF, FG_DIFF_MIN
 from vision.synth import TableScene
 from vision.synth.dice import Die, draw_die, random_die
@@ -53,20 +50,9 @@ def dim_throws() -> list[tuple[list[Die], np.ndarray]]:
 
 def test_dark_cubes_in_dim_light_are_found_and_read_with_no_wrong_face(
         throws: list[tuple[list[Die], np.ndarray]]) -> None:
-    _, reader, _ = roll_area()
-    count: Counter[str] = Counter()
-    for dice, frame in throws:
-        got = reader.read(frame)
-        for die in dice:
-            near = [d for d in got.dice if math.dist(d.centre_mm, die.at_mm) < 8.0]
-            assert len(near) == 1, f"{die} not found (or found twice) in dim light: {got}"
-            seen = near[0]
-            if seen.face is None:
-                count["unknown"] += 1
-                continue
-            assert (seen.kind, seen.face, seen.owner) == (die.kind, die.face, SEAT[die.colour]), \
-                f"{die} read as {seen}"
-            count["read"] += 1
+    count, wrong = tally(roll_area()[1], ((f"throw {i}", d, f) for i, (d, f) in enumerate(throws)),
+                         each_found=True)
+    assert not wrong, wrong
     assert count["read"] / (3 * len(SEEDS)) >= READ_FLOOR, count
 
 

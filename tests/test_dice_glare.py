@@ -11,14 +11,13 @@ exactly the crop the network was trained on.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 
 import numpy as np
 import pytest
 
 import vision.dice_crop as dice_crop
-from tests.dice_support import PALETTE, SEAT, roll_area
+from tests.dice_support import PALETTE, roll_area, tally
 from vision.dice_glare import S_FROM, deglare, glare_share
 from vision.synth import TableScene
 from vision.synth.dice import Die, draw_die, random_die
@@ -52,31 +51,20 @@ def throws() -> list[tuple[list[Die], np.ndarray]]:
     return glaring_throws()
 
 
-def tally(throws: list[tuple[list[Die], np.ndarray]]) -> Counter[str]:
-    _, reader, _ = roll_area()
-    count: Counter[str] = Counter()
-    for dice, frame in throws:
-        got = reader.read(frame)
-        for die in dice:
-            near = [d for d in got.dice if math.dist(d.centre_mm, die.at_mm) < 8.0]
-            assert len(near) == 1, f"{die} not found (or found twice) under glare: {got}"
-            seen = near[0]
-            if seen.face is None:
-                count["unknown"] += 1
-            elif (seen.kind, seen.face, seen.owner) == (die.kind, die.face, SEAT[die.colour]):
-                count["read"] += 1
-            else:
-                count["wrong"] += 1
+def tally_glare(throws: list[tuple[list[Die], np.ndarray]]) -> Counter[str]:
+    count, wrong = tally(roll_area()[1], ((f"throw {i}", d, f) for i, (d, f) in enumerate(throws)),
+                         each_found=True)
+    assert count["wrong"] == len(wrong)
     return count
 
 
 def test_glaring_cubes_are_read_with_no_wrong_face_and_better_than_with_the_spot_left_in(
         throws: list[tuple[list[Die], np.ndarray]], monkeypatch: pytest.MonkeyPatch) -> None:
-    taken_off = tally(throws)
+    taken_off = tally_glare(throws)
     assert taken_off["wrong"] == 0, taken_off
     assert taken_off["read"] >= READ_FLOOR * 3 * len(SEEDS), taken_off
     monkeypatch.setattr(dice_crop, "deglare", lambda raw, lit, grey, own, px: grey)
-    left_in = tally(throws)
+    left_in = tally_glare(throws)
     assert left_in["read"] < taken_off["read"], (left_in, taken_off)
 
 
