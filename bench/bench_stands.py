@@ -47,7 +47,7 @@ def _percentile_numpy(values: np.ndarray, q: float) -> float:
     return float(np.percentile(values, q))
 
 
-def _owner_map_before(self: StandClassifier, c: F32, s: F32) -> np.ndarray:
+def owner_map_before(self: StandClassifier, c: F32, s: F32) -> np.ndarray:
     """Before (``StandClassifier.owner_map``): the nearest distance so far kept for every owner, the last
     too, and compared with a first distance known to be nearer (an array of inf)."""
     best = np.full(c.shape[:2], -1, dtype=np.int8)
@@ -61,7 +61,7 @@ def _owner_map_before(self: StandClassifier, c: F32, s: F32) -> np.ndarray:
     return best
 
 
-def _largest_before(mask: np.ndarray) -> np.ndarray:
+def largest_before(mask: np.ndarray) -> np.ndarray:
     """Before (``vision.stand_shapes.largest``): labelled with statistics, empty masks too."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if n <= 1:
@@ -73,8 +73,8 @@ def _largest_before(mask: np.ndarray) -> np.ndarray:
 # (module or class, attribute, the code it replaced)
 BEFORE: list[tuple[Any, str, Callable[..., Any]]] = [
     (vision.stands, "percentile", _percentile_numpy),
-    (StandClassifier, "owner_map", _owner_map_before),
-    (vision.stands, "largest", _largest_before),
+    (StandClassifier, "owner_map", owner_map_before),
+    (vision.stands, "largest", largest_before),
 ]
 
 

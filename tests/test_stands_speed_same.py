@@ -8,8 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
+from bench.bench_stands import largest_before, owner_map_before
 from tests.overhead_support import PALETTE
-from vision.colour import MIN_SUM, chroma, chroma_dist_to, percentile, saturation
+from vision.colour import chroma, percentile
 from vision.stand_shapes import largest
 from vision.stands import StandClassifier
 
@@ -36,18 +37,6 @@ def test_percentile_of_nothing_is_an_error() -> None:
         percentile(np.ones(3, np.float32), 101)
 
 
-def _owner_map_before(sc: StandClassifier, c: np.ndarray, s: np.ndarray) -> np.ndarray:
-    best = np.full(c.shape[:2], -1, dtype=np.int8)
-    best_d = np.full(c.shape[:2], np.inf, dtype=np.float32)
-    for i, (co, th) in enumerate(zip(sc.chromas, sc.thresholds, strict=True)):
-        d = chroma_dist_to(c, co)
-        win = (d < best_d) & (d < th)
-        best[win] = i
-        best_d[win] = d[win]
-    best[(s <= MIN_SUM) | (saturation(c) <= 0.10)] = -1
-    return best
-
-
 @pytest.mark.parametrize("palette", [PALETTE, {"red": (40, 40, 210)},
                                      {"red": (40, 40, 210), "blue": (200, 90, 30), "green": (60, 170, 60)}])
 def test_owner_map_is_the_one_it_replaced(palette: dict[str, tuple[int, int, int]]) -> None:
@@ -61,15 +50,8 @@ def test_owner_map_is_the_one_it_replaced(palette: dict[str, tuple[int, int, int
         c, s = chroma(patch)
         got = sc.owner_map(c, s)
         assert got.dtype == np.int8
-        assert np.array_equal(got, _owner_map_before(sc, c, s))
+        assert np.array_equal(got, owner_map_before(sc, c, s))
         assert (got >= 0).any()
-
-
-def _largest_before(mask: np.ndarray) -> np.ndarray:
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if n <= 1:
-        return np.zeros_like(mask)
-    return np.asarray(labels == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax()), dtype=np.uint8)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -84,5 +66,5 @@ def test_largest_is_the_one_it_replaced(seed: int) -> None:
             mask[:] = 0
             mask[5:10, 5:10] = mask[30:35, 30:35] = 1
         got = largest(mask)
-        assert got.dtype == np.uint8 and np.array_equal(got, _largest_before(mask))
+        assert got.dtype == np.uint8 and np.array_equal(got, largest_before(mask))
     assert not largest(np.zeros((60, 60), np.uint8)).any()
