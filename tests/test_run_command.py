@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -186,6 +187,7 @@ def test_bad_decks_and_configs_exit_2(table_dir: tuple[Path, int], capsys: pytes
     folder, _ = table_dir
     bad = folder / "bad.txt"
     bad.write_text("kpks.us/HMPU#0001?x\n")
+    before = set(threading.enumerate())
     assert main(["run", "--config", str(folder / "table.toml"), "--deck", f"red={bad}",
                  "--deck", f"blue={folder / 'blue.txt'}"]) == 2
     assert "red's deck is not legal" in capsys.readouterr().err
@@ -193,6 +195,11 @@ def test_bad_decks_and_configs_exit_2(table_dir: tuple[Path, int], capsys: pytes
     assert "one deck per seat" in capsys.readouterr().err
     assert main(["run", "--config", str(folder / "missing.toml")]) == 2
     assert "cannot read" in capsys.readouterr().err
+    # the failed `run` above had started its watchdog: it must not outlive the command (in a test process it
+    # would go on pinging whatever `$NOTIFY_SOCKET` points at)
+    for thread in set(threading.enumerate()) - before:
+        thread.join(timeout=5)
+        assert not (thread.name == "watchdog" and thread.is_alive()), "a failed run left its watchdog running"
 
 
 def test_game_new_takes_a_play_style_the_record_keeps(table_dir: tuple[Path, int],

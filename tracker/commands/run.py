@@ -89,23 +89,27 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     dog = Watchdog(stall_s=20.0)
     dog.start(stop)
-    if files:
-        table = new_game(state_dir, read_decks(files), board, style)
-    else:
-        path = current_game(state_dir) or wait_for_game(state_dir, dog, stop)
-        if path is None:
-            dog.stopping()
-            return 0
-        if interface_game(path) is not None:  # the organiser started another game: the record decides
-            return serve_interface_game(cfg, state_dir, (path, dog, stop))
-        table = open_game(path, state_dir, board)
-    runtime = TableRuntime(cfg, table, state_dir, dog, stop)
     try:
-        server = WebServer(runtime.service, cfg.host, cfg.port)
-    except OSError as exc:
-        raise UsageError(f"cannot listen on {cfg.host}:{cfg.port}: {exc.strerror}") from exc
-    workers = runtime.start()
-    server.start()
+        if files:
+            table = new_game(state_dir, read_decks(files), board, style)
+        else:
+            path = current_game(state_dir) or wait_for_game(state_dir, dog, stop)
+            if path is None:
+                dog.stopping()
+                return 0
+            if interface_game(path) is not None:  # the organiser started another game: the record decides
+                return serve_interface_game(cfg, state_dir, (path, dog, stop))
+            table = open_game(path, state_dir, board)
+        runtime = TableRuntime(cfg, table, state_dir, dog, stop)
+        try:
+            server = WebServer(runtime.service, cfg.host, cfg.port)
+        except OSError as exc:
+            raise UsageError(f"cannot listen on {cfg.host}:{cfg.port}: {exc.strerror}") from exc
+        workers = runtime.start()
+        server.start()
+    except BaseException:
+        stop.set()  # a table that never started must not leave its watchdog thread behind
+        raise
     print(f"kipukas-tracker run: table {cfg.name!r} on http://{cfg.host}:{server.port}/, "
           f"record {table.record.path}", flush=True)
     runtime.dog.ready(f"watching table {cfg.name}")
@@ -145,18 +149,22 @@ def serve_interface_game(cfg: Any, state_dir: Path, started: tuple[Path, Any, th
         path = found
     else:
         path, dog, stop = started
-    if interface_game(path) is None:
-        dog.stopping()
-        raise UsageError(f"{path}: holds a Kipukas game but [game] name is {cfg.game!r}: start a {cfg.game} game "
-                         "with `kipukas-tracker game new`, or set [game] name = \"kipukas\"")
-    runtime = GameRuntime(cfg, path, state_dir, dog, stop)
     try:
-        server = WebServer(runtime.service, cfg.host, cfg.port)
-    except OSError as exc:
-        runtime.close()
-        raise UsageError(f"cannot listen on {cfg.host}:{cfg.port}: {exc.strerror}") from exc
-    workers = runtime.start()
-    server.start()
+        if interface_game(path) is None:
+            dog.stopping()
+            raise UsageError(f"{path}: holds a Kipukas game but [game] name is {cfg.game!r}: start a {cfg.game} game "
+                             "with `kipukas-tracker game new`, or set [game] name = \"kipukas\"")
+        runtime = GameRuntime(cfg, path, state_dir, dog, stop)
+        try:
+            server = WebServer(runtime.service, cfg.host, cfg.port)
+        except OSError as exc:
+            runtime.close()
+            raise UsageError(f"cannot listen on {cfg.host}:{cfg.port}: {exc.strerror}") from exc
+        workers = runtime.start()
+        server.start()
+    except BaseException:
+        stop.set()  # a game that never started must not leave its watchdog thread behind
+        raise
     print(f"kipukas-tracker run: {runtime.table.name} table {cfg.name!r} on http://{cfg.host}:{server.port}/, "
           f"record {runtime.table.record.path}", flush=True)
     dog.ready(f"serving the {runtime.table.name} table {cfg.name}")
