@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from pyzbar import pyzbar
 
 from vision.assets import CARD_BACK, asset
-from vision.colour import F32, MIN_SUM, chroma, chroma_dist, skin_fraction
+from vision.colour import F32, MIN_SUM, chroma, chroma_dist, share, skin_fraction
 from vision.memo import IdentityMemo
 from vision.slot_qr import qr_window, read_window, window_of
 from vision.warp import Image, Mat3, extract, extract_grey, scale, translate
@@ -162,7 +162,7 @@ def _frac(mask: NDArray[np.bool_], box: tuple[int, int, int, int], k: float = 1.
     x0, y0, x1, y1 = box
     if x1 - x0 < MIN_ZONE_MM * k or y1 - y0 < MIN_ZONE_MM * k:
         return None
-    return float(mask[y0:y1, x0:x1].mean())
+    return share(mask[y0:y1, x0:x1])
 
 
 @lru_cache(maxsize=1)
@@ -182,7 +182,7 @@ def back_like(card: Image) -> NDArray[np.bool_]:
 
 def back_likeness(card: Image) -> float:
     """Fraction of the card's pixels whose hue and saturation are common on card backs."""
-    return float(back_like(card).mean())
+    return share(back_like(card))
 
 
 def min_cell_likeness(card: Image, cols: int = 2, rows: int = 3, like: NDArray[np.bool_] | None = None) -> float:
@@ -196,7 +196,7 @@ def min_cell_likeness(card: Image, cols: int = 2, rows: int = 3, like: NDArray[n
             rs, cs = slice(r * h // rows, (r + 1) * h // rows), slice(c * w // cols, (c + 1) * w // cols)
             cell = card[rs, cs]
             if cell.size:
-                out = min(out, back_likeness(cell) if like is None else float(like[rs, cs].mean()))
+                out = min(out, back_likeness(cell) if like is None else share(like[rs, cs]))
     return out
 
 
@@ -316,7 +316,7 @@ def portrait_face(frame: Image, H: Mat3, size: tuple[int, int], k: float, card_m
     x0, y0, x1, y1 = z["upper"][0], z["upper"][1], z["lower"][2], z["lower"][3]
     card = patch[y0:y1, x0:x1]
     back = back_like(card)
-    like = float(back.mean())
+    like = share(back)
     if like >= BACK_LIKE_MIN and min_cell_likeness(card, like=back) < BACK_CELL_MIN:
         return None
     if is_front(like, confirm):

@@ -28,6 +28,7 @@ from vision.colour import (
     palette_thresholds,
     percentile,
     saturation,
+    share,
     skin_fraction,
 )
 from vision.memo import IdentityMemo
@@ -187,7 +188,7 @@ class StandClassifier:
         blob = largest(np.asarray(cv2.morphologyEx(any_owner & foot, cv2.MORPH_CLOSE, kernel(CLOSE_MM, px_per_mm)),
                                    np.uint8) & foot)
         area = float(blob.sum()) / px_per_mm**2
-        border = float(np.concatenate([any_owner[0], any_owner[-1], any_owner[:, 0], any_owner[:, -1]]).mean())
+        border = share(np.concatenate([any_owner[0], any_owner[-1], any_owner[:, 0], any_owner[:, -1]]))
         hull = hull_of(blob) if area >= EMPTY_MAX_MM2 else None
         unsure: str | None = None  # a weak sign of something else: the reading needs a second opinion
         if strict:
@@ -314,7 +315,7 @@ class StandClassifier:
             if inner.sum() > px_area(MIN_FREE_MM2, k):
                 # a piece's top is its owner's colour throughout (dark details included): anything else on
                 # it (glare, a die, a finger) hides what it is
-                foreign_on = float(((owners < 0) & inner).mean() / max(float(inner.mean()), 1e-6))
+                foreign_on = share((owners < 0) & inner) / max(share(inner), 1e-6)
                 if TRACE is not None:
                     TRACE.append(foreign_on)
                 if foreign_on > FOREIGN_ON_PIECE:
@@ -475,4 +476,4 @@ def _flipped(blob: NDArray[np.uint8], s: F32, k: float) -> bool:
     if vals.size < px_area(MIN_OUTLINE_MM2, k):
         return False
     bright = vals > 0.85 * percentile(vals, 95)
-    return float(bright.mean()) > FLIPPED_LIT_FRACTION
+    return share(bright) > FLIPPED_LIT_FRACTION

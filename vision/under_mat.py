@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.assets import CARD_BACK, asset
-from vision.colour import F32, chroma
+from vision.colour import F32, chroma, share
 from vision.slots import changed_mask, fill_holes
 from vision.warp import Image
 
@@ -67,7 +67,7 @@ def _edgy(patch: Image) -> float:
     """Share of pixels on a strong edge: a plain table has none, an object's outline has many."""
     gray = cv2.GaussianBlur(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY), (0, 0), 1.0).astype(np.float32)
     mag = cv2.magnitude(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
-    return float((mag > EDGE_STRONG).mean())
+    return share(mag > EDGE_STRONG)
 
 
 def read_under(patch: Image, model: tuple[F32, F32] | None, px_per_mm: float,
@@ -88,11 +88,11 @@ def read_under(patch: Image, model: tuple[F32, F32] | None, px_per_mm: float,
         changed = fill_holes(np.asarray(shut, np.uint8))
     else:
         changed = changed_mask(patch, model, chroma(patch) if cs is None else cs)
-    if float(changed.mean()) <= FREE:
+    if share(changed) <= FREE:
         if model is None and _edgy(patch) > FREE:
             # no card colour, but not a plain table either: a box or a phone could hide a card's end
             return UnderReading("unknown", 0.0, "something on the table beyond the mat's edge")
-        return UnderReading("empty", 1.0 - float(changed.mean()) / FREE * 0.5)
+        return UnderReading("empty", 1.0 - share(changed) / FREE * 0.5)
     _, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8), connectivity=8)
     i = 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())
     _, y, w, h, area = (int(v) for v in stats[i])

@@ -1,0 +1,176 @@
+"""What speed13 cut from the small per-region passes of a full read, against the code it replaced, in the
+same process.
+
+Every stand, slot and under-mat area of a full read goes through the same few helpers on its small arrays:
+``vision.colour.chroma_f`` (chromaticity), ``chroma_dist`` (the change tests, the blur ladder) and the share of
+a mask's pixels that are set (``share``, ~200 calls a read). speed13 made each give the same values with less
+overhead; this bench puts the replaced code back ("before", the functions below) and reads seeded tables
+(bench_overhead's scenes, default pose, reference frame, its range of light, blur, noise and JPEG) with a
+fresh reader each way, ``--repeats`` times per table, alternating which goes first. It prints the median CPU
+time of the whole read and of its stands, slots and under-mat areas (``BoardReader._read_stand``,
+``_read_slot``, ``_read_under``, summed over one read), each with its ratio to a JPEG decode of the same frame
+and now / before. Per table, both readers' observations must be equal (it exits 1 otherwise).
+
+    PYTHONPATH=. .venv/bin/python bench/bench_region_passes.py --tables 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import vision.board
+import vision.colour
+import vision.obstruction
+import vision.slots
+import vision.stands
+import vision.under_mat
+from bench.bench_overhead import PALETTE, random_scene
+from calibration.camera import default_pose
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.identity import is_kipukas_payload
+from tracker.overhead.layout import table_layout
+from tracker.sources.capture import simulated_lores
+from vision.board import BoardReader
+from vision.colour import F32
+from vision.synth import Renderer, TableScene
+
+
+def chroma_f_before(f: F32) -> tuple[F32, F32]:
+    """Before (``vision.colour.chroma_f``): the three-channel 1 / sum by ``cv2.merge``, a new sum matrix."""
+    s = np.asarray(cv2.transform(f, np.ones((1, 3), np.float32)), np.float32).reshape(f.shape[:2])
+    inv = np.float32(1.0) / np.maximum(s, np.float32(1.0))
+    c = np.asarray(cv2.multiply(f, cv2.merge((inv, inv, inv))), np.float32)
+    return c, s
+
+
+def chroma_dist_before(a: F32, b: F32) -> F32:
+    """Before (``vision.colour.chroma_dist``): the difference, square and root by numpy."""
+    d = a - b
+    return np.sqrt(np.asarray(cv2.transform(d * d, np.ones((1, 3), np.float32)), np.float32).reshape(a.shape[:2]))
+
+
+def share_before(mask: np.ndarray) -> float:
+    """Before (``vision.colour.share``): numpy's mean."""
+    return float(mask.mean())
+
+
+# (module, attribute, the code it replaced)
+BEFORE: list[tuple[Any, str, Callable[..., Any]]] = [
+    (vision.colour, "chroma_f", chroma_f_before),
+    *((mod, "chroma_dist", chroma_dist_before)
+      for mod in (vision.colour, vision.slots, vision.stands, vision.obstruction)),
+    *((mod, "share", share_before) for mod in (vision.colour, vision.slots, vision.stands, vision.under_mat)),
+]
+
+
+@contextmanager
+def before() -> Iterator[None]:
+    """The replaced steps in place of the shipped ones, for the duration."""
+    kept = [(mod, name, getattr(mod, name)) for mod, name, _ in BEFORE]
+    for mod, name, old in BEFORE:
+        setattr(mod, name, old)
+    try:
+        yield
+    finally:
+        for mod, name, now in kept:
+            setattr(mod, name, now)
+
+
+class PartTimer:
+    """CPU time of one ``BoardReader`` method summed over one read."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.total = 0.0
+        self.plain = getattr(vision.board.BoardReader, name)
+
+    def __enter__(self) -> PartTimer:
+        plain = self.plain
+
+        def timed(reader: BoardReader, *a: Any, **k: Any) -> Any:
+            t = time.process_time()
+            try:
+                return plain(reader, *a, **k)
+            finally:
+                self.total += time.process_time() - t
+
+        setattr(vision.board.BoardReader, self.name, timed)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        setattr(vision.board.BoardReader, self.name, self.plain)
+
+
+PARTS = {"stands": "_read_stand", "slots": "_read_slot", "under-mat areas": "_read_under"}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tables", type=int, default=8)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=3)
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    layout = table_layout(BoardMap.packaged())
+    pose = default_pose(layout)
+    renderer = Renderer(layout, pose, PALETTE)
+    ref = renderer.render(TableScene({}), seed=999)
+    rng = np.random.default_rng(args.seed)
+    times: dict[str, dict[str, list[float]]] = {p: {"now": [], "before": []} for p in ("full read", *PARTS)}
+    decodes: list[float] = []
+    for k in range(args.tables):
+        scene = random_scene(layout, rng, k)
+        clean, _ = renderer.compose(scene, seed=k)
+        frame = renderer.finish(clean, seed=k, lighting=float(rng.uniform(0.75, 1.25)),
+                                noise=float(rng.uniform(0.5, 2.0)), blur=float(rng.uniform(0.0, 1.2)),
+                                jpeg_quality=int(rng.integers(70, 96)))
+        lores = simulated_lores(frame)
+        _, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        t = time.process_time()
+        cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        decodes.append(time.process_time() - t)
+        seen: dict[str, Any] = {}
+        for r in range(args.repeats):
+            for name in ("now", "before") if (k + r) % 2 else ("before", "now"):
+                reader = BoardReader(layout, pose, PALETTE, ref, accept=is_kipukas_payload)
+                with ExitStack() as stack:
+                    timers = {p: stack.enter_context(PartTimer(m)) for p, m in PARTS.items()}
+                    if name == "before":
+                        stack.enter_context(before())
+                    t = time.process_time()
+                    obs = reader.read(frame, lores=lores)
+                    times["full read"][name].append(time.process_time() - t)
+                for p, timer in timers.items():
+                    times[p][name].append(timer.total)
+                got = (obs.stands, obs.slots, obs.under)
+                if seen.setdefault(name, got) != got:
+                    print(f"table {k}: a fresh reader read the same frame differently", file=sys.stderr)
+                    return 1
+        if seen["now"] != seen["before"]:
+            print(f"table {k}: the shipped and the replaced steps read differently", file=sys.stderr)
+            return 1
+    base = statistics.median(decodes)
+    print(f"region passes bench: {args.tables} tables (seed {args.seed}) x {args.repeats}, each read by a fresh "
+          "reader with the shipped steps and with the replaced ones: the same observations both ways")
+    n = args.tables * args.repeats
+    for label, got in times.items():
+        now, old = statistics.median(got["now"]), statistics.median(got["before"])
+        print(f"{label} (CPU, one core, median of {n}): now {now * 1e3:.2f} ms = {now / base:.2f}x a JPEG decode "
+              f"({base * 1e3:.1f} ms); before {old * 1e3:.2f} ms = {old / base:.2f}x; now / before = {now / old:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
