@@ -193,7 +193,8 @@ def finish(c: Ctx) -> None:
     if (phase == "day" or phase == "night") and s.origin is not None:
         mover = s.origin
         s.origin = None
-        s.acted = s.acted | {mover}
+        if mover not in s.acted:  # an equal set needs no rebuilding (each one is kept in an undo record)
+            s.acted = s.acted | {mover}
         if s.passed is None and len(s.players) == 2:
             s.active = other(mover)
         elif s.passed is None or len(s.players) > 2:
