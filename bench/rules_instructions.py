@@ -11,8 +11,11 @@ executes does not. This plays `GAMES` seeded random games (seed 11, the bench's 
 The difference of the two "I refs" totals is the games' own instructions (the second run counts start-up alone;
 a fixed hash seed keeps start-up's count the same from run to run). Optional arguments: the deck seed (11, the
 reporting seed; 7 is the tuning seed), ``legal``, which calls `legal_actions` twice per step (the difference
-to a plain run is what legal-action generation costs), and ``freeze``, which runs the bench's `start_up` first
-(count the start-up run with ``freeze`` too).
+to a plain run is what legal-action generation costs), ``freeze``, which runs the bench's `start_up` first
+(count the start-up run with ``freeze`` too), and ``layout=N``, which keeps N small objects allocated before
+anything else. The count of one tree is the same from run to run, but any edit (a docstring too) moves the
+heap's layout and with it the count by up to ~1 M at seed 7 (docs/rules-engine.md, branch rules12): count a
+change under a few layouts (``layout=0``, ``layout=37``, ``layout=211``, each minus its own start-up run).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from rules.kipukas.selfplay import choose
 
 
 def main() -> int:
+    pads = [int(arg.split("=", 1)[1]) for arg in sys.argv[3:] if arg.startswith("layout=")]
+    keep = [object() for _ in range(pads[0])] + [bytearray(8 * pads[0])] if pads else []  # shifts the heap
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 11)
     twice = "legal" in sys.argv[3:]
@@ -44,7 +49,7 @@ def main() -> int:
                 g.legal_actions()
             g.apply(choose(Ctx(g.state, g.board, g.catalog), g.legal_actions(), player))
             steps += 1
-    print(f"{games} games, {steps} steps")
+    print(f"{games} games, {steps} steps" + (f", layout {len(keep) - 1}" if keep else ""))
     return 0
 
 

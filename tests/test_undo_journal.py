@@ -8,9 +8,11 @@ from __future__ import annotations
 import copy
 import pickle
 import random
+from itertools import pairwise
 
 import pytest
 
+from rules.kipukas import turns
 from rules.kipukas.context import Ctx
 from rules.kipukas.game import Game
 from rules.kipukas.journal import MISSING, Journaled
@@ -127,3 +129,30 @@ def test_undo_after_a_dict_was_replaced_from_outside_does_not_fail() -> None:
     assert game.state.claims == {}
     _walk(game, rng, 40)
     assert game.state.claims
+
+
+@pytest.mark.parametrize("seed", [4, 9])
+def test_undo_records_keep_no_new_object_an_action_did_not_need(seed: int) -> None:
+    """Every undo record is kept for the whole game, and each object in it is walked again and again by the
+    garbage collector (docs/rules-engine.md, branch rules12): a card write is journaled as two items (id, old
+    record) without a pair object, a day's `acted` set is rebuilt only when a new player acts, and a new day
+    starts from one shared empty set rather than a new one each time. Speed only: the same seeded game is
+    undone exactly (`test_undo_walks_back_every_dict_write_of_a_seeded_game`)."""
+    game = random_position(seed, 0)
+    rng = random.Random(seed)
+    acted: list[frozenset[str]] = []
+    card_writes = 0
+    for _ in range(300):
+        if game.result:
+            break
+        if game.state.turn >= 1:  # from the first diel cycle on (set-up keeps the state's initial set)
+            acted.append(game.state.acted)
+        game.push(choose(Ctx(game.state, game.board, game.catalog, game.style), game.legal_actions(), rng))
+        journal = game._log[-1][1].journal  # type: ignore[union-attr]  # an in-place action's undo record
+        card_writes += sum(1 for entry in journal if type(entry) is not tuple and entry is not None)
+        assert not any(type(entry) is tuple and len(entry) == 2 for entry in journal)
+    assert card_writes > 50
+    equal_pairs = [(a, b) for a, b in pairwise(acted) if a == b]
+    assert len(equal_pairs) > 50
+    assert all(a is b for a, b in equal_pairs if a)  # an equal non-empty set is the same object
+    assert {id(a) for a in acted if not a} == {id(turns._NO_SEATS)}  # every new day's empty set is the shared one

@@ -36,10 +36,12 @@ class CardTable(dict[str, CardState]):
         # settled (`turns.settle_claims` looks only there, and clears it).
         self.touched: set[str] = {c.at for c in self.values() if c.at is not None}
         self.settled: dict[str, tuple[str, str]] | None = None  # the claims as the last settlement left them
-        # While an action is applied in place: (card id, record before the write) per write, for its undo.
-        # While an action is applied in place: its undo journal, (card id, record before the write) per card
-        # write and (field, key, old value) per write into the state's small dicts (`rules.kipukas.journal`).
-        self.journal: list[tuple[Any, ...]] | None = None
+        # While an action is applied in place: its undo journal. A card write appends two items, the card id
+        # and the record before the write (no pair object per write: every journal is kept for the whole game,
+        # and each tuple in it is one more object the garbage collector walks); a write into the state's small
+        # dicts appends one (field, key, old value) tuple (`rules.kipukas.journal`). `GameState.restore`
+        # reads it newest first: a tuple is a dict write, anything else the old record of a card write.
+        self.journal: list[Any] | None = None
         self.bound: tuple[object, ...] | None = None  # the state's dicts that journal into this table
         # (zone, controlling player or None for everyone) -> its cards sorted by id, until a write there.
         self.sorted_by: dict[tuple[str, str | None], list[CardState]] = {}
@@ -117,8 +119,10 @@ class CardTable(dict[str, CardState]):
 
     def __setitem__(self, key: str, cs: CardState) -> None:
         old = dict.get(self, key)
-        if self.journal is not None:
-            self.journal.append((key, old))
+        journal = self.journal
+        if journal is not None:
+            journal.append(key)
+            journal.append(old)
         dict.__setitem__(self, key, cs)
         if old is not None:
             zone, at = cs.zone, cs.at
@@ -172,8 +176,10 @@ class CardTable(dict[str, CardState]):
 
     def __delitem__(self, key: str) -> None:
         old = self[key]
-        if self.journal is not None:
-            self.journal.append((key, old))
+        journal = self.journal
+        if journal is not None:
+            journal.append(key)
+            journal.append(old)
         dict.__delitem__(self, key)
         if self.on is not None and old.at is not None and old.zone == "play":
             del self.on[old.at][key]

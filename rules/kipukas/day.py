@@ -127,7 +127,7 @@ def reach(c: Ctx, cs: CardState, start: str, limit: int, *, ignore_enemies: bool
     flyer = info.habitat == "Heavens"
     water_ok = flyer or info.habitat == "Water" or cs.swimming
     if flyer or ignore_enemies or c.effects(cs).through_enemies:
-        blocked: frozenset[str] = frozenset()
+        blocked = _NO_STANDS
     elif enemies is not None:
         blocked = enemies
     else:
@@ -170,6 +170,7 @@ def blocking(c: Ctx, player: str) -> frozenset[str]:
 
 
 _REACH_LIMIT = 1 << 15
+_NO_STANDS: frozenset[str] = frozenset()
 
 
 def move(c: Ctx, a: Move) -> None:

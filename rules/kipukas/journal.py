@@ -6,8 +6,9 @@ collector walks again and again).
 
 The journal is the card table's (`CardTable.journal`, set by `GameState.mark` and cleared when the action is
 done), so card writes and dict writes are rewound in the exact reverse order they were made; card writes are
-recorded as (card id, old record) pairs, dict writes as triples. Entries name the field, never the dict object,
-so a journal can rewind a copy of the state (`rules.kipukas.history` rebuilds earlier states that way).
+recorded as two items (card id, then the old record), dict writes as one (field, key, old value) tuple.
+Entries name the field, never the dict object, so a journal can rewind a copy of the state
+(`rules.kipukas.history` rebuilds earlier states that way).
 """
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ class GameState:
         if bound is None or bound[0] is not self.players or bound[1] is not self.bottom \
                 or bound[2] is not self.claims or bound[3] is not self.fixed_means or bound[4] is not self.overrides:
             self._bind(table)
-        journal: list[tuple[Any, ...]] = []
+        journal: list[Any] = []
         table.journal = journal
         touched = table.touched
         return _new_tuple(Undo, (_STATE_VALUES(self), journal, frozenset(touched) if touched else _NO_STANDS,
@@ -93,15 +93,19 @@ class GameState:
         table = self.cards
         assert isinstance(table, CardTable)
         table.journal = None
-        for entry in reversed(undo.journal):
-            if len(entry) == 2:
-                key, old = entry
-                if old is None:
-                    table.__delitem__(key)
-                else:
-                    table[key] = old
-            else:
+        journal = undo.journal
+        i = len(journal) - 1
+        while i >= 0:
+            entry = journal[i]
+            if type(entry) is tuple:  # a dict write: (field, key, old value)
                 rewind_dict(self, *entry)
+                i -= 1
+            else:  # a card write: its id, then the record before the write (None: the card was added)
+                if entry is None:
+                    table.__delitem__(journal[i - 1])
+                else:
+                    table[journal[i - 1]] = entry
+                i -= 2
         for name, value in zip(_STATE_FIELDS, undo.values, strict=True):
             setattr(self, name, value)
         table.touched = set(undo.touched)
@@ -190,6 +194,6 @@ class Undo(NamedTuple):
     once made."""
 
     values: tuple[Any, ...]
-    journal: list[tuple[Any, ...]]
+    journal: list[Any]
     touched: frozenset[str]
     settled: dict[str, tuple[str, str]] | None

@@ -16,6 +16,10 @@ from rules.kipukas.territory_effects import between_turns
 
 PREDETERMINED = {1: "day", 2: "night", 3: "day"}
 MAX_PRISONERS = 3
+# Empty sets shared instead of rebuilt: every action's undo record keeps the state's sets, and each new
+# equal one is one more object for the garbage collector to walk for the rest of the game.
+_NO_SEATS: frozenset[str] = frozenset()
+_NO_DUE: frozenset[tuple[str, str]] = frozenset()
 
 
 def start_turn(c: Ctx, kind: str) -> None:
@@ -26,12 +30,12 @@ def start_turn(c: Ctx, kind: str) -> None:
     s.turn += 1
     s.phase = kind
     s.passed = None
-    s.done = frozenset()
-    s.acted = frozenset()
+    s.done = _NO_SEATS
+    s.acted = _NO_SEATS
     s.origin = None
     for name, p in s.players.items():
         if p.played_this_roll or p.night_done:  # an equal record needs no rebuilding
-            s.players[name] = p.set(played_this_roll=0, night_done=frozenset())
+            s.players[name] = p.set(played_this_roll=0, night_done=_NO_SEATS)
     if kind == "day":
         s.fixed_means.clear()  # in place: its writes are journaled for undo (rules.kipukas.journal)
         table = cast(CardTable, s.cards)
@@ -51,7 +55,7 @@ def start_turn(c: Ctx, kind: str) -> None:
             if cs.rogue:
                 c.notice(f"{cs.owner}: roll a D6 per step for rogue {c.name(cs)} before the turn (#rouge)")
     else:
-        s.contention_due = frozenset()
+        s.contention_due = _NO_DUE
     for name, p in s.players.items():
         if p.effect_due is not None and s.turn >= p.effect_due and s.count("effect", name):
             c.notice(f"{name}: the default-effect card is due: play it now (#personal_effects)")
@@ -131,7 +135,7 @@ def end(c: Ctx, a: End) -> None:
         if len(c.s.done) + 1 < len(c.s.players):
             c.s.active = c.next_seat(a.player)
             return
-        c.s.done = frozenset()
+        c.s.done = _NO_SEATS
     end_turn(c)
 
 
@@ -193,7 +197,8 @@ def finish(c: Ctx) -> None:
     if (phase == "day" or phase == "night") and s.origin is not None:
         mover = s.origin
         s.origin = None
-        s.acted = s.acted | {mover}
+        if mover not in s.acted:  # an equal set needs no rebuilding (each one is kept in an undo record)
+            s.acted = s.acted | {mover}
         if s.passed is None and len(s.players) == 2:
             s.active = other(mover)
         elif s.passed is None or len(s.players) > 2:
