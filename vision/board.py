@@ -37,6 +37,7 @@ from vision.colour import F32, chroma
 from vision.empty_model import EmptyModels
 from vision.errors import VisionError
 from vision.frame_blur import FrameBlur
+from vision.graze import COVERED, PIECE, blob_verdict
 from vision.legacy_read import read_legacy
 from vision.light import SMALL, KeptModel, LightModel, bgr_of, normalise, saturated_fraction, shrink, small_of
 from vision.memo import IdentityMemo
@@ -52,7 +53,7 @@ from vision.observation import (
     unread_slot,
     unread_stand,
 )
-from vision.obstruction import GRAZED, ObstructionFinder
+from vision.obstruction import ObstructionFinder
 from vision.palette import hidden_owner, map_mask, map_share
 from vision.patch_classifier import PatchClassifier, SecondOpinion
 from vision.regions import Region, moved
@@ -378,7 +379,6 @@ class BoardReader:
 
     def _read_stand(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None,
                     gains: F32) -> StandObs:
-        blob = self._covered(mask, sid, GRAZED)
         spec = self.layout.stand(sid)
         model = self.models.get(sid)
         patch = self._blur.patch(sid)  # the frame's, cut once (``FrameBlur``)
@@ -388,14 +388,12 @@ class BoardReader:
                                      cs=(c, s), blur_mm=self._blur.blur_mm(sid), smooth=self._blur.smoothed.get(sid))
         if self.opinion is not None:
             r = self.opinion.judge(sid, r)  # confirms an unsure reading or vetoes a doubtful one
-        if blob:
-            assert mask is not None and self.finder is not None
-            # the blob may be the stand's own piece joined to an object beside it: only a confident piece
-            # whose zone explains all but a graze of the blob is read; the stand learns nothing from it
-            if (r.obstructed or r.state == "empty" or r.piece is None or r.confidence < CONFIDENT_EMPTY
-                    or self.finder.beyond_piece(mask, sid, reg.H, r.piece) > GRAZED):
-                self.models.reset(sid)
-                return unread_stand(self.last_stands.get(sid), "covered")
+        blob = None if mask is None or self.finder is None else blob_verdict(
+            self.finder, mask, reg, r, (c, s), model if model is not None else None if look is None else look[:2])
+        if blob == COVERED:
+            self.models.reset(sid)
+            return unread_stand(self.last_stands.get(sid), "covered")
+        if blob == PIECE:  # the stand's own piece joined to an object beside it: read, but learn nothing
             return StandObs(r.state, r.owner, r.count, r.confidence, False, r.flipped)
         # without a model or a look, an empty reading is capped as unverified: its uncapped verdict starts both
         unverified = model is None and look is None

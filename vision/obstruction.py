@@ -28,6 +28,31 @@ def _edges(s: NDArray[np.float32]) -> NDArray[np.float32]:
     return np.asarray(cv2.magnitude(gx, gy), np.float32) / 4.0
 
 
+def changed_since(c: NDArray[np.float32], s: NDArray[np.float32], ref_c: NDArray[np.float32],
+                  ref_s: NDArray[np.float32], ref_edges: NDArray[np.float32], gain: float = 1.0) -> NDArray[np.bool_]:
+    """The pixels an object changed since the reference (chromaticity ``ref_c``, brightness ``ref_s``, its
+    ``_edges``) under a light ``gain`` times the reference's: a new colour, a brightness no shadow or
+    unevenness of the light makes, or a new edge where the reference was flat."""
+    dc = chroma_dist(c, ref_c)
+    ratio = s / np.maximum(ref_s, 1.0)
+    # shadows only darken; anything brighter than the light's unevenness allows is a new object
+    ratio /= max(gain, 0.05)
+    changed = ((dc > 0.07) & (s > MIN_SUM) & (ref_s > MIN_SUM)) | (ratio < 0.3) | (ratio > 1.4)
+    # new edges where the reference was flat: the outline of an arm as dark as the table under it
+    edges, before = _edges(s), ref_edges * gain
+    return np.asarray(changed | ((edges - before > EDGE_NEW) & (edges > 2.5 * before)), np.bool_)
+
+
+def open_in_place(mask: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """The union of the 2x2 squares of ``mask`` that are set all over: lone pixels and one-pixel lines of
+    change are noise. (OpenCV's opening with an even kernel erodes and dilates about the same off-centre
+    anchor, which moves every kept pixel one right and one down: a stand beside an object got the object's
+    outline inside its core.)"""
+    square = np.ones((2, 2), np.uint8)
+    corners = cv2.erode(mask, square, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    return np.asarray(cv2.dilate(corners, square, anchor=(1, 1)), dtype=np.uint8)
+
+
 class ObstructionFinder:
     """Change detection against a reference frame, ignoring changes inside the allowed regions."""
 
@@ -43,6 +68,9 @@ class ObstructionFinder:
         core = np.zeros_like(allowed)
         beyond = np.zeros_like(allowed)
         self.masks: dict[str, tuple[tuple[int, int, int, int], NDArray[np.uint8]]] = {}
+        # each core less its outer pixel: a blob at this resolution may reach that pixel without the object
+        # covering any of the core (``vision.graze``)
+        self.inner: dict[str, NDArray[np.uint8]] = {}
         for rid, reg in regions.items():
             poly = np.round(reg.polygon / SCALE * 16).astype(np.int32)
             cv2.fillPoly(allowed, [poly], 1, cv2.LINE_8, shift=4)
@@ -53,6 +81,8 @@ class ObstructionFinder:
             m = np.zeros((max(y1 - y0, 1), max(x1 - x0, 1)), dtype=np.uint8)
             cv2.fillPoly(m, [np.round((pts - (x0, y0)) * 16).astype(np.int32)], 1, cv2.LINE_8, shift=4)
             self.masks[rid] = ((int(x0), int(y0), int(x1), int(y1)), m)
+            self.inner[rid] = np.asarray(cv2.erode(m, np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT,
+                                                   borderValue=0), np.uint8)
         self.allowed = cv2.dilate(allowed, np.ones((11, 11), np.uint8))  # cards and pieces sit a little askew
         self.regions_core = core
         # beyond the reach of a card lying askew on its slot, which may hang over the mat's edge a little
@@ -69,18 +99,9 @@ class ObstructionFinder:
         """``find`` on a frame already at 1/SCALE (light-normalised and aligned with the reference); without
         ``margin`` the blobs are not grown (each region then explains its own edge of the blob)."""
         c, s = chroma(small)
-        dc = chroma_dist(c, self.ref_c)
-        ratio = s / np.maximum(self.ref_s, 1.0)
-        # shadows only darken; anything brighter than the light's unevenness allows is a new object
-        gain = median(ratio[::4, ::4].ravel())
-        ratio /= max(gain, 0.05)
-        changed = ((dc > 0.07) & (s > MIN_SUM) & (self.ref_s > MIN_SUM)) | (ratio < 0.3) | (ratio > 1.4)
-        # new edges where the reference was flat: the outline of an arm as dark as the table under it
-        edges, before = _edges(s), self.ref_edges * gain
-        changed |= (edges - before > EDGE_NEW) & (edges > 2.5 * before)
-        found = np.asarray(cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)),
-                           dtype=np.uint8)
-        return self._blobs(found, margin)
+        gain = median((s / np.maximum(self.ref_s, 1.0))[::4, ::4].ravel())
+        changed = changed_since(c, s, self.ref_c, self.ref_s, self.ref_edges, gain)
+        return self._blobs(open_in_place(changed.astype(np.uint8)), margin)
 
     def _blobs(self, changed: NDArray[np.uint8], margin: bool = True) -> tuple[
             NDArray[np.uint8], tuple[tuple[int, int, int, int], ...]]:
@@ -119,13 +140,22 @@ class ObstructionFinder:
 
     def covered(self, mask: NDArray[np.uint8], region_id: str, least: float = 0.0) -> bool:
         """Whether the obstruction ``mask`` covers more than the share ``least`` of the region's core (any
-        of it with 0). A stand beside an object whose blob (with its shadow) only grazes its edge is left to
-        the stand's own decision, which must explain every change on it."""
+        of it with 0)."""
+        share = self.share(mask, region_id)
+        return share > 0 and share > least
+
+    def share(self, mask: NDArray[np.uint8], region_id: str) -> float:
+        """The share of the region's core the obstruction ``mask`` covers."""
         (x0, y0, x1, y1), m = self.masks[region_id]
         sub = mask[y0:y1, x0:x1]
         core = m[: sub.shape[0], : sub.shape[1]]
-        over = int((sub & core).sum())
-        return over > 0 and over > least * float(core.sum())
+        return int((sub & core).sum()) / max(float(core.sum()), 1.0)
+
+    def reaches_inside(self, mask: NDArray[np.uint8], region_id: str) -> bool:
+        """Whether the obstruction ``mask`` covers any of the region's core beyond its outer pixel."""
+        (x0, y0, x1, y1), _ = self.masks[region_id]
+        sub = mask[y0:y1, x0:x1]
+        return bool((sub & self.inner[region_id][: sub.shape[0], : sub.shape[1]]).any())
 
     def beyond_piece(self, mask: NDArray[np.uint8], region_id: str, H: NDArray[np.float64],
                      piece: NDArray[np.bool_]) -> float:
