@@ -127,6 +127,18 @@ def test_a_mark_whose_own_channel_the_sensor_clipped_is_taken_from_the_two_other
     assert np.abs(out[clipped & (spot[:, :, 0] > 0.7)] - level).max() < 2.0  # the die's level, not the clip's
 
 
+def test_a_die_clipped_by_a_bright_lamp_without_a_spot_keeps_its_crop() -> None:
+    """A red die under a warm, bright lamp clips its red channel over part of its top with no spot at all:
+    those pixels are the die's body, not a spot, and stay as they are (round 10's first version set every
+    clipped pixel to the die's level and lost two diel dice under the 2700 K lamp on tuning seeds 37 and 50)."""
+    top = np.tile(np.array([40.0, 45.0, 225.0], np.float32), (60, 60, 1))
+    top[:, 40:, 2] = 255.0  # the lamp's side of the top: red clipped, green and blue the die's own
+    top[26:34, 15:45] *= 0.45
+    grey = top.max(axis=2)
+    out = deglare(top, top, grey, np.ones((60, 60), np.uint8), 3.0)
+    assert np.array_equal(out, grey)
+
+
 def test_a_grey_die_is_left_as_it_is() -> None:
     """A die of little colour cannot tell a spot from its own white: its crop is not touched."""
     top = np.full((60, 60, 3), 170.0, np.float32)
