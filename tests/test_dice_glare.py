@@ -90,6 +90,55 @@ def test_a_die_without_a_spot_keeps_its_crop_and_a_spot_is_found_where_it_is() -
     assert contrast(lit.max(axis=2)) < 0.5 * contrast(grey) < contrast(restored)
 
 
+def test_a_mark_whose_own_channel_the_sensor_clipped_is_taken_from_the_two_others() -> None:
+    """Round 10: a blue top under a strong spot in a bright light. Where the spot is brightest the sensor clips
+    the blue channel (the die's own) over the mark too, but green and red are not clipped there: the two
+    split the pixel alone, so the mark under the spot comes back dark. Before, a clipped pixel kept the
+    sensor's white (round 8 meant the die's level, but never set the spot's share on a clipped pixel), and
+    the mark was cut where the spot clipped it. A red die (green and blue alike) gets the die's own level
+    there: nothing to split."""
+    px, light = 3.0, 1.25
+    yy, xx = np.mgrid[0:60, 0:60]
+    plateau = np.clip(1.6 - np.hypot(xx - 30, yy - 30) / 8.0, 0.0, 1.0)  # flat over the middle, fading out
+    spot = (0.72 * plateau).astype(np.float32)[:, :, None]
+    mark = np.zeros((60, 60), bool)
+    mark[15:45, 28:33] = True  # a numeral's stroke running through the spot
+
+    def seen(colour: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        top = np.tile(np.array(colour, np.float32), (60, 60, 1))
+        top[mark] *= 0.45  # the recessed mark's floor: the die's hue, darker
+        raw = np.minimum((top * (1 - spot) + 255.0 * spot) * light, 255.0).astype(np.float32)
+        return raw, (raw / light).astype(np.float32), top
+
+    raw, lit, _ = seen((180.0, 80.0, 25.0))
+    core = (raw[:, :, 0] >= 250) & (raw[:, :, 1] < 250) & (raw[:, :, 2] < 250)
+    assert (core & mark).sum() >= 20  # the case: the mark clipped in blue only, green and red not
+    out = deglare(raw, lit, lit.max(axis=2), np.ones((60, 60), np.uint8), px)
+    body = float(np.median(out[~mark & (spot[:, :, 0] == 0)]))
+    mark_clear = float(np.median(out[mark & (spot[:, :, 0] == 0)]))
+    mark_clipped = float(np.median(out[core & mark]))
+    assert mark_clipped < body - 0.6 * (body - mark_clear), (body, mark_clear, mark_clipped)
+    assert abs(mark_clipped - mark_clear) < 0.25 * (body - mark_clear)  # restored to about the mark's own level
+
+    raw, lit, _ = seen((25.0, 35.0, 190.0))  # red: its green and blue move alike, no split from them alone
+    out = deglare(raw, lit, lit.max(axis=2), np.ones((60, 60), np.uint8), px)
+    clipped = raw.max(axis=2) >= 250
+    level = float(np.median(out[~mark & (spot[:, :, 0] == 0)]))
+    assert np.abs(out[clipped & (spot[:, :, 0] > 0.7)] - level).max() < 2.0  # the die's level, not the clip's
+
+
+def test_a_die_clipped_by_a_bright_lamp_without_a_spot_keeps_its_crop() -> None:
+    """A red die under a warm, bright lamp clips its red channel over part of its top with no spot at all:
+    those pixels are the die's body, not a spot, and stay as they are (round 10's first version set every
+    clipped pixel to the die's level and lost two diel dice under the 2700 K lamp on tuning seeds 37 and 50)."""
+    top = np.tile(np.array([40.0, 45.0, 225.0], np.float32), (60, 60, 1))
+    top[:, 40:, 2] = 255.0  # the lamp's side of the top: red clipped, green and blue the die's own
+    top[26:34, 15:45] *= 0.45
+    grey = top.max(axis=2)
+    out = deglare(top, top, grey, np.ones((60, 60), np.uint8), 3.0)
+    assert np.array_equal(out, grey)
+
+
 def test_a_grey_die_is_left_as_it_is() -> None:
     """A die of little colour cannot tell a spot from its own white: its crop is not touched."""
     top = np.full((60, 60, 3), 170.0, np.float32)
