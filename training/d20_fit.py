@@ -77,9 +77,9 @@ def fit_and_export(train: Data, calib: Data, epochs: int, seed: int, out: Path, 
                    minutes: float = 0.0, max_lr: float = 4e-3, init: bytes | None = None) -> dict[str, object]:
     """Train on `train` (D20 crops; labels are `CLASSES` indices) for `epochs`, or as many as fit in
     `minutes` when `epochs` is 0 (timed on the first epoch); from the face network's exported weights
-    `init` when given (`from_face_network`, `width` then unused), else `network(width)` from random weights; export to ONNX at `out` and check that OpenCV's
-    `cv2.dnn` gives torch's answers; the figures for the manifest (the temperature is fitted by the caller,
-    through the reader's own loader, with the turned views)."""
+    `init` when given (`from_face_network`, `width` then unused), else `network(width)` from random weights;
+    export to ONNX at `out` and check that OpenCV's `cv2.dnn` gives torch's answers; the figures for the
+    manifest (the temperature is fitted by the caller, through the reader's own loader, with the turned views)."""
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # 2 threads ran 5x slower than 1 on the loaded shared machine (round 6)
     g = torch.Generator().manual_seed(seed)

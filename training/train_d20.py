@@ -1,4 +1,4 @@
-"""Train the D20 numeral network (`vision/assets/dice_d20.onnx`) on the D20 crops of the dice renders.
+"""Train a D20 numeral network (`build/dice_d20/dice_d20.onnx`) on the D20 crops of the dice renders.
 
     nice -n 10 .venv/bin/python -m training.train_d20 [--sessions 240] [--epochs 0 --minutes 30]
     nice -n 10 .venv/bin/python -m training.train_d20 --fit-only      # temperature again, on the calibration crops
@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from training.dice_data import CLASSES
-from training.train_dice import ASSETS, CACHE_NAME, cached
+from training.train_dice import CACHE_NAME, cached
 from vision.dice_crop import CROP_MM, CROP_PX
 from vision.dice_d20 import D20_FORMAT, D20_MANIFEST, D20Net, load_d20_net
 
@@ -82,7 +82,8 @@ def main() -> int:
     ap.add_argument("--init", type=Path, default=None,
                     help="fine-tune the face network's architecture from this exported network (its D20 rows)")
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / CACHE_NAME)
-    ap.add_argument("--out", type=Path, default=ASSETS)
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "build" / "dice_d20",
+                    help="the candidate's folder (none is shipped in vision/assets: round 10, docs/dice.md)")
     ap.add_argument("--no-render", action="store_true", help="train on the sessions already in the cache")
     ap.add_argument("--fit-only", action="store_true", help="fit the temperature of the network in --out again")
     ap.add_argument("--accept", type=float, default=None, help="write this acceptance into the manifest")

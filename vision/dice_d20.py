@@ -1,13 +1,14 @@
-"""The D20's own numeral network: reads the face of a die the shared face network has already typed D20.
+"""A D20-only numeral network: reads the face of a die the shared face network has already typed D20.
 
 The shared face network (`vision.dice_net`, all kinds in ~100 k weights) says which kind a die is; on the
 D20 its numerals are the weak part (round 8: the unit digit's detail at ~14 px, docs/dice.md). This network
-(`vision/assets/dice_d20.onnx`, trained by `training/train_d20.py` on the same crops,
-`vision.dice_crop.face_crop`) answers only "which of the 20 numerals", read at the three turns the D20's
+(trained by `training/train_d20.py` on the same crops, `vision.dice_crop.face_crop`; none is shipped: round 10's
+did not beat the face network at 0 wrong, docs/dice.md; `DiceReader(d20_folder=...)` and `bench/bench_dice.py
+--d20-net FOLDER` read with a candidate) answers only "which of the 20 numerals", read at the three turns the D20's
 squaring-up leaves open and averaged, with its own calibrated temperature and its own acceptance (the most
 confident wrong guess on calibration crops and tuning seeds, as the face network's). Its manifest
 (`dice_d20.json`) holds the weights' SHA-256: a missing, truncated or altered file is a `VisionError` naming
-it, and the reader then keeps the shared network's D20 reading (calibrated on its own) instead.
+it, and the reader then keeps the shared network's D20 reading (calibrated on its own).
 """
 
 from __future__ import annotations
@@ -15,9 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
-from importlib.abc import Traversable
 from pathlib import Path
 
 import cv2
@@ -63,16 +61,10 @@ class D20Net:
         return [FaceGuess("d20", NUMERALS[int(np.argmax(row))], float(row.max())) for row in p]
 
 
-@lru_cache(maxsize=1)
-def packaged_d20_net() -> D20Net:
-    """The package's D20 network, loaded (and checked) once per process; a failure is not cached."""
-    return load_d20_net()
-
-
-def load_d20_net(folder: Path | Traversable | None = None) -> D20Net:
-    """The D20 network of `folder` (default: the package's `vision/assets`), its SHA-256 checked."""
-    base: Path | Traversable = folder if folder is not None else resources.files("vision") / "assets"
-    where = f"{base}/{D20_MANIFEST}" if folder is not None else f"vision/assets/{D20_MANIFEST}"
+def load_d20_net(folder: Path) -> D20Net:
+    """The D20 network of `folder` (its `dice_d20.json` and the weights it names), its SHA-256 checked."""
+    base = folder
+    where = f"{base}/{D20_MANIFEST}"
     try:
         manifest = json.loads((base / D20_MANIFEST).read_text())
     except FileNotFoundError:
