@@ -21,7 +21,9 @@ joined as each seat. Counted from the feed time of the first frame with the dice
 motion) to the roller's client receiving a state that holds the reading's "read N - confirm".
 
 `--why diel,d6` prints every lost die of those kinds with the reader's reason (shape, guess, probability);
-`--net FOLDER` reads with another network folder (a candidate, compared with the shipped one on seed 1).
+`--net FOLDER` reads with another network folder (a candidate, compared with the shipped one on seed 1);
+`--d20-net FOLDER` has a candidate D20 numeral network (`vision.dice_d20`) read the numeral of a die the face
+network typed D20 (none is shipped: the face network reads it).
 
 Run: .venv/bin/python bench/bench_dice.py [--frames-per-condition 8] [--seed 2] [--fit --seed 1] [--latency]
 """
@@ -142,11 +144,17 @@ def accuracy(args: argparse.Namespace) -> None:
     pose = default_pose(layout, image_size=(2028, 1520))
     renderer = Renderer(layout, pose, PALETTE)
     reference = renderer.render(TableScene({}), seed=7)
-    reader = DiceReader(layout, pose, {**PALETTE, **UNSEEN}, reference, net_folder=args.net)
+    reader = DiceReader(layout, pose, {**PALETTE, **UNSEEN}, reference, net_folder=args.net,
+                        d20_folder=args.d20_net)
     if reader.net is None:
         raise SystemExit(f"no face network: {reader.net_error}")
+    if args.d20_net is not None and reader.d20 is None:
+        raise SystemExit(f"no D20 network: {reader.d20_error}")
+    print(f"D20 numerals read by {reader.d20.where if reader.d20 else 'the face network'}")
     if args.fit:
         reader.net.accept = {k: 0.0 for k in reader.net.accept}
+        if reader.d20 is not None:
+            reader.d20.accept = 0.0
     board_reader = BoardReader(layout, pose, PALETTE, reference=reference)
     assert layout.roll_area_mm is not None
     seat_of = {c: s for s, c in {**PALETTE, **UNSEEN}.items()}
@@ -178,7 +186,9 @@ def accuracy(args: argparse.Namespace) -> None:
                     guesses[guess_kind].append((p, guess_right))
         print(f"condition {condition} done", file=sys.stderr)
     net = reader.net
-    print(f"seed {args.seed}, {args.frames_per_condition} frames per condition, accept at p >= {net.accept}")
+    d20_accept = f", D20 network {reader.d20.accept}" if reader.d20 is not None else ""
+    print(f"seed {args.seed}, {args.frames_per_condition} frames per condition, accept at p >= {net.accept}"
+          f"{d20_accept}")
     print(f"{'kind':5} {'condition':9} {'dice':>5} {'read':>7} {'wrong':>6} {'unknown':>8}")
     totals: dict[str, dict[str, int]] = defaultdict(lambda: {"read": 0, "wrong": 0, "unknown": 0})
     for kind in KINDS:
@@ -304,6 +314,8 @@ def main() -> int:
     ap.add_argument("--fit", action="store_true", help="print the acceptance fitted on this seed (tuning only)")
     ap.add_argument("--conditions", default=",".join(CONDITIONS))
     ap.add_argument("--net", type=Path, default=None, help="a network folder to read with (default: the package's)")
+    ap.add_argument("--d20-net", type=Path, default=None,
+                    help="a candidate D20 numeral network folder (training/train_d20.py; default: none)")
     ap.add_argument("--dump", type=Path, default=None, help="with --fit: write every guess (p, right) here")
     ap.add_argument("--why", default="", help="kinds (diel,d6,d20) whose lost dice are printed with the reason")
     ap.add_argument("--latency", action="store_true", help="also measure rest -> roller's phone")
