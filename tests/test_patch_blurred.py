@@ -6,9 +6,9 @@ square piece there, and the shipped weights split a base camp between base camp 
 lies11). lies13 added the category to ``training.patch_data`` and trained on it; those weights read the
 stress bench's two rows but gave more covered stands a confident piece on the calibration patches, so they
 were not shipped (docs/overhead.md, lies13). This test keeps what any weights must hold in the category:
-nothing the network would confirm (>= ``ACCEPT``) is wrong. The lies13 run's weights fail it (a covered
-stand read capital at 0.986). Seeds 915000-915009 were neither trained nor calibrated on (training 100000..,
-300000.., 500000.., 700000..; calibration 200000.., 600000.., 800000..).
+nothing the network would confirm (>= ``ACCEPT``) is wrong. The lies13 run's weights fail it (a capital
+27 % under an object, which must be flagged, read capital at 0.986). Seeds 915000-915009 were neither trained
+nor calibrated on (training 100000.., 300000.., 500000.., 700000..; calibration 200000.., 600000.., 800000..).
 """
 
 from __future__ import annotations
