@@ -37,6 +37,8 @@ UNKNOWN_FROM = 0.2
 LEAVE_OUT = 0.02
 SIZES = ((2028, 1520), (1014, 760))
 LOW_JPEG = (20, 40)  # a "low" scene's JPEG quality range (issue 13: 1014x760 at q25 split souls from base camps)
+BLURRED = (1.5, 2.5)  # a "blurred" scene's blur sigma, px (issue 13: 1014x760 blur 2 split base camps from capitals)
+SQUARE_SHARE = 0.8  # of a blurred scene's territory pieces, capitals and base camps (the ordinary mix: 2/3)
 
 
 @dataclass
@@ -59,12 +61,19 @@ def random_palette(rng: np.random.Generator) -> dict[str, tuple[int, int, int]]:
     return out
 
 
-def random_scene(layout: TableLayout, rng: np.random.Generator, palette: dict[str, tuple[int, int, int]]) -> TableScene:
+def random_scene(layout: TableLayout, rng: np.random.Generator, palette: dict[str, tuple[int, int, int]],
+                 squares: bool = False) -> TableScene:
+    """A random table; ``squares``: capitals and base camps make ``SQUARE_SHARE`` of the territory pieces."""
     fill = float(rng.uniform(0.3, 0.8))
     toks: dict[str, Token] = {}
+    kinds = ["capital", "basecamp", "soul"]
+    share = [SQUARE_SHARE / 2, SQUARE_SHARE / 2, 1 - SQUARE_SHARE]
     for s in layout.stands:
         if rng.random() < fill:
-            kind = str(rng.choice(["capital", "basecamp", "soul"])) if s.kind == "territory" else "soul"
+            if s.kind != "territory":
+                kind = "soul"
+            else:
+                kind = str(rng.choice(kinds, p=share)) if squares else str(rng.choice(kinds))
             toks[s.id] = Token(kind, str(rng.choice(sorted(palette))),
                                flipped=bool(kind == "soul" and rng.random() < 0.4))
     slots: dict[str, list[SlotCard]] = {}
@@ -156,15 +165,19 @@ Cache = dict[object, tuple[Renderer, NDArray[np.uint8]]]
 
 
 def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
-                  cache: Cache, low: bool = False) -> Iterator[tuple[str, NDArray[np.uint8], int]]:
+                  cache: Cache, low: bool = False, blurred: bool = False
+                  ) -> Iterator[tuple[str, NDArray[np.uint8], int]]:
     """(kind, patch, label) for every region of ``shots`` photos of one random scene, ``views`` jittered
     cuts each; kind is "stand" or "slot". A ``low`` scene is photographed at half resolution (1014x760)
     and every shot JPEG-compressed at quality ``LOW_JPEG``: the mix the reader met too rarely in the
-    ordinary scenes (a quarter at half resolution, a seventh of those near q25). Its other draws are the
-    ordinary scene's, so an ordinary seed renders what it always did."""
+    ordinary scenes (a quarter at half resolution, a seventh of those near q25). A ``blurred`` scene is
+    photographed at half resolution with every shot blurred by ``BLURRED`` px (its light, noise and JPEG
+    drawn as an ordinary shot's), and its territory pieces are mostly capitals and base camps: at 1014x760
+    blur 2 a square piece's corners are gone and the two were split (issue 13, lies11). Its other draws
+    are the ordinary scene's, so an ordinary seed renders what it always did."""
     rng = np.random.default_rng([seed, 0xC1A5])
     size = SIZES[0] if rng.random() < 0.75 else SIZES[1]
-    if low:
+    if low or blurred:
         size = SIZES[1]
     base = default_pose(layout, image_size=size)
     pose: CameraPose = base
@@ -182,7 +195,7 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
     if bump is None:
         r, reference = cache[size]
     r.palette = random_palette(rng)
-    scene = random_scene(layout, rng, r.palette)
+    scene = random_scene(layout, rng, r.palette, squares=blurred)
     composed, truth = r.compose(scene, seed=seed)
     mask = truth.hand_mask.copy()
     stands = stand_regions(layout, pose)
@@ -196,6 +209,8 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
         finish = _finish_args(rng)
         if low:
             finish["jpeg_quality"] = int(rng.integers(LOW_JPEG[0], LOW_JPEG[1] + 1))
+        if blurred:
+            finish["blur"] = float(rng.uniform(*BLURRED))
         frame = r.finish(composed, seed=seed * 10 + k, **finish)  # type: ignore[arg-type]
         gains = channel_gains(shrink(frame), small_ref) * rng.uniform(0.95, 1.05, 3).astype(np.float32)
         for rid, reg in {**stands, **slots}.items():
@@ -217,9 +232,10 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
 
 
 def build(layout: TableLayout, seeds: list[int], shots: int = 3, views: int = 2, progress: bool = True,
-          low: bool = False) -> PatchSet:
-    """The patch set of the scenes ``seeds`` (each seed one scene; ``low``: half resolution, heavy JPEG,
-    see ``scene_patches``), with a progress bar on stderr."""
+          low: bool = False, blurred: bool = False) -> PatchSet:
+    """The patch set of the scenes ``seeds`` (each seed one scene; ``low``: half resolution, heavy JPEG;
+    ``blurred``: half resolution, blur 1.5-2.5 px, mostly square pieces; see ``scene_patches``), with a
+    progress bar on stderr."""
     st: list[NDArray[np.uint8]] = []
     sl: list[NDArray[np.uint8]] = []
     yst: list[int] = []
@@ -227,7 +243,7 @@ def build(layout: TableLayout, seeds: list[int], shots: int = 3, views: int = 2,
     cache: dict[object, tuple[Renderer, NDArray[np.uint8]]] = {}
     t0 = time.perf_counter()
     for i, seed in enumerate(seeds):
-        for kind, patch, label in scene_patches(layout, seed, shots, views, cache, low):
+        for kind, patch, label in scene_patches(layout, seed, shots, views, cache, low, blurred):
             (st if kind == "stand" else sl).append(patch)
             (yst if kind == "stand" else ysl).append(label)
         if progress:

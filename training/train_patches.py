@@ -69,22 +69,22 @@ class Body(nn.Module):
         return out
 
 
-def _scene(seed: int, low: bool = False) -> PatchSet:
+def _scene(seed: int, low: bool = False, blurred: bool = False) -> PatchSet:
     torch.set_num_threads(1)
     layout = table_layout(BoardMap.packaged())
-    return build(layout, [seed], SHOTS, VIEWS, progress=False, low=low)
+    return build(layout, [seed], SHOTS, VIEWS, progress=False, low=low, blurred=blurred)
 
 
 SHOTS, VIEWS = 3, 2
 
 
-def render(seeds: list[int], workers: int, what: str, low: bool = False) -> PatchSet:
-    """Patches of the scenes ``seeds`` (``low``: half resolution, heavy JPEG) rendered by ``workers``
-    processes, with a progress bar."""
+def render(seeds: list[int], workers: int, what: str, low: bool = False, blurred: bool = False) -> PatchSet:
+    """Patches of the scenes ``seeds`` (``low``: half resolution, heavy JPEG; ``blurred``: half resolution,
+    blur 1.5-2.5 px, mostly square pieces) rendered by ``workers`` processes, with a progress bar."""
     parts: list[PatchSet] = []
     t0 = time.perf_counter()
     with Pool(workers) as pool:
-        for i, ps in enumerate(pool.imap(partial(_scene, low=low), seeds)):
+        for i, ps in enumerate(pool.imap(partial(_scene, low=low, blurred=blurred), seeds)):
             parts.append(ps)
             done = (i + 1) / len(seeds)
             eta = (time.perf_counter() - t0) / done * (1 - done)
@@ -197,6 +197,13 @@ def main() -> int:
     ap.add_argument("--val-low-seed", type=int, default=6,
                     help="calibration scenes at 1014x760, JPEG q20-40 (--val-low-scenes; 0 scenes: none)")
     ap.add_argument("--val-low-scenes", type=int, default=15)
+    ap.add_argument("--blur-seeds", type=int, nargs="*", default=[],
+                    help="training scene seeds photographed at 1014x760, blur 1.5-2.5 px, mostly square pieces "
+                         "(each --blur-scenes scenes; none in the shipped weights: lies13 tried 7, docs/overhead.md)")
+    ap.add_argument("--blur-scenes", type=int, default=100)
+    ap.add_argument("--val-blur-seed", type=int, default=8,
+                    help="calibration scenes at 1014x760, blur 1.5-2.5 px (--val-blur-scenes; 0 scenes: none)")
+    ap.add_argument("--val-blur-scenes", type=int, default=0)
     ap.add_argument("--stand-epochs", type=int, default=10)
     ap.add_argument("--slot-epochs", type=int, default=4, help="slots learn faster (loss ~0.07)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads (1 is faster on a loaded machine)")
@@ -207,13 +214,14 @@ def main() -> int:
     torch.set_num_threads(max(1, args.threads))
     t0 = time.perf_counter()
 
-    def patches(seed: int, n: int, what: str, low: bool = False) -> PatchSet:
-        name = f"patches-{'low-' if low else ''}{seed}-{n}-{SHOTS}-{VIEWS}.npz"
+    def patches(seed: int, n: int, what: str, low: bool = False, blurred: bool = False) -> PatchSet:
+        tag = "low-" if low else "blur-" if blurred else ""
+        name = f"patches-{tag}{seed}-{n}-{SHOTS}-{VIEWS}.npz"
         path = args.cache / name if args.cache else None
         if path is not None and path.exists():
             with np.load(path) as z:
                 return PatchSet(z["stands"], z["stand_labels"], z["slots"], z["slot_labels"])
-        ps = render([seed * 100000 + i for i in range(n)], args.workers, what, low)
+        ps = render([seed * 100000 + i for i in range(n)], args.workers, what, low, blurred)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             np.savez(path, stands=ps.stands, stand_labels=ps.stand_labels, slots=ps.slots, slot_labels=ps.slot_labels)
@@ -221,10 +229,15 @@ def main() -> int:
 
     parts = [patches(s, args.scenes, f"rendering training scenes {s}") for s in [args.seed, *args.more_seeds]]
     parts += [patches(s, args.low_scenes, f"rendering low training scenes {s}", low=True) for s in args.low_seeds]
+    parts += [patches(s, args.blur_scenes, f"rendering blurred training scenes {s}", blurred=True)
+              for s in args.blur_seeds]
     tr = joined(parts)
     va = patches(args.val_seed, args.val_scenes, "rendering calibration scenes")
     if args.val_low_scenes > 0:
         va = joined([va, patches(args.val_low_seed, args.val_low_scenes, "rendering low calibration scenes", low=True)])
+    if args.val_blur_scenes > 0:
+        va = joined([va, patches(args.val_blur_seed, args.val_blur_scenes, "rendering blurred calibration scenes",
+                                 blurred=True)])
     manifest: dict[str, Any] = {"format": FORMAT, "input": INPUT}
     figures: dict[str, Any] = {}
     for kind, classes, x, y, vx, vy, rot, epochs in (
@@ -248,6 +261,8 @@ def main() -> int:
                             "scenes": args.scenes, "val_scenes": args.val_scenes, "shots": SHOTS, "views": VIEWS,
                             "low_seeds": args.low_seeds, "low_scenes": args.low_scenes,
                             "val_low_seed": args.val_low_seed, "val_low_scenes": args.val_low_scenes,
+                            "blur_seeds": args.blur_seeds, "blur_scenes": args.blur_scenes,
+                            "val_blur_seed": args.val_blur_seed, "val_blur_scenes": args.val_blur_scenes,
                             "epochs": {"stands": args.stand_epochs, "slots": args.slot_epochs},
                             "torch": torch.__version__, "figures": figures,
                             "seconds": round(time.perf_counter() - t0), "cpus": os.cpu_count()}
