@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules.kipukas.catalog import KIND_ITEM, KIND_SOUL
+from rules.kipukas.play_counts import PlayCounts
 from rules.kipukas.records import CardState
 
 
@@ -22,7 +24,8 @@ class CardTable(dict[str, CardState]):
     so a snapshot per action costs one copy of the id table, not of every index.
     """
 
-    __slots__ = ("bound", "journal", "mine", "on", "owned", "play", "play_mine", "settled", "sorted_by", "touched")
+    __slots__ = ("bound", "counts", "journal", "mine", "on", "owned", "play", "play_mine", "settled", "sorted_by",
+                 "touched")
 
     def __init__(self, cards: dict[str, CardState] | None = None) -> None:
         super().__init__(cards or {})
@@ -47,6 +50,8 @@ class CardTable(dict[str, CardState]):
         self.sorted_by: dict[tuple[str, str | None], list[CardState]] = {}
         # stand -> the cards in play there (table order within a stand not kept); built on first use
         self.on: dict[str, dict[str, CardState]] | None = None
+        # what day generation reads of the cards in play, kept on every write once built (`play_counts`)
+        self.counts: PlayCounts | None = None
 
     def __reduce__(self) -> tuple[type[CardTable], tuple[dict[str, CardState]]]:
         """copy, deepcopy and pickle rebuild the indices from the cards (claims are then looked at everywhere)."""
@@ -65,7 +70,16 @@ class CardTable(dict[str, CardState]):
         new.bound = None
         new.sorted_by = dict(self.sorted_by)  # the lists are never changed, only dropped
         new.on = None  # rebuilt when first asked for
+        new.counts = None
         return new
+
+    def play_counts(self, kinds: dict[str, int], where: dict[str, str], movement: frozenset[str]) -> PlayCounts:
+        """The cards in play counted for `rules.kipukas.legal_items.scan`, kept up to date on every write once
+        built (for this catalog's kinds: another catalog rebuilds them)."""
+        counts = self.counts
+        if counts is None or counts.kinds is not kinds:
+            counts = self.counts = PlayCounts(self.play, kinds, where, movement)
+        return counts
 
     def at_stand(self) -> dict[str, dict[str, CardState]]:
         """Stand -> the cards in play on it, kept up to date on every write once built."""
@@ -139,6 +153,16 @@ class CardTable(dict[str, CardState]):
                     if not self.play_mine:
                         self.play, self.play_mine = dict(self.play), True
                     self.play[key] = cs
+                    counts = self.counts
+                    if counts is not None:  # the same stand and hands: most writes only swap the record
+                        if old.revealed != cs.revealed or old.rogue != cs.rogue or old.code != cs.code:
+                            counts.write(key, old, cs, self.play)
+                        else:
+                            kind = counts.kinds[cs.code]
+                            if kind & KIND_SOUL:
+                                counts.own[cs.owner][key] = cs
+                            elif kind & KIND_ITEM:
+                                counts.items[key] = cs
                 return
         if old is None or old.at != cs.at or old.zone != cs.zone or old.rogue != cs.rogue \
                 or old.equipped_to != cs.equipped_to or old.controller != cs.controller or old.owner != cs.owner:
@@ -173,6 +197,8 @@ class CardTable(dict[str, CardState]):
             if not self.play_mine:
                 self.play, self.play_mine = dict(self.play), True
             del self.play[key]
+        if self.counts is not None:
+            self.counts.write(key, old, cs, self.play)
 
     def __delitem__(self, key: str) -> None:
         old = self[key]
@@ -188,6 +214,8 @@ class CardTable(dict[str, CardState]):
             if not self.play_mine:
                 self.play, self.play_mine = dict(self.play), True
             del self.play[key]
+        if self.counts is not None:
+            self.counts.write(key, old, None, self.play)
 
     def update(self, *args: object, **kwargs: object) -> None:
         raise TypeError("CardTable is changed one card at a time (cards[id] = record), so its index stays right")

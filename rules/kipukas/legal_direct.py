@@ -9,6 +9,8 @@ generator. `direct(c)` returns None for any other position; the game then filter
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Set
+
 from rules.kipukas.captive import captive_reveals, held_captive
 from rules.kipukas.context import Ctx
 from rules.kipukas.day import DAY_CARD_TYPES, HIDDEN_CARD_TYPES, MAX_PLAYED, MAX_SOULS, reach
@@ -290,7 +292,7 @@ def _captive_filter(c: Ctx, p: str, out: list[Action]) -> list[Action]:
     return keep
 
 
-def _moves(c: Ctx, p: str, cs: CardState, occupied: dict[str, int], enemy_at: set[str],
+def _moves(c: Ctx, p: str, cs: CardState, occupied: Mapping[str, int], enemy_at: Set[str],
            enemies: frozenset[str]) -> list[Action]:
     """`day.move`'s conditions for a revealed soul, once per soul; then per goal the 3-soul limit and the
     enemy that must be attacked there. `occupied` counts p's souls per territory, `enemy_at` is every

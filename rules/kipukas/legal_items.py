@@ -11,7 +11,10 @@ Two views of each verb, kept side by side so they cannot drift apart unnoticed:
 
 from __future__ import annotations
 
-from rules.kipukas.catalog import KIND_HEALER, KIND_ITEM, KIND_SOUL, KIND_SPACED, KIND_UNDERGROUND
+from collections.abc import Mapping, Set
+
+from rules.kipukas.card_table import CardTable
+from rules.kipukas.catalog import KIND_SOUL
 from rules.kipukas.context import Ctx
 from rules.kipukas.day import MAX_PLAYED, reach
 from rules.kipukas.made import make, table
@@ -52,18 +55,23 @@ def _rogues(c: Ctx) -> list[CardState]:
     return [x for x in c.s.play.values() if x.rogue and x.at is not None and x.code in souls]
 
 
+_NONE: Mapping[str, CardState] = {}
+_NO_COUNTS: Mapping[str, int] = {}
+
+
 class Scan:
-    """What one pass over the cards in play tells day generation for player `p` (`scan`). A plain slotted
-    class: a dataclass with five default factories cost a fifth of the pass it records."""
+    """What the cards in play tell day generation for player `p` (`scan`). A plain slotted class: a dataclass
+    with five default factories cost a fifth of the pass it records. `occupied`, `enemy_at` and `blocking` are
+    live views of the card table's counts: read them before the next card write."""
 
     __slots__ = ("blocking", "diggers", "enemy_at", "healers", "items", "mine", "occupied", "own", "rogues")
 
     def __init__(self) -> None:
         self.own: list[CardState] = []           # p's souls in play, in table order
         self.mine: list[CardState] = []          # those of them p controls (the others went rogue or were taken)
-        self.occupied: dict[str, int] = {}       # territory -> p's souls counting to the limit
-        self.enemy_at: set[str] = set()          # stands with an enemy soul
-        self.blocking: set[str] = set()          # movement stands a revealed enemy holds
+        self.occupied: Mapping[str, int] = _NO_COUNTS  # territory -> p's souls counting to the limit
+        self.enemy_at: Set[str] = frozenset()    # stands with an enemy soul
+        self.blocking: Set[str] = frozenset()    # movement stands a revealed enemy holds
         self.items: list[CardState] = []         # item cards in play (equipped or dropped)
         self.rogues: list[CardState] = []        # rogue souls on the map
         self.diggers = False                     # p has an underground dweller in play
@@ -71,37 +79,29 @@ class Scan:
 
 
 def scan(c: Ctx, p: str) -> Scan:
-    """One pass over the cards in play (a position has 10-25), for `rules.legal_direct._day` and `day_extras`."""
+    """What day generation needs of the cards in play (a position has 10-25), for `rules.legal_direct._day` and
+    `day_extras`: read from the counts the card table keeps on every write (`rules.kipukas.play_counts`)."""
     found = Scan()
-    kinds, where, movement_stands = c.catalog.kinds, c.board.stand_territory, c.board.movement_stands
-    own, mine, occupied, enemy_at, blocking = found.own, found.mine, found.occupied, found.enemy_at, found.blocking
+    table: CardTable = c.s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
+    board = c.board
+    counts = table.play_counts(c.catalog.kinds, board.stand_territory, board.movement_stands)
+    own = found.own = list(counts.own.get(p, _NONE).values())
+    found.mine = [x for x in own if x.controller is None or x.controller == p] if counts.taken.get(p) else own
+    found.occupied = counts.occupied.get(p, _NO_COUNTS)
     foes = c.foes(p)
-    rogues, items = found.rogues, found.items
-    seen = 0  # the union of the kinds met
-    for x in c.s.play.values():
-        kind = kinds[x.code]
-        seen |= kind
-        if kind & KIND_SOUL:
-            at = x.at
-            if x.owner == p:
-                own.append(x)
-                if x.controller is None or x.controller == p:
-                    mine.append(x)
-                if at and kind & KIND_SPACED:
-                    t = where[at]
-                    occupied[t] = occupied.get(t, 0) + 1
-            elif at and x.owner in foes:
-                enemy_at.add(at)
-                if x.revealed and at in movement_stands:
-                    blocking.add(at)
-            if x.rogue and at is not None:
-                rogues.append(x)
-        elif kind & KIND_ITEM:
-            items.append(x)
-    found.diggers = any(kinds[x.code] & KIND_UNDERGROUND for x in own) if seen & KIND_UNDERGROUND else False
-    found.healers = bool(seen & KIND_HEALER)
-    if c.s.overrides:
-        found.healers = True  # a judge may have made any card a healer
+    if len(foes) == 1:
+        found.enemy_at = counts.stands.get(foes[0], _NO_COUNTS).keys()
+        found.blocking = counts.visible.get(foes[0], _NO_COUNTS).keys()
+    else:
+        found.enemy_at = {st for q in foes for st in counts.stands.get(q, _NO_COUNTS)}
+        found.blocking = {st for q in foes for st in counts.visible.get(q, _NO_COUNTS)}
+    if counts.items:
+        found.items = list(counts.items.values())
+    if counts.rogues:
+        kinds = c.catalog.kinds  # rogue souls of every seat, in table order (rare: looked for only when some exist)
+        found.rogues = [x for x in c.s.play.values() if x.rogue and x.at is not None and kinds[x.code] & KIND_SOUL]
+    found.diggers = counts.underground.get(p, 0) > 0
+    found.healers = counts.healers > 0 or bool(c.s.overrides)  # a judge may have made any card a healer
     return found
 
 
