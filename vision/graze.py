@@ -6,8 +6,10 @@ the object's edge really covers can get as little of it. Where the blob only gra
 ``GRAZED`` of its core, or only the core's outer pixel at that resolution, which the finder cannot settle),
 the object's own pixels are measured at full resolution on the stand's patch (the finder's change tests
 against the stand's empty model or look), grown from the blob, so that how much of the stand the object
-covers is measured where the stand is. Where the blob covers it clearly the stand is covered, unless its
-own confident piece explains the blob.
+covers is measured where the stand is. A blob reaching deeper is measured there too: the quarter-resolution
+blob of an object beside a stand takes in its outline, its shadow and the stand's own piece, which the
+full-resolution measure tells apart; the stand is read (learning nothing from the frame) only when that
+measure finds no more than a graze of the object and the stand's own reading is confident.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from vision.regions import Region
 from vision.stands import StandReading
 
 COVERED = "covered"
-PIECE = "piece"  # the blob is the stand's own piece joined to an object beside it: read, learn nothing
+PIECE = "piece"  # an object beside the stand, or its own piece joined to one: read, learn nothing
 
 
 def blob_verdict(finder: ObstructionFinder, mask: NDArray[np.uint8], reg: Region, r: StandReading,
@@ -37,9 +39,15 @@ def blob_verdict(finder: ObstructionFinder, mask: NDArray[np.uint8], reg: Region
     if (share <= GRAZED or not finder.reaches_inside(mask, reg.id)) and ref is not None:
         # a graze, or a blob in the core's outer pixel only, which the finder's resolution cannot settle
         return COVERED if object_share(mask, reg, cs, ref, r.piece) > GRAZED else None
+    if ref is not None:
+        # a blob deeper in the core: the object's outline, shadow and the stand's own piece joined to it; the
+        # object's own pixels outside the piece decide, and only a confident reading is kept
+        if r.obstructed or r.confidence < CONFIDENT_EMPTY or object_share(mask, reg, cs, ref, r.piece) > GRAZED:
+            return COVERED
+        return PIECE
     if share > GRAZED:
-        # the blob may be the stand's own piece joined to an object beside it: only a confident piece whose
-        # zone explains all but a graze of the blob is read
+        # nothing to measure the object against at full resolution: the blob may be the stand's own piece
+        # joined to an object beside it: only a confident piece whose zone explains all but a graze of it is read
         if (r.obstructed or r.state == "empty" or r.piece is None or r.confidence < CONFIDENT_EMPTY
                 or finder.beyond_piece(mask, reg.id, reg.H, r.piece) > GRAZED):
             return COVERED
