@@ -12,10 +12,10 @@ from tests.overhead_support import PALETTE, layout, pose, random_tokens, referen
 from vision.board import BoardReader
 from vision.colour import chroma, chroma_dist, chroma_dist_to, chroma_f
 from vision.light import KeptModel, normalise
+from vision.regions import cut
 from vision.slots import fill_holes
 from vision.stands import changed_matched, match_score, smoothed_patch
 from vision.synth import TableScene
-from vision.warp import extract
 
 
 def _chroma_numpy(f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -111,9 +111,10 @@ def test_match_score_is_the_numpy_median(seed: int) -> None:
 
 @pytest.mark.parametrize("lighting", [0.85, 1.3])
 def test_the_frame_estimate_shares_the_decisions_own_patch(lighting: float) -> None:
-    """A stand's patch is cut once a frame (``FrameBlur.patch``) and, unless the frame is lit brighter than
-    the models (there the decision's patch keeps the model's clipped values, the estimate's never did), a
-    sampled stand's smoothed patch is kept for its decision: both exactly what the decision makes itself."""
+    """A stand's patch is cut once a frame (``FrameBlur.patch``, through ``vision.regions.cut``) and, unless
+    the frame is lit brighter than the models (there the decision's patch keeps the model's clipped values,
+    the estimate's never did), a sampled stand's smoothed patch is kept for its decision: both exactly what
+    the decision makes itself."""
     rng = np.random.default_rng(8)
     frame = renderer().render(TableScene(random_tokens(rng)), seed=8, lighting=lighting, blur=0.8)
     reader = BoardReader(layout(), pose(), PALETTE, reference())
@@ -125,10 +126,10 @@ def test_the_frame_estimate_shares_the_decisions_own_patch(lighting: float) -> N
     for sid, patch in blur.patches.items():
         reg, model = reader.stand_regions[sid], reader.models.get(sid)
         assert model is not None
-        want = normalise(extract(frame, reg.H, reg.size), blur.gains, reader._bgr_of(model))
+        want = normalise(cut(frame, reg), blur.gains, reader._bgr_of(model))
         assert np.array_equal(patch, want)
         if not brighter:  # the estimate's patch as it was cut before: the same pixels
-            assert np.array_equal(patch, normalise(extract(frame, reg.H, reg.size), blur.gains))
+            assert np.array_equal(patch, normalise(cut(frame, reg), blur.gains))
         if sid in blur.smoothed:
             kept, fresh = blur.smoothed[sid], smoothed_patch(want, reg.px_per_mm)
             assert np.array_equal(kept[0], fresh[0]) and np.array_equal(kept[1], fresh[1])

@@ -33,9 +33,8 @@ from vision.light import channel_gains, shrink
 from vision.palette import learn_palette
 from vision.patch_adapt import refit
 from vision.patch_classifier import Head, PatchClassifier, patch_input
-from vision.regions import STAND_READ_PX_PER_MM, Region, slot_regions, stand_regions
+from vision.regions import STAND_READ_PX_PER_MM, Region, cut, slot_regions, stand_regions
 from vision.stands import AREA_MM2, StandClassifier
-from vision.warp import extract
 
 FORMAT = "kipukas-reader-adaptation/1"
 KINDS = ("capital", "basecamp", "soul")
@@ -138,7 +137,7 @@ def adapt(frames: list[tuple[str, NDArray[np.uint8], dict[str, str]]], layout: T
             state, owner = parse_label(rid, text, set(slots))
             if state == "empty":
                 reg = regions[rid]
-                empties.setdefault(rid, []).append(chroma(extract(img, reg.H, reg.size)))
+                empties.setdefault(rid, []).append(chroma(cut(img, reg)))
             elif owner is not None:
                 samples[rid] = owner
         if samples:
@@ -192,7 +191,7 @@ def _piece_areas(frames: list[tuple[str, NDArray[np.uint8], dict[str, str]]], la
             kind = text.split()[1]
             reg = stands[rid]
             spec = layout.stand(rid)
-            r = cl.classify(extract(img, reg.H, reg.size), spec.kind, spec.size_mm, reg.px_per_mm, empty.get(rid),
+            r = cl.classify(cut(img, reg), spec.kind, spec.size_mm, reg.px_per_mm, empty.get(rid),
                             strict=True)
             if r.area > 0:
                 seen.setdefault(kind, []).append(r.area)

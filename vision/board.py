@@ -56,7 +56,7 @@ from vision.observation import (
 from vision.obstruction import ObstructionFinder
 from vision.palette import hidden_owner, map_mask, map_share
 from vision.patch_classifier import PatchClassifier, SecondOpinion
-from vision.regions import Region, moved
+from vision.regions import Region, cut, moved
 from vision.repose import Placement, moved_small, placement, prepare_maps
 from vision.slot_qr import qr_window
 from vision.slot_qr_fusion import QrFusion
@@ -129,7 +129,7 @@ class BoardReader:
         if reference is not None:
             ref = self._check(reference, "reference")
             for rid, reg in self.stand_regions.items():
-                self.models.set(rid, reg.kind, *chroma(extract(ref, reg.H, reg.size)))
+                self.models.set(rid, reg.kind, *chroma(cut(ref, reg)))
             for rid, reg in self.slot_regions.items():
                 self.models.set(rid, "slot", *chroma(extract(ref, reg.H, reg.size)))
             for rid, reg in self.under_regions.items():
@@ -164,7 +164,7 @@ class BoardReader:
     def _prepare(self) -> None:
         """What every frame's reading derives from the calibration and the models, computed once now: the
         sampling maps of every region and QR window, the smoothed and BGR forms of the models."""
-        prepare_maps([*self.stand_regions.values(), *self.input_regions.values(), *self.under_regions.values()],
+        prepare_maps([*self.input_regions.values(), *self.under_regions.values()],  # the stands' decision: ``cut``
                      self.slot_regions, self.layout.card_size_mm, self.pose.image_size, self.accept is not None)
         for rid in self.slot_regions:
             self._bgr_of(self.models.get(rid) or self._mat_slots[rid])

@@ -32,9 +32,8 @@ import numpy as np
 from vision.colour import F32
 from vision.empty_model import EmptyModels
 from vision.light import normalise
-from vision.regions import Region
+from vision.regions import Region, cut
 from vision.stands import MATCH_BLUR_MM, MATCH_GAIN, match_score, match_step, smoothed_model, smoothed_patch
-from vision.warp import extract
 
 SAMPLE = 8  # stands per group compared with their models at every level of the ladder
 
@@ -84,7 +83,7 @@ class FrameBlur:
             model = self.models.get(rid)
             reg = self.regions[rid]
             bgr = None if model is None or self.bgr_of is None else self.bgr_of(model)
-            got = self.patches[rid] = normalise(extract(self.img, reg.H, reg.size), self.gains, bgr)
+            got = self.patches[rid] = normalise(cut(self.img, reg), self.gains, bgr)
         return got
 
     def blur_mm(self, rid: str) -> float | None:
@@ -125,7 +124,7 @@ class FrameBlur:
                 assert look is not None
                 model = (look[0], look[1])
             if self.clips:  # the estimate's own patch, as before: the decision's keeps the model's clipped values
-                c, _ = smoothed_patch(normalise(extract(self.img, reg.H, reg.size), self.gains), reg.px_per_mm)
+                c, _ = smoothed_patch(normalise(cut(self.img, reg), self.gains), reg.px_per_mm)
             else:
                 c, _ = self.smoothed[rid] = smoothed_patch(self.patch(rid), reg.px_per_mm)
             for i, level in enumerate(MATCH_BLUR_MM):

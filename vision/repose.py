@@ -84,9 +84,9 @@ def moved_small(small: NDArray[np.uint8], old: CameraPose, new: CameraPose) -> N
 
 def prepare_maps(plain: list[Region], slots: dict[str, Region], card_size_mm: tuple[float, float],
                  image_size: tuple[int, int], qr_windows: bool) -> None:
-    """Compute once the sampling maps every frame reads the regions through: ``plain`` (the stands, as the
-    decision and as the classifier cut them, and the under-mat areas) and the slots, with each slot's QR
-    views (``qr_windows``: also the window face-down codes are fused in)."""
+    """Compute once the sampling maps every frame reads the regions through: ``plain`` (the stands as the
+    classifier cuts them, the decision's patches resampled from those, and the under-mat areas) and the
+    slots, with each slot's QR views (``qr_windows``: also the window face-down codes are fused in)."""
     shape = (image_size[1], image_size[0], 3)
     for reg in plain:
         prepare(reg.H, reg.size, shape)

@@ -1,0 +1,158 @@
+"""What speed14 saved by cutting each stand once a frame, against the two rectifications it replaced, in the
+same process.
+
+The stand decision reads a stand at ``STAND_READ_PX_PER_MM`` and the patch classifier at ``STAND_PX_PER_MM``;
+each was a ``cv2.remap`` of the frame. Now the decision's patch is the classifier's (cut once a frame inside
+``vision.warp.one_frame``) shrunk bilinearly (``vision.regions.cut``). This bench puts the separate
+rectification back ("before": ``extract`` through the decision's own homography, its sampling maps prepared
+as the reader did) and reads seeded tables (bench_overhead's scenes, default pose, reference frame, its range
+of light, blur, noise and JPEG) with a fresh reader each way, ``--repeats`` times per table, alternating which
+goes first. It prints the median CPU time of the whole read and of its stands (``BoardReader._read_stand``,
+the frame's blur estimate included), each with its ratio to a JPEG decode of the same frame and now /
+before, the CPU time of one stand's cut each way, and how many stand readings differ between the two (the
+patches differ by rounding: the stress bench judges whether readings move the wrong way).
+
+    PYTHONPATH=. .venv/bin/python bench/bench_stand_cut.py --tables 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import vision.adapt
+import vision.board
+import vision.frame_blur
+from bench.bench_overhead import PALETTE, random_scene
+from bench.bench_region_passes import PartTimer
+from calibration.camera import default_pose
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.identity import is_kipukas_payload
+from tracker.overhead.layout import table_layout
+from tracker.sources.capture import simulated_lores
+from vision.board import BoardReader
+from vision.regions import Region, cut
+from vision.synth import Renderer, TableScene
+from vision.warp import Image, extract, one_frame, prepare
+
+USERS = (vision.board, vision.frame_blur, vision.adapt)
+
+
+def cut_before(img: Image, reg: Region) -> Image:
+    """Before (``vision.regions.cut``): every region rectified through its own homography."""
+    return extract(img, reg.H, reg.size)
+
+
+@contextmanager
+def before() -> Iterator[None]:
+    """The separate rectification in place of the shared cut, for the duration."""
+    for mod in USERS:
+        mod.cut = cut_before
+    try:
+        yield
+    finally:
+        for mod in USERS:
+            mod.cut = cut
+
+
+def _what(obs: Any) -> tuple[Any, ...]:
+    return (obs.state, obs.owner, obs.count, obs.obstructed)
+
+
+def cut_cost(frame: Image, regs: list[Region], repeats: int = 50) -> tuple[float, float]:
+    """CPU time of one stand's decision patch each way (now: the classifier's cut is there already)."""
+    for reg in regs:
+        prepare(reg.H, reg.size, frame.shape)
+    with one_frame(frame):
+        for reg in regs:
+            assert reg.source is not None
+            extract(frame, reg.source.H, reg.source.size)
+        t = time.process_time()
+        for _ in range(repeats):
+            for reg in regs:
+                cut(frame, reg)
+        now = (time.process_time() - t) / (repeats * len(regs))
+    t = time.process_time()
+    for _ in range(repeats):
+        for reg in regs:
+            extract(frame, reg.H, reg.size)
+    return now, (time.process_time() - t) / (repeats * len(regs))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tables", type=int, default=8)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=3)
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    layout = table_layout(BoardMap.packaged())
+    pose = default_pose(layout)
+    renderer = Renderer(layout, pose, PALETTE)
+    ref = renderer.render(TableScene({}), seed=999)
+    rng = np.random.default_rng(args.seed)
+    times: dict[str, dict[str, list[float]]] = {p: {"now": [], "before": []} for p in ("full read", "stands")}
+    decodes: list[float] = []
+    cuts: list[tuple[float, float]] = []
+    differ = moved = total = 0
+    for k in range(args.tables):
+        scene = random_scene(layout, rng, k)
+        clean, _ = renderer.compose(scene, seed=k)
+        frame = renderer.finish(clean, seed=k, lighting=float(rng.uniform(0.75, 1.25)),
+                                noise=float(rng.uniform(0.5, 2.0)), blur=float(rng.uniform(0.0, 1.2)),
+                                jpeg_quality=int(rng.integers(70, 96)))
+        lores = simulated_lores(frame)
+        _, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        t = time.process_time()
+        cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        decodes.append(time.process_time() - t)
+        seen: dict[str, Any] = {}
+        for r in range(args.repeats):
+            for name in ("now", "before") if (k + r) % 2 else ("before", "now"):
+                with ExitStack() as stack:
+                    if name == "before":
+                        stack.enter_context(before())
+                    reader = BoardReader(layout, pose, PALETTE, ref, accept=is_kipukas_payload)
+                    if name == "before":
+                        for reg in reader.stand_regions.values():
+                            prepare(reg.H, reg.size, frame.shape)
+                    timers = {"stands": stack.enter_context(PartTimer("_read_stand"))}
+                    t = time.process_time()
+                    obs = reader.read(frame, lores=lores)
+                    times["full read"][name].append(time.process_time() - t)
+                times["stands"][name].append(timers["stands"].total)
+                if seen.setdefault(name, obs.stands) != obs.stands:
+                    print(f"table {k}: a fresh reader read the same frame differently", file=sys.stderr)
+                    return 1
+        differ += sum(seen["now"][sid] != seen["before"][sid] for sid in seen["now"])
+        moved += sum(_what(seen["now"][sid]) != _what(seen["before"][sid]) for sid in seen["now"])
+        total += len(seen["now"])
+        cuts.append(cut_cost(frame, list(BoardReader(layout, pose, PALETTE, ref).stand_regions.values())))
+    base = statistics.median(decodes)
+    print(f"stand cut bench: {args.tables} tables (seed {args.seed}) x {args.repeats}, each read by a fresh reader "
+          f"with the shared cut and with the separate one; stand observations differing: {differ} of {total}, "
+          f"{moved} of them in what they read (state, owner, count, flagged), the rest in confidence alone")
+    n = args.tables * args.repeats
+    for label, got in times.items():
+        now, old = statistics.median(got["now"]), statistics.median(got["before"])
+        print(f"{label} (CPU, one core, median of {n}): now {now * 1e3:.2f} ms = {now / base:.2f}x a JPEG decode "
+              f"({base * 1e3:.1f} ms); before {old * 1e3:.2f} ms = {old / base:.2f}x; now / before = {now / old:.3f}")
+    now_cut, old_cut = statistics.median(c[0] for c in cuts), statistics.median(c[1] for c in cuts)
+    print(f"one stand's decision patch (CPU, median over tables of 50 x 18): now {now_cut * 1e6:.1f} us, before "
+          f"{old_cut * 1e6:.1f} us; now / before = {now_cut / old_cut:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
