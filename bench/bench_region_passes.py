@@ -20,8 +20,8 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +36,12 @@ import vision.obstruction
 import vision.slots
 import vision.stands
 import vision.under_mat
-from bench.bench_overhead import PALETTE, random_scene
+from bench.bench_overhead import PALETTE
+from bench.same_process import swapped, table_frame
 from calibration.camera import default_pose
 from rules.kipukas.board_map import BoardMap
 from rules.kipukas.identity import is_kipukas_payload
 from tracker.overhead.layout import table_layout
-from tracker.sources.capture import simulated_lores
 from vision.board import BoardReader
 from vision.colour import F32
 from vision.synth import Renderer, TableScene
@@ -75,17 +75,9 @@ BEFORE: list[tuple[Any, str, Callable[..., Any]]] = [
 ]
 
 
-@contextmanager
-def before() -> Iterator[None]:
+def before() -> AbstractContextManager[None]:
     """The replaced steps in place of the shipped ones, for the duration."""
-    kept = [(mod, name, getattr(mod, name)) for mod, name, _ in BEFORE]
-    for mod, name, old in BEFORE:
-        setattr(mod, name, old)
-    try:
-        yield
-    finally:
-        for mod, name, now in kept:
-            setattr(mod, name, now)
+    return swapped(BEFORE)
 
 
 class PartTimer:
@@ -131,16 +123,8 @@ def main() -> int:
     times: dict[str, dict[str, list[float]]] = {p: {"now": [], "before": []} for p in ("full read", *PARTS)}
     decodes: list[float] = []
     for k in range(args.tables):
-        scene = random_scene(layout, rng, k)
-        clean, _ = renderer.compose(scene, seed=k)
-        frame = renderer.finish(clean, seed=k, lighting=float(rng.uniform(0.75, 1.25)),
-                                noise=float(rng.uniform(0.5, 2.0)), blur=float(rng.uniform(0.0, 1.2)),
-                                jpeg_quality=int(rng.integers(70, 96)))
-        lores = simulated_lores(frame)
-        _, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        t = time.process_time()
-        cv2.imdecode(buf, cv2.IMREAD_COLOR)
-        decodes.append(time.process_time() - t)
+        frame, lores, decode = table_frame(layout, renderer, rng, k)
+        decodes.append(decode)
         seen: dict[str, Any] = {}
         for r in range(args.repeats):
             for name in ("now", "before") if (k + r) % 2 else ("before", "now"):

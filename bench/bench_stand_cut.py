@@ -21,8 +21,7 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -34,13 +33,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import vision.adapt
 import vision.board
 import vision.frame_blur
-from bench.bench_overhead import PALETTE, random_scene
+from bench.bench_overhead import PALETTE
 from bench.bench_region_passes import PartTimer
+from bench.same_process import swapped, table_frame
 from calibration.camera import default_pose
 from rules.kipukas.board_map import BoardMap
 from rules.kipukas.identity import is_kipukas_payload
 from tracker.overhead.layout import table_layout
-from tracker.sources.capture import simulated_lores
 from vision.board import BoardReader
 from vision.regions import Region, cut
 from vision.synth import Renderer, TableScene
@@ -54,16 +53,9 @@ def cut_before(img: Image, reg: Region) -> Image:
     return extract(img, reg.H, reg.size)
 
 
-@contextmanager
-def before() -> Iterator[None]:
+def before() -> AbstractContextManager[None]:
     """The separate rectification in place of the shared cut, for the duration."""
-    for mod in USERS:
-        mod.cut = cut_before
-    try:
-        yield
-    finally:
-        for mod in USERS:
-            mod.cut = cut
+    return swapped([(mod, "cut", cut_before) for mod in USERS])
 
 
 def _what(obs: Any) -> tuple[Any, ...]:
@@ -107,16 +99,8 @@ def main() -> int:
     cuts: list[tuple[float, float]] = []
     differ = moved = total = 0
     for k in range(args.tables):
-        scene = random_scene(layout, rng, k)
-        clean, _ = renderer.compose(scene, seed=k)
-        frame = renderer.finish(clean, seed=k, lighting=float(rng.uniform(0.75, 1.25)),
-                                noise=float(rng.uniform(0.5, 2.0)), blur=float(rng.uniform(0.0, 1.2)),
-                                jpeg_quality=int(rng.integers(70, 96)))
-        lores = simulated_lores(frame)
-        _, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        t = time.process_time()
-        cv2.imdecode(buf, cv2.IMREAD_COLOR)
-        decodes.append(time.process_time() - t)
+        frame, lores, decode = table_frame(layout, renderer, rng, k)
+        decodes.append(decode)
         seen: dict[str, Any] = {}
         for r in range(args.repeats):
             for name in ("now", "before") if (k + r) % 2 else ("before", "now"):

@@ -1,0 +1,46 @@
+"""What the before/after benches of the overhead reader share: the replaced code put back for a while, and
+the seeded random table frames they time both versions on, with a JPEG decode of each as the baseline."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import cv2
+import numpy as np
+
+from bench.bench_overhead import random_scene
+from calibration.layout import TableLayout
+from tracker.sources.capture import simulated_lores
+from vision.synth import Renderer
+from vision.warp import Image
+
+
+@contextmanager
+def swapped(replaced: Sequence[tuple[Any, str, Any]]) -> Iterator[None]:
+    """Each ``(owner, name, old)``'s attribute set to ``old`` for the duration, then the shipped one again."""
+    kept = [(owner, name, getattr(owner, name)) for owner, name, _ in replaced]
+    for owner, name, old in replaced:
+        setattr(owner, name, old)
+    try:
+        yield
+    finally:
+        for owner, name, now in kept:
+            setattr(owner, name, now)
+
+
+def table_frame(layout: TableLayout, renderer: Renderer, rng: np.random.Generator,
+                k: int) -> tuple[Image, Image, float]:
+    """The ``k``-th random table (``bench_overhead.random_scene``) under random light, noise, blur and JPEG:
+    its frame, its simulated low-resolution stream and the CPU seconds a JPEG decode of the frame takes."""
+    scene = random_scene(layout, rng, k)
+    clean, _ = renderer.compose(scene, seed=k)
+    frame = renderer.finish(clean, seed=k, lighting=float(rng.uniform(0.75, 1.25)),
+                            noise=float(rng.uniform(0.5, 2.0)), blur=float(rng.uniform(0.0, 1.2)),
+                            jpeg_quality=int(rng.integers(70, 96)))
+    _, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    t = time.process_time()
+    cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return frame, simulated_lores(frame), time.process_time() - t
