@@ -13,8 +13,6 @@ it, and the reader then keeps the shared network's D20 reading (calibrated on it
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.dice_crop import CROP_PX
-from vision.dice_net import FaceGuess, views
+from vision.dice_net import FaceGuess, read_manifest, verified_net, views
 from vision.errors import VisionError
 
 D20_MANIFEST = "dice_d20.json"
@@ -65,14 +63,7 @@ def load_d20_net(folder: Path) -> D20Net:
     """The D20 network of `folder` (its `dice_d20.json` and the weights it names), its SHA-256 checked."""
     base = folder
     where = f"{base}/{D20_MANIFEST}"
-    try:
-        manifest = json.loads((base / D20_MANIFEST).read_text())
-    except FileNotFoundError:
-        raise VisionError(f"{where}: the D20 network's manifest is missing") from None
-    except (ValueError, UnicodeDecodeError) as e:
-        raise VisionError(f"{where}: not a readable manifest ({e})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != D20_FORMAT:
-        raise VisionError(f"{where}: expected format {D20_FORMAT!r}")
+    manifest = read_manifest(base / D20_MANIFEST, where, "the D20 network", D20_FORMAT)
     try:
         name, digest = str(manifest["model"]), str(manifest["sha256"])
         classes = tuple(str(c) for c in manifest["classes"])
@@ -83,16 +74,5 @@ def load_d20_net(folder: Path) -> D20Net:
     model = f"{where.rsplit('/', 1)[0]}/{name}"
     if classes != NUMERALS or px != CROP_PX or temperature <= 0:
         raise VisionError(f"{where}: classes, input size or temperature do not fit this reader")
-    try:
-        raw = (base / name).read_bytes()
-    except FileNotFoundError:
-        raise VisionError(f"{model}: the D20 network's weights are missing") from None
-    got = hashlib.sha256(raw).hexdigest()
-    if got != digest:
-        raise VisionError(f"{model}: SHA-256 {got[:12]}... is not the manifest's {digest[:12]}...: "
-                          "a corrupt or replaced file")
-    try:
-        net = cv2.dnn.readNetFromONNX(np.frombuffer(raw, np.uint8))
-    except cv2.error as e:
-        raise VisionError(f"{model}: OpenCV cannot load it ({str(e).strip().splitlines()[-1]})") from None
+    net = verified_net(base / name, digest, model, "the D20 network")
     return D20Net(net, temperature, accept, model)

@@ -20,6 +20,7 @@ from functools import lru_cache
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -126,14 +127,7 @@ def load_face_net(folder: Path | Traversable | None = None) -> FaceNet:
     """The face network of `folder` (default: the package's `vision/assets`), its SHA-256 checked."""
     base: Path | Traversable = folder if folder is not None else resources.files("vision") / "assets"
     where = f"{base}/{MANIFEST}" if folder is not None else f"vision/assets/{MANIFEST}"
-    try:
-        manifest = json.loads((base / MANIFEST).read_text())
-    except FileNotFoundError:
-        raise VisionError(f"{where}: the dice face network's manifest is missing") from None
-    except (ValueError, UnicodeDecodeError) as e:
-        raise VisionError(f"{where}: not a readable manifest ({e})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise VisionError(f"{where}: expected format {FORMAT!r}")
+    manifest = read_manifest(base / MANIFEST, where, "the dice face network", FORMAT)
     try:
         name, digest = str(manifest["model"]), str(manifest["sha256"])
         classes = tuple(str(c) for c in manifest["classes"])
@@ -146,16 +140,35 @@ def load_face_net(folder: Path | Traversable | None = None) -> FaceNet:
     model = f"{where.rsplit('/', 1)[0]}/{name}"
     if classes != class_names() or px != CROP_PX or temperature <= 0 or set(accept) != set(FACES):
         raise VisionError(f"{where}: classes, input size, temperature or acceptance do not fit this reader")
+    net = verified_net(base / name, digest, model, "the dice face network")
+    return FaceNet(net, classes, temperature, accept, model, turned)
+
+
+def read_manifest(path: Path | Traversable, where: str, what: str, fmt: str) -> dict[str, Any]:
+    """The JSON manifest at ``path`` (``where`` names it in errors) of ``what``, if it is of format ``fmt``."""
     try:
-        raw = (base / name).read_bytes()
+        manifest = json.loads(path.read_text())
     except FileNotFoundError:
-        raise VisionError(f"{model}: the dice face network's weights are missing") from None
+        raise VisionError(f"{where}: {what}'s manifest is missing") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise VisionError(f"{where}: not a readable manifest ({e})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != fmt:
+        raise VisionError(f"{where}: expected format {fmt!r}")
+    return manifest
+
+
+def verified_net(path: Path | Traversable, digest: str, model: str, what: str) -> Any:
+    """The ONNX network at ``path`` (``model`` names it in errors) loaded by OpenCV once its SHA-256 is the
+    manifest's ``digest``: a missing, altered or unloadable file is a ``VisionError`` naming it."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise VisionError(f"{model}: {what}'s weights are missing") from None
     got = hashlib.sha256(raw).hexdigest()
     if got != digest:
         raise VisionError(f"{model}: SHA-256 {got[:12]}... is not the manifest's {digest[:12]}...: "
                           "a corrupt or replaced file")
     try:
-        net = cv2.dnn.readNetFromONNX(np.frombuffer(raw, np.uint8))
+        return cv2.dnn.readNetFromONNX(np.frombuffer(raw, np.uint8))
     except cv2.error as e:
         raise VisionError(f"{model}: OpenCV cannot load it ({str(e).strip().splitlines()[-1]})") from None
-    return FaceNet(net, classes, temperature, accept, model, turned)
