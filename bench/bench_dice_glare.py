@@ -10,7 +10,14 @@ its outline a cube's and its probability at the kind's acceptance; *wrong accept
 reaches it. `mean log p` is the mean log-probability of the true face (higher is better; it moves before
 the kept count does). Seeds 7500-7619 were the tuning throws of round 10; other ranges are unseen throws.
 
+`--fit` (round 11) reads the throws with every acceptance at 0 and prints, per kind, the acceptance the
+documented rule gives (the larger of 0.9 and the most confident wrong guess plus a fifth of the way to 1): the
+strongly glaring part of the acceptance's fitting set, on throws of its own (8000-8399) and over the whole range
+of spots the benches render (`--spots 0.4-0.9`: the accuracy bench's 0.4-0.8 and this bench's 0.55-0.9; with
+the lamp at 0.7-1.25 the strong spots clip the sensor, the weak ones do not).
+
 Run: nice -n 10 PYTHONPATH=. .venv/bin/python bench/bench_dice_glare.py --seeds 7500-7560
+     nice -n 10 PYTHONPATH=. .venv/bin/python bench/bench_dice_glare.py --fit --seeds 8000-8400 --spots 0.4-0.9
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import argparse
 import math
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +35,7 @@ from numpy.typing import NDArray
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import vision.dice_crop as dice_crop
-from bench.bench_dice import PALETTE, UNSEEN
+from bench.bench_dice import ACCEPT_FLOOR, PALETTE, UNSEEN
 from calibration.camera import default_pose
 from rules.kipukas.board_map import BoardMap
 from tracker.overhead.layout import table_layout
@@ -38,8 +46,8 @@ from vision.synth.dice import Die, draw_die, random_die
 F32 = NDArray[np.float32]
 
 
-def throws(renderer: Renderer, area: tuple[float, float, float, float], seeds: range
-           ) -> list[tuple[list[Die], np.ndarray]]:
+def throws(renderer: Renderer, area: tuple[float, float, float, float], seeds: range,
+           spots: tuple[float, float] = (0.55, 0.9)) -> list[tuple[list[Die], np.ndarray]]:
     x0, y0, x1, y1 = area
     out = []
     for seed in seeds:
@@ -50,7 +58,7 @@ def throws(renderer: Renderer, area: tuple[float, float, float, float], seeds: r
             colour = PALETTE["red" if rng.random() < 0.5 else "blue"]
             at = (x0 + (i + 0.5) * (x1 - x0) / 3 + float(rng.uniform(-15, 15)), float(rng.uniform(y0 + 20, y1 - 20)))
             d = random_die(kind, colour, at, rng)
-            dice.append(Die(d.kind, d.face, d.colour, d.at_mm, d.angle_deg, 0.0, 0.0, float(rng.uniform(0.55, 0.9))))
+            dice.append(Die(d.kind, d.face, d.colour, d.at_mm, d.angle_deg, 0.0, 0.0, float(rng.uniform(*spots))))
         frame, _ = renderer.compose(TableScene({}), seed)
         for die in dice:
             draw_die(frame, renderer, die, rng)
@@ -58,8 +66,10 @@ def throws(renderer: Renderer, area: tuple[float, float, float, float], seeds: r
     return out
 
 
-def score(reader: DiceReader, shots: list[tuple[list[Die], np.ndarray]]) -> tuple[int, int, int, float, float, float]:
-    """(dice, kept, wrong accepted, most confident wrong guess, mean log p of the true face, CPU s a frame)."""
+def score(reader: DiceReader, shots: list[tuple[list[Die], np.ndarray]],
+          guesses: dict[str, list[tuple[float, bool]]] | None = None) -> tuple[int, int, int, float, float, float]:
+    """(dice, kept, wrong accepted, most confident wrong guess, mean log p of the true face, CPU s a frame);
+    every guess's (p, right) per guessed kind goes into `guesses` when given."""
     assert reader.net is not None
     net = reader.net
     total = kept = wrong = 0
@@ -80,6 +90,8 @@ def score(reader: DiceReader, shots: list[tuple[list[Die], np.ndarray]]) -> tupl
             truth = net.classes.index(f"{die.kind}:{die.face}")
             logp.append(math.log(max(float(p[truth]), 1e-9)))
             at = float(p[k]) >= net.accept[name.split(":")[0]]
+            if guesses is not None:
+                guesses[name.split(":")[0]].append((float(p[k]), k == truth))
             if k == truth:
                 kept += int(at and c.shape == "cube")
             else:
@@ -93,11 +105,33 @@ def left_in_crop(raw: F32, lit: F32, grey: F32, own: NDArray[np.uint8], px_per_m
     return grey
 
 
+def fit(reader: DiceReader, shots: list[tuple[list[Die], np.ndarray]]) -> None:
+    """Print, per kind, the acceptance the rule gives on these throws (every acceptance at 0 while reading)."""
+    assert reader.net is not None
+    reader.net.accept = {k: 0.0 for k in reader.net.accept}
+    guesses: dict[str, list[tuple[float, bool]]] = defaultdict(list)
+    total = score(reader, shots, guesses)[0]
+    print(f"{total} strongly glaring cubes")
+    spec = []
+    for kind in ("diel", "d6"):
+        wrong = sorted(p for p, right in guesses[kind] if not right)
+        worst = max(wrong, default=0.0)
+        accept = max(ACCEPT_FLOOR, worst + 0.2 * (1.0 - worst))
+        kept = sum(1 for p, right in guesses[kind] if right and p >= accept)
+        print(f"fit {kind}: {len(guesses[kind])} guesses, {len(wrong)} wrong (the most confident: "
+              f"{', '.join(f'{p:.3f}' for p in wrong[-3:]) or '-'}); accept at {accept:.5f} keeps {kept} right ones")
+        spec.append(f"{kind}={accept:.5f}")
+    print(f"by the rule on these throws: {','.join(spec)}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", default="7500-7560", help="a range of throw seeds, first-last (last excluded)")
+    ap.add_argument("--spots", default="0.55-0.9", help="the spots' strength, low-high")
+    ap.add_argument("--fit", action="store_true", help="print the acceptance the rule gives on these throws")
     args = ap.parse_args()
     lo, hi = (int(v) for v in args.seeds.split("-"))
+    s0, s1 = (float(v) for v in args.spots.split("-"))
     layout = table_layout(BoardMap.packaged())
     assert layout.roll_area_mm is not None
     pose = default_pose(layout, image_size=(2028, 1520))
@@ -105,7 +139,11 @@ def main() -> int:
     reader = DiceReader(layout, pose, {**PALETTE, **UNSEEN}, renderer.render(TableScene({}), seed=7))
     if reader.net is None:
         raise SystemExit(f"no face network: {reader.net_error}")
-    shots = throws(renderer, layout.roll_area_mm, range(lo, hi))
+    shots = throws(renderer, layout.roll_area_mm, range(lo, hi), (s0, s1))
+    if args.fit:
+        print(f"seeds {lo}-{hi - 1}, spots {s0}-{s1}, every acceptance at 0")
+        fit(reader, shots)
+        return 0
     taken_off = score(reader, shots)
     deglare = getattr(dice_crop, "deglare")  # noqa: B009  (the crop's own name for it, swapped back below)
     setattr(dice_crop, "deglare", left_in_crop)  # noqa: B010

@@ -23,8 +23,10 @@ from vision.synth import TableScene
 from vision.synth.dice import Die, draw_die, random_die
 
 SEEDS = range(7_200, 7_216)  # not the training's (22xxxx), the bench's (1xxxxxx-9xxxxxx) nor other tests'
-# measured here: 46/48 read with the spot taken off, none wrong; with the spot left in 38/48 (none wrong)
-READ_FLOOR = 0.95
+# measured here: 46/48 read with the spot taken off, none wrong; with the spot left in 38/48 (none wrong).
+# Round 11 raised the D6 acceptance 0.908 -> 0.98818 (strongly glaring cubes held a wrong D6 at p 0.985):
+# 44/48 read, none wrong; the floor follows the acceptance, not the other way round
+READ_FLOOR = 0.9
 
 
 def glaring_throws() -> list[tuple[list[Die], np.ndarray]]:

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from training.dice_data import CLASSES
-from training.train_dice import ASSETS, CACHE_NAME, cached
+from training.train_dice import ASSETS, cached, crop_cache
 from vision.dice import SPLIT_ACCEPT
 from vision.dice_net import MANIFEST, FaceNet, load_face_net
 
@@ -74,12 +74,13 @@ def report(logits: NDArray[np.float64], y: NDArray[np.int16], t: float, accept: 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--net", type=Path, default=ASSETS, help="folder of the network and its manifest")
-    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / CACHE_NAME)
+    ap.add_argument("--cache", type=Path, default=None, help="the crops' cache (default: crop_cache())")
     ap.add_argument("--seed", type=int, default=22)
     ap.add_argument("--calibration-sessions", type=int, default=40)
     ap.add_argument("--frames", type=int, default=8)
     ap.add_argument("--fit-temperature", action="store_true", help="fit it with the turned views and write it")
     args = ap.parse_args()
+    args.cache = args.cache or crop_cache()
     base = args.seed * 10000
     x, y = cached(args.cache, [base + 9000 + i for i in range(args.calibration_sessions)], args.frames,
                   "calibration", render=False)

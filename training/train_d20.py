@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from training.dice_data import CLASSES
-from training.train_dice import CACHE_NAME, cached
+from training.train_dice import cached, crop_cache
 from vision.dice_crop import CROP_MM, CROP_PX
 from vision.dice_d20 import D20_FORMAT, D20_MANIFEST, D20Net, load_d20_net
 
@@ -81,13 +81,14 @@ def main() -> int:
     ap.add_argument("--max-lr", type=float, default=4e-3)
     ap.add_argument("--init", type=Path, default=None,
                     help="fine-tune the face network's architecture from this exported network (its D20 rows)")
-    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / CACHE_NAME)
+    ap.add_argument("--cache", type=Path, default=None, help="the crops' cache (default: crop_cache())")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "build" / "dice_d20",
                     help="the candidate's folder (none is shipped in vision/assets: round 10, docs/dice.md)")
     ap.add_argument("--no-render", action="store_true", help="train on the sessions already in the cache")
     ap.add_argument("--fit-only", action="store_true", help="fit the temperature of the network in --out again")
     ap.add_argument("--accept", type=float, default=None, help="write this acceptance into the manifest")
     args = ap.parse_args()
+    args.cache = args.cache or crop_cache()
     path = args.out / D20_MANIFEST
     if args.accept is not None:
         manifest = json.loads(path.read_text())

@@ -34,9 +34,21 @@ from vision.dice_net import FORMAT, MANIFEST
 
 ASSETS = Path(__file__).resolve().parents[1] / "vision" / "assets"
 MODEL = "dice_faces.onnx"
-# the crops' cache, named for the crop function that made them: round 8 takes a die's glare off its crop
-# (`vision.dice_glare`), so crops cached before it ("kipukas-dice") are not what the reader now makes
-CACHE_NAME = "kipukas-dice-deglared"
+ROOT = Path(__file__).resolve().parents[1]
+# the code a cached crop is the output of: the renders, the reader's candidates and the crop with its glare
+# removal. Rounds 8 and 10 changed the crop without the cache's name following ("kipukas-dice-deglared" holds
+# round 8's crops, not round 10's), so the name is now a hash of these files: any change gives a new cache
+CROP_CODE = ("training/dice_data.py", "vision/synth/dice.py", "vision/dice.py", "vision/dice_tops.py",
+             "vision/dice_crop.py", "vision/dice_glare.py")
+
+
+def crop_cache() -> Path:
+    """The crops' cache folder for the crop code as it is now (`~/.cache/kipukas-dice-crops-<hash>`): a
+    training run can never read crops another version of the code cut; older folders are left alone."""
+    digest = hashlib.sha256()
+    for name in CROP_CODE:
+        digest.update(name.encode() + b"\0" + (ROOT / name).read_bytes())
+    return Path.home() / ".cache" / f"kipukas-dice-crops-{digest.hexdigest()[:12]}"
 
 
 def progress(label: str, done: int, total: int, t0: float) -> None:
@@ -107,12 +119,13 @@ def main() -> int:
     ap.add_argument("--init", type=Path, default=None,
                     help="start from this exported network (same architecture) instead of random weights")
     ap.add_argument("--max-lr", type=float, default=4e-3, help="the one-cycle schedule's peak learning rate")
-    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / CACHE_NAME)
+    ap.add_argument("--cache", type=Path, default=None, help="the crops' cache (default: crop_cache())")
     ap.add_argument("--out", type=Path, default=ASSETS)
     ap.add_argument("--data-only", action="store_true", help="render (and cache) the crops, do not train")
     ap.add_argument("--no-render", action="store_true", help="train on the sessions already in the cache")
     ap.add_argument("--accept", default="", help="diel=P,d6=P,d20=P: write the acceptance into the manifest")
     args = ap.parse_args()
+    args.cache = args.cache or crop_cache()
     if args.accept:
         return write_accept(args.out / MANIFEST, args.accept)
     base = args.seed * 10000
