@@ -238,8 +238,8 @@ class StandClassifier:
                 # the top's blurred edge may hide a larger piece: the rule cannot tell, a second opinion may
                 alternatives += larger
                 margin = min(margin, SIZE_UNSURE)
-            if state == "soul":
-                alternatives += self.rounded(kind, area, (state, *alternatives))
+            # a soul-shaped top keeps no square piece as a candidate: a die's top that JPEG rounds is as
+            # soul-shaped, and the network confirmed it as the capital it was then offered (lies16)
         conf = 0.0 if unsure else float(np.clip(min(margin, 1.0) * purity, 0.0, 1.0))
         return StandReading(state, owner, 1, conf, False, flipped, unsure, piece_zone(hull, n, px_per_mm, 1.0), area,
                             alternatives)
@@ -272,19 +272,6 @@ class StandClassifier:
         kinds = ("soul", "basecamp", "capital") if kind == "territory" else ("soul",)
         reach = area + LOOSE_SHARE * max(loose - area, 0.0)
         return tuple(k for k in kinds if k not in known and area < self.areas[k][0] <= reach)
-
-    def rounded(self, kind: str, area: float, known: tuple[str, ...]) -> tuple[str, ...]:
-        """The square pieces not in ``known`` that a round-shaped top of ``area`` may be (only a territory stand
-        takes them): those whose largest top is at least ``area``. Blur and JPEG's blocks round a square's
-        corners before they shrink its size (a base camp's hull fills 0.71-0.94 of its rectangle at 1014x760
-        blur 2 or q25, a soul's 0.77-0.84), and both shrink a top (a capital measured 258 mm^2 sharp, 209 at
-        blur 2, 150 at q25; a base camp 155 and 107), so a round shape with a size no larger than a square
-        piece does not rule that piece out: it stays a candidate the network may confirm at ``ACCEPT``
-        (``vision.patch_classifier.SecondOpinion.judge``), never read on the rule's word. The rule's own
-        confidence in the soul is unchanged (its shape is still its best sign), so no reading is lost."""
-        if kind != "territory":
-            return ()
-        return tuple(k for k in ("basecamp", "capital") if k not in known and self.areas[k][1] >= area)
 
     def _loose_area(self, c: F32, s: F32, owner: int, blob: NDArray[np.uint8], foot: NDArray[np.uint8],
                     k: float) -> float:
