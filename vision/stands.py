@@ -77,6 +77,11 @@ RIM_TOUCH = 0.1
 # confident by the rule alone), instead of unknown
 HALO_MM = 2.0
 HALO_UNSURE = "a halo around the piece"
+# the largest top a piece shows (mm^2): a capital's 16 mm square, 0.5 mm of edge each side, and the side wall
+# the camera sees (9 mm tall, at most 1.4 mm at the farthest stand after a 3 degree / 20 mm bump): 17 x 17 +
+# 16 x 1.4; capitals measured at most 267 (2028x1520, clean, blur 1, q50, tilt 0 and 3 degrees, lies16).
+# Anything larger is no piece: a die of 18-20 mm, 14-20 tall, in the owner's colour, is one (issue 21)
+LARGEST_TOP_MM2 = 310.0
 AREA_MM2 = {"soul": (50.0, 160.0), "basecamp": (110.0, 200.0), "capital": (215.0, 380.0)}
 TRACE: list[float] | None = None
 TRACE_A: list[tuple[str, float, float]] | None = None
@@ -134,6 +139,8 @@ class StandClassifier:
         if not palette:
             raise ValueError("palette: at least one owner colour is needed")
         self.areas = {**AREA_MM2, **(areas or {})}
+        # a table whose pieces measure larger (``vision.adapt``) keeps its own largest top
+        self.largest = max(LARGEST_TOP_MM2, (areas or {}).get("capital", (0.0, 0.0))[1])
         self.owners = sorted(palette)
         self.chromas = np.stack([colour_chroma(palette[o]) for o in self.owners])
         th = palette_thresholds(palette)
@@ -194,7 +201,7 @@ class StandClassifier:
         if strict:
             reason = self._unexplained(c, s, owners, changed, allowed, hull, foot, px_per_mm, kind, size_mm,
                                        blur_mm)
-            if reason is None and area > 2.0 * CAPITAL_MIN_MM2:
+            if reason is None and area > self.largest:
                 reason = "too large for a piece"
             if reason in (SKIN_UNSURE, BLURRED_UNSURE, HALO_UNSURE):
                 unsure = reason
