@@ -91,6 +91,16 @@ def _die(layout: TableLayout, rng: np.random.Generator) -> list[Clutter]:
     return [Clutter("die", (x + rng.uniform(-3, 3), y + rng.uniform(-3, 3), z))]
 
 
+def _player_die(layout: TableLayout, rng: np.random.Generator) -> list[Clutter]:
+    """A die in a player's colour (issue 21: each player's dice are theirs) on a territory stand, empty or
+    not: the stand whose pieces (a capital 16 mm square) a die's top (14-20 mm) can pass for."""
+    territory = [s for s in layout.stands if s.kind == "territory"]
+    s = territory[int(rng.integers(len(territory)))]
+    x, y, z = layout.stand_world(s.id)
+    colour = PALETTE[sorted(PALETTE)[int(rng.integers(len(PALETTE)))]]
+    return [Clutter("die", (x + rng.uniform(-3, 3), y + rng.uniform(-3, 3), z), colour)]
+
+
 def _mat(layout: TableLayout, rng: np.random.Generator) -> list[Clutter]:
     picks = rng.choice(len(layout.slots), size=3, replace=False)
     out = []
@@ -117,6 +127,8 @@ CONDITIONS = [
     Condition("bump 3deg 20mm", bump=(3.0, 20.0)),
     Condition("phone on map", clutter=_on_map),
     Condition("die on a stand", clutter=_die),
+    Condition("player's die on a stand", clutter=_player_die),
+    Condition("1014x760 q25 player's die", {"jpeg_quality": 25}, clutter=_player_die, size=(1014, 760)),
     Condition("arm across map", hands=1),
     Condition("objects on mat", clutter=_mat),
     Condition("close colours", palette=CLOSE_PALETTE),

@@ -1,22 +1,22 @@
-"""A square piece whose corners a degraded frame rounds off stays a candidate for the network (issue 13, lies11).
+"""A soul-shaped top is never offered to the network as a square piece (issue 13, lies16, undoing lies11's rule A).
 
-At 1014x760 under blur 2 or JPEG quality 25 a base camp's or capital's hull fills as little of its rectangle
-as a soul token's (0.71-0.94 against 0.77-0.84), so the rule's shape test reads it as a soul, and both
-degradations shrink the top (a capital 258 mm^2 sharp, 150 at q25), often below a capital's range: the rule
-named no square piece, the network (sure of the capital, 1.00) could only veto, and the stand went unknown
-(seeds 59 and 89 of the stress bench, 1014x760 q25). A soul-shaped top no larger than a square piece's
-largest top now keeps that piece as a candidate (``StandClassifier.rounded``) the network may confirm at
-``ACCEPT``; the rule's own confidence is unchanged. Seed 206 is neither a bench tuning (7, 59, 89) nor a
-reporting seed (11, 67, 131, 113): of test seeds 200-207 it is where the change reads most (68 -> 72 of 72
-readings with the photo and without; none wrong before or after on any of them).
+lies11's rule A kept a base camp or capital as a candidate for the network whenever the rule read a top
+soul-shaped no larger than that piece: at 1014x760 q25 JPEG's blocks round a square's corners. But they round
+a die's top alike: on seed 7 of the stress bench (``--tuning``, "1014x760 q25 die") a die in a colour near
+blue on an empty stand was read soul-shaped, rule A offered the capital, the network confirmed it at 0.97-0.98
+and the stabiliser accepted "blue capital" for an empty stand. Without rule A that stand is flagged and no
+reading is wrong; the cost is the stands rule A won back (seed 206 below: 72 -> 68 of 72 readings, the other
+4 flagged unknown, none wrong; seeds 59 and 89 of the bench, docs/overhead.md, branch ``lies16``).
 """
 
 from __future__ import annotations
 
-import numpy as np
+import argparse
+from typing import Any
 
-from tests.overhead_support import PALETTE, half_resolution_table, stand_tally
-from vision.stands import StandClassifier
+from tests.overhead_support import half_resolution_table, layout, stand_tally
+from tests.test_overhead_never_lies import stress_bench
+from vision.synth import Renderer
 
 SEED = 206
 
@@ -31,17 +31,19 @@ def _read(photo: bool) -> tuple[int, int, int]:
     return right, wrong, n
 
 
-def test_q25_half_resolution_square_pieces_read_as_souls_by_shape_are_confirmed_and_none_wrong() -> None:
+def test_q25_half_resolution_square_pieces_are_read_or_flagged_never_wrong() -> None:
     for photo in (True, False):
         right, wrong, n = _read(photo)
         assert wrong == 0
-        assert right == n, f"photo={photo}: {right} of {n} stand readings (before lies11: 68 of 72)"
+        # what rule A gave and this branch gives back (72 of 72 with it): the rest are flagged, not read
+        assert right >= 0.9 * n, f"photo={photo}: {right} of {n} stand readings"
 
 
-def test_a_round_top_keeps_only_the_square_pieces_it_is_no_larger_than() -> None:
-    c = StandClassifier(PALETTE)
-    assert c.rounded("territory", 150.0, ("soul",)) == ("basecamp", "capital")
-    assert c.rounded("territory", 150.0, ("soul", "basecamp")) == ("capital",)
-    assert c.rounded("territory", 250.0, ("soul",)) == ("capital",)  # too large to be a base camp
-    assert c.rounded("movement", 150.0, ("soul",)) == ()  # a movement stand takes souls only
-    assert c.rounded("territory", float(np.float64(400.0)), ("soul",)) == ()
+def test_a_die_whose_top_jpeg_rounds_is_not_accepted_as_a_capital() -> None:
+    bench = stress_bench()
+    cond = next(c for c in bench.TUNING_CONDITIONS if c.name == "1014x760 q25 die")
+    args = argparse.Namespace(tables=1, frames=4, warmup=3, seed=7, before=False, qr_budget=bench.QR_BUDGET_S)
+    renderers: dict[Any, Renderer] = {}
+    for mode, t in bench.run_condition(cond, layout(), args, renderers).items():
+        assert t.wrong_accepted == 0, f"{mode}: {[m for m in t.misses if 'ACCEPTED' in m]}"
+        assert t.covered_flagged == t.covered_n, f"{mode}: a stand under the die was read"

@@ -77,6 +77,11 @@ RIM_TOUCH = 0.1
 # confident by the rule alone), instead of unknown
 HALO_MM = 2.0
 HALO_UNSURE = "a halo around the piece"
+# the largest top a piece shows (mm^2): a capital's 16 mm square, 0.5 mm of edge each side, and the side wall
+# the camera sees (9 mm tall, at most 1.4 mm at the farthest stand after a 3 degree / 20 mm bump): 17 x 17 +
+# 16 x 1.4; capitals measured at most 267 (2028x1520, clean, blur 1, q50, tilt 0 and 3 degrees, lies16).
+# Anything larger is no piece: a die of 18-20 mm, 14-20 tall, in the owner's colour, is one (issue 21)
+LARGEST_TOP_MM2 = 310.0
 AREA_MM2 = {"soul": (50.0, 160.0), "basecamp": (110.0, 200.0), "capital": (215.0, 380.0)}
 TRACE: list[float] | None = None
 TRACE_A: list[tuple[str, float, float]] | None = None
@@ -134,6 +139,8 @@ class StandClassifier:
         if not palette:
             raise ValueError("palette: at least one owner colour is needed")
         self.areas = {**AREA_MM2, **(areas or {})}
+        # a table whose pieces measure larger (``vision.adapt``) keeps its own largest top
+        self.largest = max(LARGEST_TOP_MM2, (areas or {}).get("capital", (0.0, 0.0))[1])
         self.owners = sorted(palette)
         self.chromas = np.stack([colour_chroma(palette[o]) for o in self.owners])
         th = palette_thresholds(palette)
@@ -194,7 +201,7 @@ class StandClassifier:
         if strict:
             reason = self._unexplained(c, s, owners, changed, allowed, hull, foot, px_per_mm, kind, size_mm,
                                        blur_mm)
-            if reason is None and area > 2.0 * CAPITAL_MIN_MM2:
+            if reason is None and area > self.largest:
                 reason = "too large for a piece"
             if reason in (SKIN_UNSURE, BLURRED_UNSURE, HALO_UNSURE):
                 unsure = reason
@@ -238,8 +245,8 @@ class StandClassifier:
                 # the top's blurred edge may hide a larger piece: the rule cannot tell, a second opinion may
                 alternatives += larger
                 margin = min(margin, SIZE_UNSURE)
-            if state == "soul":
-                alternatives += self.rounded(kind, area, (state, *alternatives))
+            # a soul-shaped top keeps no square piece as a candidate: a die's top that JPEG rounds is as
+            # soul-shaped, and the network confirmed it as the capital it was then offered (lies16)
         conf = 0.0 if unsure else float(np.clip(min(margin, 1.0) * purity, 0.0, 1.0))
         return StandReading(state, owner, 1, conf, False, flipped, unsure, piece_zone(hull, n, px_per_mm, 1.0), area,
                             alternatives)
@@ -272,19 +279,6 @@ class StandClassifier:
         kinds = ("soul", "basecamp", "capital") if kind == "territory" else ("soul",)
         reach = area + LOOSE_SHARE * max(loose - area, 0.0)
         return tuple(k for k in kinds if k not in known and area < self.areas[k][0] <= reach)
-
-    def rounded(self, kind: str, area: float, known: tuple[str, ...]) -> tuple[str, ...]:
-        """The square pieces not in ``known`` that a round-shaped top of ``area`` may be (only a territory stand
-        takes them): those whose largest top is at least ``area``. Blur and JPEG's blocks round a square's
-        corners before they shrink its size (a base camp's hull fills 0.71-0.94 of its rectangle at 1014x760
-        blur 2 or q25, a soul's 0.77-0.84), and both shrink a top (a capital measured 258 mm^2 sharp, 209 at
-        blur 2, 150 at q25; a base camp 155 and 107), so a round shape with a size no larger than a square
-        piece does not rule that piece out: it stays a candidate the network may confirm at ``ACCEPT``
-        (``vision.patch_classifier.SecondOpinion.judge``), never read on the rule's word. The rule's own
-        confidence in the soul is unchanged (its shape is still its best sign), so no reading is lost."""
-        if kind != "territory":
-            return ()
-        return tuple(k for k in ("basecamp", "capital") if k not in known and self.areas[k][1] >= area)
 
     def _loose_area(self, c: F32, s: F32, owner: int, blob: NDArray[np.uint8], foot: NDArray[np.uint8],
                     k: float) -> float:

@@ -26,6 +26,10 @@ class Clutter:
 
     kind: str
     at_mm: tuple[float, float, float]
+    # a die's colour when it is a player's (issue 21: 3D-printed in the player's colour, its marks recessed,
+    # so shadowed in that colour, not painted in another, as the real d6/d20 photos show); None: a random
+    # colour with contrasting pips
+    colour: tuple[int, int, int] | None = None
 
 
 def _prism(frame: Image, mask: NDArray[np.uint8], project: Project, outline: NDArray[np.float64], z0: float,
@@ -62,11 +66,15 @@ def draw_clutter(frame: Image, mask: NDArray[np.uint8], project: Project, item: 
         cv2.fillPoly(frame, [np.round(shine * 16).astype(np.int32)], (62, 62, 68), cv2.LINE_AA, shift=4)
     elif item.kind == "die":
         side = float(rng.uniform(14.0, 20.0))
-        die = _colour(rng, 30, 250)
+        die = _colour(rng, 30, 250)  # drawn for a player's die too, so the seed's later draws stay the same
+        if item.colour is not None:
+            die = item.colour
         top = _prism(frame, mask, project, _rect(side, side, x, y, ang), z, z + side,
                      _dim(die, 0.6), die)
         centre = top.mean(0)
         pip = (20, 20, 20) if sum(die) > 300 else (235, 235, 235)
+        if item.colour is not None:
+            pip = _dim(die, 0.45)
         for k in range(int(rng.integers(1, 7))):
             p = centre + (top[k % 4] - centre) * 0.5 if k else centre
             cv2.circle(frame, (round(p[0]), round(p[1])), max(2, round(side * 0.08 * _scale(top, side))), pip, -1,
