@@ -83,9 +83,6 @@ HALO_UNSURE = "a halo around the piece"
 # Anything larger is no piece: a die of 18-20 mm, 14-20 tall, in the owner's colour, is one (issue 21)
 LARGEST_TOP_MM2 = 310.0
 AREA_MM2 = {"soul": (50.0, 160.0), "basecamp": (110.0, 200.0), "capital": (215.0, 380.0)}
-TRACE: list[float] | None = None
-TRACE_A: list[tuple[str, float, float]] | None = None
-TRACE_U: list[tuple[str, float]] | None = None
 Look = tuple[F32, F32, NDArray[np.bool_]]  # chromaticity, brightness, where the piece was
 # every size the decision uses is in mm, so that it decides alike at any px per mm (``vision.regions``:
 # the reader decides at STAND_READ_PX_PER_MM, about the frame's own resolution); each was a pixel size at
@@ -232,8 +229,6 @@ class StandClassifier:
             state = "capital" if area >= CAPITAL_MIN_MM2 else "basecamp"
             margin = min((fill - ROUND_MAX_FILL) / 0.06, abs(area - CAPITAL_MIN_MM2) / 30.0)
             flipped = False
-        if TRACE_A is not None:
-            TRACE_A.append((state, area, fill))
         alternatives: tuple[str, ...] = ()
         if strict:
             lo, hi = self.areas[state]
@@ -310,8 +305,6 @@ class StandClassifier:
                 # a piece's top is its owner's colour throughout (dark details included): anything else on
                 # it (glare, a die, a finger) hides what it is
                 foreign_on = share((owners < 0) & inner) / max(share(inner), 1e-6)
-                if TRACE is not None:
-                    TRACE.append(foreign_on)
                 if foreign_on > FOREIGN_ON_PIECE:
                     if blur_mm <= 0 or foreign_on > MARGINAL_FOREIGN * FOREIGN_ON_PIECE:
                         return "something on the piece"
@@ -326,8 +319,6 @@ class StandClassifier:
             return unsure if blur_mm <= 0 or hull is None else BLURRED_UNSURE
         if changed is not None:
             frac = float((changed & free).sum()) / float(free.sum())
-            if TRACE_U is not None:
-                TRACE_U.append(("model", frac))
             if frac > UNEXPLAINED_FRACTION and blur_mm > 0 and (
                     frac <= MARGINAL_UNEXPLAINED * UNEXPLAINED_FRACTION
                     or (frac <= DEGRADED_UNEXPLAINED and _rim_touched(changed & free, core, k) <= RIM_TOUCH)):
