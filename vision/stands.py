@@ -56,6 +56,9 @@ SKIN_UNSURE = "a few skin-coloured pixels"
 # the map around it), a little more unexplained change than UNEXPLAINED_FRACTION, up to MARGINAL_UNEXPLAINED
 # times it, leaves the reading unsure for the patch classifier to confirm, not unknown outright
 BLURRED_UNSURE = "unexplained change in a blurred frame"
+# the top partly of another colour, which only the frame's blur might explain: the measured top may hold the
+# object (a die's recessed marks), so its size names no other piece (``StandClassifier.classify``)
+ON_PIECE_UNSURE = "something on the piece, or blur"
 MARGINAL_UNEXPLAINED = 2.0
 # in a frame the per-frame estimate (``vision.frame_blur``) finds blurrier than the stand's model, JPEG's
 # colour blocks (16 frame px at 4:2:0: 16 mm at 1014x760, as wide as a capital) change the colour of whole
@@ -200,7 +203,7 @@ class StandClassifier:
                                        blur_mm)
             if reason is None and area > self.largest:
                 reason = "too large for a piece"
-            if reason in (SKIN_UNSURE, BLURRED_UNSURE, HALO_UNSURE):
+            if reason in (SKIN_UNSURE, BLURRED_UNSURE, HALO_UNSURE, ON_PIECE_UNSURE):
                 unsure = reason
             elif reason is not None:
                 return StandReading("unknown", None, 0, 0.0, True, False, reason)
@@ -242,6 +245,10 @@ class StandClassifier:
                 margin = min(margin, SIZE_UNSURE)
             # a soul-shaped top keeps no square piece as a candidate: a die's top that JPEG rounds is as
             # soul-shaped, and the network confirmed it as the capital it was then offered (lies16)
+            if unsure == ON_PIECE_UNSURE:
+                # the size was measured over whatever lies on the top: the network may confirm the shape's
+                # piece, not one the size alone would allow
+                alternatives = ()
         conf = 0.0 if unsure else float(np.clip(min(margin, 1.0) * purity, 0.0, 1.0))
         return StandReading(state, owner, 1, conf, False, flipped, unsure, piece_zone(hull, n, px_per_mm, 1.0), area,
                             alternatives)
@@ -308,7 +315,7 @@ class StandClassifier:
                 if foreign_on > FOREIGN_ON_PIECE:
                     if blur_mm <= 0 or foreign_on > MARGINAL_FOREIGN * FOREIGN_ON_PIECE:
                         return "something on the piece"
-                    unsure = BLURRED_UNSURE
+                    unsure = ON_PIECE_UNSURE
             # the piece's side walls and its soft shadow around the top
             grow = round((2.5 + BLUR_REACH * blur_mm) * k + 0.5)
             explained = np.asarray(cv2.dilate(explained, np.ones((grow * 2 + 1,) * 2, np.uint8)), np.uint8)
@@ -316,13 +323,13 @@ class StandClassifier:
         if allowed is not None:
             free &= ~allowed  # where the last piece stood: what is there now is the stand or the new piece
         if free.sum() < px_area(MIN_FREE_MM2, k):
-            return unsure if blur_mm <= 0 or hull is None else BLURRED_UNSURE
+            return unsure if blur_mm <= 0 or hull is None else unsure or BLURRED_UNSURE
         if changed is not None:
             frac = float((changed & free).sum()) / float(free.sum())
             if frac > UNEXPLAINED_FRACTION and blur_mm > 0 and (
                     frac <= MARGINAL_UNEXPLAINED * UNEXPLAINED_FRACTION
                     or (frac <= DEGRADED_UNEXPLAINED and _rim_touched(changed & free, core, k) <= RIM_TOUCH)):
-                return BLURRED_UNSURE
+                return unsure or BLURRED_UNSURE  # something on the top too: that reason is the stricter
             if frac > UNEXPLAINED_FRACTION and _halo(changed & free, explained, core, k):
                 return HALO_UNSURE
             return "unexplained object" if frac > UNEXPLAINED_FRACTION else unsure
