@@ -37,7 +37,7 @@ import vision.slots
 import vision.stands
 import vision.under_mat
 from bench.bench_overhead import PALETTE
-from bench.same_process import swapped, table_frame
+from bench.same_process import PartTimer, swapped, table_frame
 from calibration.camera import default_pose
 from rules.kipukas.board_map import BoardMap
 from rules.kipukas.identity import is_kipukas_payload
@@ -78,31 +78,6 @@ BEFORE: list[tuple[Any, str, Callable[..., Any]]] = [
 def before() -> AbstractContextManager[None]:
     """The replaced steps in place of the shipped ones, for the duration."""
     return swapped(BEFORE)
-
-
-class PartTimer:
-    """CPU time of one ``BoardReader`` method summed over one read."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.total = 0.0
-        self.plain = getattr(vision.board.BoardReader, name)
-
-    def __enter__(self) -> PartTimer:
-        plain = self.plain
-
-        def timed(reader: BoardReader, *a: Any, **k: Any) -> Any:
-            t = time.process_time()
-            try:
-                return plain(reader, *a, **k)
-            finally:
-                self.total += time.process_time() - t
-
-        setattr(vision.board.BoardReader, self.name, timed)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        setattr(vision.board.BoardReader, self.name, self.plain)
 
 
 PARTS = {"stands": "_read_stand", "slots": "_read_slot", "under-mat areas": "_read_under"}

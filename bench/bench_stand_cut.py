@@ -34,8 +34,7 @@ import vision.adapt
 import vision.board
 import vision.frame_blur
 from bench.bench_overhead import PALETTE
-from bench.bench_region_passes import PartTimer
-from bench.same_process import swapped, table_frame
+from bench.same_process import PartTimer, swapped, table_frame
 from calibration.camera import default_pose
 from rules.kipukas.board_map import BoardMap
 from rules.kipukas.identity import is_kipukas_payload

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import vision.board
 import vision.stands
 from bench.bench_overhead import PALETTE
-from bench.same_process import swapped, table_frame
+from bench.same_process import PartTimer, swapped, table_frame
 from calibration.camera import default_pose
 from rules.kipukas.board_map import BoardMap
 from rules.kipukas.identity import is_kipukas_payload
@@ -83,30 +83,6 @@ def before() -> AbstractContextManager[None]:
     return swapped(BEFORE)
 
 
-class StandTimer:
-    """CPU time of ``BoardReader._read_stand`` summed over one read."""
-
-    def __init__(self) -> None:
-        self.total = 0.0
-        self.plain = vision.board.BoardReader._read_stand
-
-    def __enter__(self) -> StandTimer:
-        plain = self.plain
-
-        def timed(reader: BoardReader, *a: Any, **k: Any) -> Any:
-            t = time.process_time()
-            try:
-                return plain(reader, *a, **k)
-            finally:
-                self.total += time.process_time() - t
-
-        vision.board.BoardReader._read_stand = timed  # type: ignore[method-assign,assignment]
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        vision.board.BoardReader._read_stand = self.plain  # type: ignore[method-assign]
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", type=int, default=12)
@@ -127,7 +103,7 @@ def main() -> int:
         seen = {}
         for name in ("now", "before") if k % 2 else ("before", "now"):
             reader = BoardReader(layout, pose, PALETTE, ref, accept=is_kipukas_payload)
-            with StandTimer() as timer:
+            with PartTimer("_read_stand") as timer:
                 if name == "before":
                     with before():
                         t = time.process_time()

@@ -1,5 +1,6 @@
-"""What the before/after benches of the overhead reader share: the replaced code put back for a while, and
-the seeded random table frames they time both versions on, with a JPEG decode of each as the baseline."""
+"""What the before/after benches of the overhead reader share: the replaced code put back for a while, a CPU
+timer on one step of a read, and the seeded random table frames they time both versions on, with a JPEG
+decode of each as the baseline."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from typing import Any
 import cv2
 import numpy as np
 
+import vision.board
 from bench.bench_overhead import random_scene
 from calibration.layout import TableLayout
 from tracker.sources.capture import simulated_lores
+from vision.board import BoardReader
 from vision.synth import Renderer
 from vision.warp import Image
 
@@ -44,3 +47,28 @@ def table_frame(layout: TableLayout, renderer: Renderer, rng: np.random.Generato
     t = time.process_time()
     cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return frame, simulated_lores(frame), time.process_time() - t
+
+
+class PartTimer:
+    """CPU time of one ``BoardReader`` method summed over one read."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.total = 0.0
+        self.plain = getattr(vision.board.BoardReader, name)
+
+    def __enter__(self) -> PartTimer:
+        plain = self.plain
+
+        def timed(reader: BoardReader, *a: Any, **k: Any) -> Any:
+            t = time.process_time()
+            try:
+                return plain(reader, *a, **k)
+            finally:
+                self.total += time.process_time() - t
+
+        setattr(vision.board.BoardReader, self.name, timed)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        setattr(vision.board.BoardReader, self.name, self.plain)
