@@ -38,15 +38,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import vision.light
 from bench.bench_overhead import PALETTE, random_scene
-from calibration.camera import default_pose
-from rules.kipukas.board_map import BoardMap
+from bench.same_process import default_table
 from rules.kipukas.identity import is_kipukas_payload
-from tracker.overhead.layout import table_layout
 from tracker.sources.capture import simulated_lores
 from vision.board import BoardReader
 from vision.light import normalise
 from vision.slots import decode_qr, qr_homography
-from vision.synth import Renderer, TableScene
 from vision.warp import extract, extract_grey
 
 
@@ -88,10 +85,7 @@ def main() -> int:
     ap.add_argument("--lighting", type=float, default=1.35, help="the frames' light, the reference's being 1")
     args = ap.parse_args()
     cv2.setNumThreads(1)
-    layout = table_layout(BoardMap.packaged())
-    pose = default_pose(layout)
-    renderer = Renderer(layout, pose, PALETTE)
-    ref = renderer.render(TableScene({}), seed=999)
+    layout, pose, renderer, ref = default_table()
     rng = np.random.default_rng(args.seed)
     shipped = vision.light.DENSE
     times: dict[str, list[float]] = {"whole": [], "gather": []}

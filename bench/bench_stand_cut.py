@@ -34,14 +34,10 @@ import vision.adapt
 import vision.board
 import vision.frame_blur
 from bench.bench_overhead import PALETTE
-from bench.same_process import PartTimer, swapped, table_frame
-from calibration.camera import default_pose
-from rules.kipukas.board_map import BoardMap
+from bench.same_process import PartTimer, default_table, swapped, table_frame
 from rules.kipukas.identity import is_kipukas_payload
-from tracker.overhead.layout import table_layout
 from vision.board import BoardReader
 from vision.regions import Region, cut
-from vision.synth import Renderer, TableScene
 from vision.warp import Image, extract, one_frame, prepare
 
 USERS = (vision.board, vision.frame_blur, vision.adapt)
@@ -88,10 +84,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=3)
     args = ap.parse_args()
     cv2.setNumThreads(1)
-    layout = table_layout(BoardMap.packaged())
-    pose = default_pose(layout)
-    renderer = Renderer(layout, pose, PALETTE)
-    ref = renderer.render(TableScene({}), seed=999)
+    layout, pose, renderer, ref = default_table()
     rng = np.random.default_rng(args.seed)
     times: dict[str, dict[str, list[float]]] = {p: {"now": [], "before": []} for p in ("full read", "stands")}
     decodes: list[float] = []

@@ -31,15 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import vision.board
 import vision.stands
 from bench.bench_overhead import PALETTE
-from bench.same_process import PartTimer, swapped, table_frame
-from calibration.camera import default_pose
-from rules.kipukas.board_map import BoardMap
+from bench.same_process import PartTimer, default_table, swapped, table_frame
 from rules.kipukas.identity import is_kipukas_payload
-from tracker.overhead.layout import table_layout
 from vision.board import BoardReader
 from vision.colour import F32, MIN_SUM, chroma_dist_to, saturation
 from vision.stands import StandClassifier
-from vision.synth import Renderer, TableScene
 
 
 def _percentile_numpy(values: np.ndarray, q: float) -> float:
@@ -89,10 +85,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=3)
     args = ap.parse_args()
     cv2.setNumThreads(1)
-    layout = table_layout(BoardMap.packaged())
-    pose = default_pose(layout)
-    renderer = Renderer(layout, pose, PALETTE)
-    ref = renderer.render(TableScene({}), seed=999)
+    layout, pose, renderer, ref = default_table()
     rng = np.random.default_rng(args.seed)
     stands: dict[str, list[float]] = {"now": [], "before": []}
     fulls: dict[str, list[float]] = {"now": [], "before": []}

@@ -13,11 +13,14 @@ import cv2
 import numpy as np
 
 import vision.board
-from bench.bench_overhead import random_scene
+from bench.bench_overhead import PALETTE, random_scene
+from calibration.camera import CameraPose, default_pose
 from calibration.layout import TableLayout
+from rules.kipukas.board_map import BoardMap
+from tracker.overhead.layout import table_layout
 from tracker.sources.capture import simulated_lores
 from vision.board import BoardReader
-from vision.synth import Renderer
+from vision.synth import Renderer, TableScene
 from vision.warp import Image
 
 
@@ -32,6 +35,15 @@ def swapped(replaced: Sequence[tuple[Any, str, Any]]) -> Iterator[None]:
     finally:
         for owner, name, now in kept:
             setattr(owner, name, now)
+
+
+def default_table() -> tuple[TableLayout, CameraPose, Renderer, Image]:
+    """The packaged map's table under the default camera pose: its layout, the pose, a renderer in the
+    benches' palette and the empty table's photo (seed 999) the readers are built with."""
+    layout = table_layout(BoardMap.packaged())
+    pose = default_pose(layout)
+    renderer = Renderer(layout, pose, PALETTE)
+    return layout, pose, renderer, renderer.render(TableScene({}), seed=999)
 
 
 def table_frame(layout: TableLayout, renderer: Renderer, rng: np.random.Generator,
