@@ -374,8 +374,8 @@ class BoardReader:
         """A model's BGR form, computed once per model (models are replaced, never changed in place)."""
         return self._bgr.get(model, lambda: bgr_of(*model))
 
-    def _covered(self, mask: NDArray[np.uint8] | None, rid: str, least: float = 0.0) -> bool:
-        return mask is not None and self.finder is not None and self.finder.covered(mask, rid, least)
+    def _covered(self, mask: NDArray[np.uint8] | None, rid: str) -> bool:
+        return mask is not None and self.finder is not None and self.finder.covered(mask, rid)
 
     def _read_stand(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None,
                     gains: F32) -> StandObs:

@@ -34,7 +34,7 @@ class LegacyReader(Protocol):
 
 
 def _covered(finder: ObstructionFinder | None, mask: NDArray[np.uint8] | None, rid: str) -> bool:
-    return mask is not None and finder is not None and finder.covered(mask, rid, 0.0)
+    return mask is not None and finder is not None and finder.covered(mask, rid)
 
 
 def read_legacy(img: NDArray[np.uint8], wanted: set[str] | None, reader: LegacyReader,

@@ -99,7 +99,7 @@ class ObstructionFinder:
         """``find`` on a frame already at 1/SCALE (light-normalised and aligned with the reference); without
         ``margin`` the blobs are not grown (each region then explains its own edge of the blob)."""
         c, s = chroma(small)
-        gain = median((s / np.maximum(self.ref_s, 1.0))[::4, ::4].ravel())
+        gain = median((s[::4, ::4] / np.maximum(self.ref_s[::4, ::4], 1.0)).ravel())  # the sampled ratio only
         changed = changed_since(c, s, self.ref_c, self.ref_s, self.ref_edges, gain)
         return self._blobs(open_in_place(changed.astype(np.uint8)), margin)
 
@@ -138,11 +138,10 @@ class ObstructionFinder:
             out = np.asarray(cv2.dilate(out, np.ones((7, 7), np.uint8)), dtype=np.uint8)  # ~6 mm of margin
         return out, tuple(boxes)
 
-    def covered(self, mask: NDArray[np.uint8], region_id: str, least: float = 0.0) -> bool:
-        """Whether the obstruction ``mask`` covers more than the share ``least`` of the region's core (any
-        of it with 0)."""
-        share = self.share(mask, region_id)
-        return share > 0 and share > least
+    def covered(self, mask: NDArray[np.uint8], region_id: str) -> bool:
+        """Whether the obstruction ``mask`` covers any of the region's core (a stand decides a partial cover
+        itself: ``vision.graze``)."""
+        return self.share(mask, region_id) > 0
 
     def share(self, mask: NDArray[np.uint8], region_id: str) -> float:
         """The share of the region's core the obstruction ``mask`` covers."""
