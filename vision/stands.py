@@ -236,19 +236,18 @@ class StandClassifier:
         if strict:
             lo, hi = self.areas[state]
             margin = min(margin, (area - lo) / 15.0, (hi - area) / 15.0)  # shape and size must agree
-            alternatives = self.sized(kind, area, state)
-            larger = self.larger(kind, area, self._loose_area(c, s, int(votes.argmax()), blob, foot, px_per_mm),
-                                 (state, *alternatives))
-            if larger:
-                # the top's blurred edge may hide a larger piece: the rule cannot tell, a second opinion may
-                alternatives += larger
-                margin = min(margin, SIZE_UNSURE)
             # a soul-shaped top keeps no square piece as a candidate: a die's top that JPEG rounds is as
-            # soul-shaped, and the network confirmed it as the capital it was then offered (lies16)
-            if unsure == ON_PIECE_UNSURE:
-                # the size was measured over whatever lies on the top: the network may confirm the shape's
-                # piece, not one the size alone would allow
-                alternatives = ()
+            # soul-shaped, and the network confirmed it as the capital it was then offered (lies16); and with
+            # something on the top the size was measured over it: the network may confirm the shape's piece,
+            # not one the size alone would allow
+            if unsure != ON_PIECE_UNSURE:
+                alternatives = self.sized(kind, area, state)
+                larger = self.larger(kind, area, self._loose_area(c, s, int(votes.argmax()), blob, foot, px_per_mm),
+                                     (state, *alternatives))
+                if larger:
+                    # the top's blurred edge may hide a larger piece: the rule cannot tell, a second opinion may
+                    alternatives += larger
+                    margin = min(margin, SIZE_UNSURE)
         conf = 0.0 if unsure else float(np.clip(min(margin, 1.0) * purity, 0.0, 1.0))
         return StandReading(state, owner, 1, conf, False, flipped, unsure, piece_zone(hull, n, px_per_mm, 1.0), area,
                             alternatives)
