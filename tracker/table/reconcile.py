@@ -6,7 +6,10 @@ Only changes the rules can attribute become actions: claim tokens placed during 
 that left one stand and arrived on another (or left / entered a base camp, where no token is shown).
 Readings the rules say are impossible are not turned into moves when a legal explanation exists; when a
 single explanation exists and it is illegal, it is proposed anyway so the rules' rejection is recorded
-and the table goes out of sync. Ambiguities become a question to the player who can resolve them.
+and the table goes out of sync. A claim token outside set-up is the exception: nothing in play places one
+(a soul's claim is explained by its move), and a die in a player's colour can look like one to the
+overhead reader, so one that no legal action explains is an unknown object on its stand, not a claim to
+reject in that player's name (issue 13). Ambiguities become a question to the player who can resolve them.
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ class Proposal:
     action: str | None = None  # a notation line to submit
     legal: bool = True  # False: the only explanation, which the rules will reject
     question: Question | None = None
+    # stands holding what reads as a claim token outside set-up that no legal action explains: objects the
+    # rules cannot attribute, to be named on the pages, never recorded as anyone's action
+    unknown: tuple[str, ...] = ()
 
 
 def propose(game: Game, board: BoardMap, observed: Mapping[str, StandValue], stale: bool = False) -> Proposal | None:
@@ -62,15 +68,18 @@ def _legal(game: Game, line: str) -> bool:
 
 
 def _claim(game: Game, board: BoardMap, observed: Mapping[str, StandValue], diff: set[str]) -> Proposal | None:
-    """A claim token on an unclaimed territory: a set-up placement (outside set-up the rules reject it,
-    since base camps then follow from souls claiming territories)."""
-    lines = [f"{v.owner} {CLAIM_VERB[v.kind]} {board.stands[s].territory}" for s in sorted(diff)
-             if (v := observed[s]).kind in CLAIM_VERB and v.owner and board.stands[s].kind == "territory"
-             and board.stands[s].territory not in game.state.claims]
+    """A claim token on an unclaimed territory: a set-up placement. Outside set-up the rules reject it
+    (base camps then follow from souls claiming territories), so what reads as one there is an unknown
+    object on its stand, not that player's illegal claim."""
+    stands = [s for s in sorted(diff) if (v := observed[s]).kind in CLAIM_VERB and v.owner
+              and board.stands[s].kind == "territory" and board.stands[s].territory not in game.state.claims]
+    lines = [f"{observed[s].owner} {CLAIM_VERB[observed[s].kind]} {board.stands[s].territory}" for s in stands]
     for line in lines:
         if _legal(game, line):
             return Proposal(line)
-    return Proposal(lines[0], legal=False) if lines else None
+    if not lines:
+        return None
+    return Proposal(lines[0], legal=False) if game.state.phase in SETUP_PHASES else Proposal(unknown=tuple(stands))
 
 
 def _tokens(value: StandValue, owner: str) -> int:

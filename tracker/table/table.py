@@ -95,6 +95,7 @@ class Table:
         self.questions: list[Question] = []
         self.warnings: list[str] = []
         self.mat_flags: list[str] = []  # what the stable mat shows that no card action explains
+        self.unknown: tuple[str, ...] = ()  # stands holding an object the rules cannot explain (no difference)
         self.catalog = Catalog.packaged()
         self.alerts: list[tuple[str, str, str]] = []  # (severity, message, key) behind `warnings`
         # Called with the entries each input produced (keyframes, logs); under the table's lock.
@@ -385,15 +386,30 @@ class Table:
             self._explained_at = self.record.last_seq
 
     def _explain_into(self, source: str, entries: list[Entry], stale: bool) -> list[Entry]:
+        unknown: tuple[str, ...] = ()
         for _ in range(MAX_EXPLAINED):
             proposal = propose(self.game, self.board, self.observed, stale)
             if proposal is None:
                 self._rejected.clear()
                 self._asked.clear()
                 break
+            if proposal.unknown:
+                unknown = proposal.unknown  # named on the pages, never anyone's action
+                break
             if not self._record_proposal(proposal, source, entries):
                 break
+        self._name_unknown(unknown)
         return entries
+
+    def _name_unknown(self, stands: tuple[str, ...]) -> None:
+        """A warning on the pages for each stand holding an object the rules cannot explain (``Proposal.unknown``),
+        taken away once it is explained or gone; meanwhile the stand is no difference to put right."""
+        for stand in sorted(set(self.unknown) - set(stands)):
+            self.resolve(f"unknown-object:{stand}")
+        for stand in sorted(set(stands) - set(self.unknown)):
+            self.warn(f"something on {stand} the rules cannot explain: unknown object", "warning",
+                      key=f"unknown-object:{stand}")
+        self.unknown = stands
 
     def _record_proposal(self, proposal: Proposal, source: str, entries: list[Entry], ask: bool = True) -> bool:
         """Record what a camera reading explains: a question (asked when `ask`), or an action with the rules'
@@ -470,7 +486,8 @@ class Table:
 
     def differences_of_stands(self) -> list[str]:
         with self.lock:
-            return differences(self.expected(), self.observed) if self.observed else []
+            seen = {s: v for s, v in self.observed.items() if s not in self.unknown}
+            return differences(self.expected(), seen) if self.observed else []
 
     def entries(self, after: int = 0) -> list[Entry]:
         with self.lock:
