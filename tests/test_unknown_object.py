@@ -34,6 +34,24 @@ def test_a_capital_no_action_explains_is_named_not_claimed(tmp_path: Path) -> No
     assert not [e for e in table.entries(rows) if e.kind == "action"]
 
 
+def test_a_capital_read_on_a_movement_stand_is_an_unknown_object(tmp_path: Path) -> None:
+    """No capital ever stands on a movement stand (bench/bench_player_dice.py: a 14.6 mm D6 on M7a read as a
+    red capital at 0.99): in set-up or in play, it is named, not a difference in red's name."""
+    table = new_table(tmp_path)
+    say(table, "red affinity Avian", "blue affinity Decrepit", "red roll d6 5", "blue roll d6 2")
+    table.observe({"M6": StandValue("capital", "red", 1)})
+    assert "something on M6 the rules cannot explain: unknown object" in table.warnings
+    assert table.differences() == [] and not [e for e in table.entries() if e.kind == "action" and
+                                              e.source == "overhead"]
+    played = new_table(tmp_path, "play.sqlite")
+    seen = set_up(played)
+    seen["M6"] = StandValue("basecamp", "blue", 1)
+    rows = played.record.last_seq
+    played.observe(dict(seen))
+    assert "something on M6 the rules cannot explain: unknown object" in played.warnings
+    assert played.differences() == [] and not [e for e in played.entries(rows) if e.kind == "action"]
+
+
 def test_a_claim_out_of_turn_during_set_up_is_still_a_rejected_claim(tmp_path: Path) -> None:
     table = new_table(tmp_path)
     say(table, "red affinity Avian", "blue affinity Decrepit", "red roll d6 5", "blue roll d6 2")

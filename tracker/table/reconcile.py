@@ -9,7 +9,8 @@ single explanation exists and it is illegal, it is proposed anyway so the rules'
 and the table goes out of sync. A claim token outside set-up is the exception: nothing in play places one
 (a soul's claim is explained by its move), and a die in a player's colour can look like one to the
 overhead reader, so one that no legal action explains is an unknown object on its stand, not a claim to
-reject in that player's name (issue 13). Ambiguities become a question to the player who can resolve them.
+reject in that player's name (issue 13); nor is a capital or camp read on a movement stand, where none ever
+stands. Ambiguities become a question to the player who can resolve them.
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ def propose(game: Game, board: BoardMap, observed: Mapping[str, StandValue], sta
         found = _claim(game, board, observed, diff) or _soul_move(game, board, observed, expected, diff, stale)
     else:
         found = _soul_move(game, board, observed, expected, diff, stale) or _claim(game, board, observed, diff)
+    # a capital or camp never stands on a movement stand: what reads as one there is no one's piece either
+    misplaced = [s for s in sorted(diff) if observed[s].kind in CLAIM_VERB and board.stands[s].kind != "territory"]
+    if misplaced and (found is None or found.unknown):
+        found = Proposal(unknown=tuple(sorted({*misplaced, *(found.unknown if found else ())})))
     if stale and found is not None and (not found.legal or found.question is not None):
         return None
     return found
