@@ -42,8 +42,8 @@ class Proposal:
     action: str | None = None  # a notation line to submit
     legal: bool = True  # False: the only explanation, which the rules will reject
     question: Question | None = None
-    # stands holding what reads as a claim token outside set-up that no legal action explains: objects the
-    # rules cannot attribute, to be named on the pages, never recorded as anyone's action
+    # stands holding what reads as a claim token that no legal action explains (outside set-up, or on a
+    # movement stand): objects the rules cannot attribute, named on the pages, never anyone's action
     unknown: tuple[str, ...] = ()
 
 

@@ -95,7 +95,7 @@ class Table:
         self.questions: list[Question] = []
         self.warnings: list[str] = []
         self.mat_flags: list[str] = []  # what the stable mat shows that no card action explains
-        self.unknown: tuple[str, ...] = ()  # stands holding an object the rules cannot explain (no difference)
+        self.unknown: tuple[str, ...] = ()  # stands with an object the rules cannot explain: no difference, a warning
         self.catalog = Catalog.packaged()
         self.alerts: list[tuple[str, str, str]] = []  # (severity, message, key) behind `warnings`
         # Called with the entries each input produced (keyframes, logs); under the table's lock.
@@ -402,8 +402,7 @@ class Table:
         return entries
 
     def _name_unknown(self, stands: tuple[str, ...]) -> None:
-        """A warning on the pages for each stand holding an object the rules cannot explain (``Proposal.unknown``),
-        taken away once it is explained or gone; meanwhile the stand is no difference to put right."""
+        """Name on the pages each stand holding an object the rules cannot explain (``Proposal.unknown``)."""
         for stand in sorted(set(self.unknown) - set(stands)):
             self.resolve(f"unknown-object:{stand}")
         for stand in sorted(set(stands) - set(self.unknown)):
