@@ -79,6 +79,41 @@ class PlayCounts:
         if x.rogue and at is not None:
             self.rogues += by
 
+    def _step(self, owner: str, was: str, now: str, kind: int, revealed: bool) -> None:
+        """`_count` of a soul of `owner` taken away at stand `was` and added at `now`, nothing else changed: the
+        counts of a move, without the per-territory change when it stays in its territory."""
+        row = self.stands[owner]  # the soul was counted at `was`: its owner's row and entry are there
+        n = row[was] - 1
+        if n:
+            row[was] = n
+        else:
+            del row[was]
+        row[now] = row.get(now, 0) + 1
+        if kind & KIND_SPACED:
+            where = self.where
+            left, entered = where[was], where[now]
+            if left != entered:
+                row = self.occupied[owner]
+                n = row[left] - 1
+                if n:
+                    row[left] = n
+                else:
+                    del row[left]
+                row[entered] = row.get(entered, 0) + 1
+        movement = self.movement
+        if revealed and (was in movement or now in movement):
+            row = self.visible.get(owner)
+            if row is None:
+                row = self.visible[owner] = {}
+            if was in movement:
+                n = row[was] - 1
+                if n:
+                    row[was] = n
+                else:
+                    del row[was]
+            if now in movement:
+                row[now] = row.get(now, 0) + 1
+
     def write(self, key: str, old: CardState | None, new: CardState | None, play: Mapping[str, CardState]) -> None:
         """Card `key` went from `old` to `new` (None: absent); `play` is the table's cards in play after it."""
         kinds = self.kinds
@@ -90,8 +125,12 @@ class PlayCounts:
             if old.code == new.code and old.owner == new.owner:  # the usual write: in place
                 if old.at != new.at or old.revealed != new.revealed or old.rogue != new.rogue \
                         or old.controller != new.controller:
-                    self._count(old, kind, -1)
-                    self._count(new, kind, 1)
+                    if kind & KIND_SOUL and old.at and new.at and old.revealed == new.revealed \
+                            and old.rogue == new.rogue and old.controller == new.controller:
+                        self._step(new.owner, old.at, new.at, kind, new.revealed)  # a move: only the stand
+                    else:
+                        self._count(old, kind, -1)
+                        self._count(new, kind, 1)
                 if kind & KIND_SOUL:
                     self.own[new.owner][key] = new
                     if old.rogue or new.rogue:
