@@ -154,8 +154,8 @@ def _pending(c: Ctx) -> list[Action]:
         if not pend.value:
             out += _dice(p, "escape")
         if not pend.chase:
-            for q in c.foes(p):
-                out += _dice(q, "chase")
+            for foe in c.foes(p):
+                out += _dice(foe, "chase")
     elif pend.kind in ("damage", "heal"):
         for q in c.s.pending:
             if q.kind == "damage":

@@ -243,10 +243,10 @@ def _item_verbs(cards: Mapping[str, CardState], p: str, items: list[CardState], 
                         group.append(x)
             mates = by_stand.get(h.at)
             if mates is not None and (len(mates) > 1 or mates[0].id != holder_id):
-                made = row[1]
+                passes_of = row[1]
                 for x in mates:
                     if x.id != holder_id:
-                        passes.append(made.get(x.id) or made.setdefault(x.id, make(Pass, p, i.id, x.id)))
+                        passes.append(passes_of.get(x.id) or passes_of.setdefault(x.id, make(Pass, p, i.id, x.id)))
         elif i.at is not None:
             if by_territory is None:
                 by_territory = {}
@@ -260,9 +260,9 @@ def _item_verbs(cards: Mapping[str, CardState], p: str, items: list[CardState], 
                             group.append(x)
             takers = by_territory.get(where[i.at])
             if takers is not None:
-                made = (rows.get((p, i.id)) or _item_row(p, i.id))[2]
+                pickups_of = (rows.get((p, i.id)) or _item_row(p, i.id))[2]
                 for x in takers:
-                    pickups.append(made.get(x.id) or made.setdefault(x.id, make(Pickup, p, i.id, x.id)))
+                    pickups.append(pickups_of.get(x.id) or pickups_of.setdefault(x.id, make(Pickup, p, i.id, x.id)))
     return unequips + passes + pickups if passes or pickups else unequips
 
 

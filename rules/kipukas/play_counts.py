@@ -102,17 +102,17 @@ class PlayCounts:
                 row[entered] = row.get(entered, 0) + 1
         movement = self.movement
         if revealed and (was in movement or now in movement):
-            row = self.visible.get(owner)
-            if row is None:
-                row = self.visible[owner] = {}
+            shown = self.visible.get(owner)
+            if shown is None:
+                shown = self.visible[owner] = {}
             if was in movement:
-                n = row[was] - 1
+                n = shown[was] - 1
                 if n:
-                    row[was] = n
+                    shown[was] = n
                 else:
-                    del row[was]
+                    del shown[was]
             if now in movement:
-                row[now] = row.get(now, 0) + 1
+                shown[now] = shown.get(now, 0) + 1
 
     def write(self, key: str, old: CardState | None, new: CardState | None, play: Mapping[str, CardState]) -> None:
         """Card `key` went from `old` to `new` (None: absent); `play` is the table's cards in play after it."""

@@ -275,7 +275,8 @@ def settle_claims(c: Ctx) -> None:
             taker = holder[0]
             # "hidden items ... played under the mat remain hidden from the new owner" (#crafting); the others
             # not yet the holder's pass to them, in table order as notices read (usually none: they already are)
-            passing = [cs for cs in loose if (cs.controller or cs.owner) != taker and not (cs.hidden and not cs.revealed)]
+            passing = [cs for cs in loose
+                       if (cs.controller or cs.owner) != taker and not (cs.hidden and not cs.revealed)]
             if len(passing) > 1:
                 if play_order is None:
                     play_order = {k: i for i, k in enumerate(c.s.play)}
