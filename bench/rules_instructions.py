@@ -11,8 +11,11 @@ executes does not. This plays `GAMES` seeded random games (seed 11, the bench's 
 The difference of the two "I refs" totals is the games' own instructions (the second run counts start-up alone;
 a fixed hash seed keeps start-up's count the same from run to run). Optional arguments: the deck seed (11, the
 reporting seed; 7 is the tuning seed), ``legal``, which calls `legal_actions` twice per step (the difference
-to a plain run is what legal-action generation costs), ``freeze``, which runs the bench's `start_up` first
-(count the start-up run with ``freeze`` too), and ``layout=N``, which keeps N small objects allocated before
+to a plain run is what legal-action generation costs), ``loaded``, which loads the packaged catalog, map and
+card pool before counting (without it the games' count includes that one-off load, ~22.8 M, which the
+start-up run never does: count the start-up run with ``loaded`` too), ``freeze``, which runs the bench's
+`start_up` first (it loads the same three, then freezes; count the start-up run with ``freeze`` too), and
+``layout=N``, which keeps N small objects allocated before
 anything else. The count of one tree is the same from run to run, but any edit (a docstring too) moves the
 heap's layout and with it the count by up to ~1 M at seed 7 (docs/rules-engine.md, branch rules12): count a
 change under a few layouts (``layout=0``, ``layout=37``, ``layout=211``, each minus its own start-up run).
@@ -26,7 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.bench_rules import deck, start_up
+from bench.bench_rules import _pool, deck, start_up
+from rules.kipukas.board_map import BoardMap
+from rules.kipukas.catalog import Catalog
 from rules.kipukas.context import Ctx
 from rules.kipukas.game import Game
 from rules.kipukas.selfplay import choose
@@ -40,6 +45,8 @@ def main() -> int:
     twice = "legal" in sys.argv[3:]
     if "freeze" in sys.argv[3:]:
         start_up()  # the start-up heap out of the collector's reach, as `bench_rules.py --freeze`
+    elif "loaded" in sys.argv[3:]:
+        Catalog.packaged(), BoardMap.packaged(), _pool()  # what the first Game.new would load, outside the count
     steps = 0
     for i in range(games):
         g = Game.new({"red": deck(rng, 1), "blue": deck(rng, 2)}, style="domination", cycles=40)

@@ -86,6 +86,7 @@ def _check(game: Game) -> None:
     assert {o: n for o, n in kept.underground.items() if n} == {o: n for o, n in fresh.underground.items() if n}
     assert {o: n for o, n in kept.taken.items() if n} == {o: n for o, n in fresh.taken.items() if n}
     assert (kept.healers, kept.rogues) == (fresh.healers, fresh.rogues)
+    assert list(kept.roaming.items()) == list(fresh.roaming.items())  # rogue souls on the map, table order
 
 
 @pytest.mark.parametrize("seats", [2, 3])

@@ -161,6 +161,8 @@ class CardTable(dict[str, CardState]):
                             kind = counts.kinds[cs.code]
                             if kind & KIND_SOUL:
                                 counts.own[cs.owner][key] = cs
+                                if cs.rogue and at is not None:  # a rogue soul on the map: still roaming
+                                    counts.roaming[key] = cs
                             elif kind & KIND_ITEM:
                                 counts.items[key] = cs
                 return

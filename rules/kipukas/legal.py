@@ -138,7 +138,7 @@ def _pending(c: Ctx) -> list[Action]:
     p = pend.player
     out: list[Action] = []
     if pend.kind == "trap-roll":
-        out += [make(Roll, p, "d20", v) for v in _D20]
+        out += _dice(p, "d20")
     elif pend.kind == "trap":
         out += [Trap(q.player, q.cards[0], o) for q in c.s.pending if q.kind == "trap" for o in ("sprung", "idle")]
     elif pend.kind == "combat":
@@ -152,9 +152,10 @@ def _pending(c: Ctx) -> list[Action]:
         out += [Challenge(p, "release"), Challenge(p, "challenge")]
     elif pend.kind == "escape":
         if not pend.value:
-            out += [make(Roll, p, "escape", f) for f in _2D6]
+            out += _dice(p, "escape")
         if not pend.chase:
-            out += [make(Roll, q, "chase", v) for q in c.foes(p) for v in _D20]
+            for foe in c.foes(p):
+                out += _dice(foe, "chase")
     elif pend.kind in ("damage", "heal"):
         for q in c.s.pending:
             if q.kind == "damage":
@@ -168,6 +169,19 @@ def _pending(c: Ctx) -> list[Action]:
     elif pend.kind == "tame":
         out += [make(Tame, p, pend.cards[0], o) for o in ("tamed", "rogue")]
     return out
+
+
+_FACES = {"d20": _D20, "escape": _2D6, "chase": _D20}  # the prompted dice offered with every face
+_DICE: dict[tuple[str, str], tuple[Roll, ...]] = {}  # (player, die) -> a roll of each face, built once
+
+
+def _dice(player: str, what: str) -> tuple[Roll, ...]:
+    """``make(Roll, player, what, face)`` for every face of the die `what` (`_FACES`): one table per player and
+    die, since the faces never change (a trap roll offers twenty, a retreat's escape thirty-six)."""
+    rolls = _DICE.get((player, what))
+    if rolls is None:
+        rolls = _DICE[(player, what)] = tuple(make(Roll, player, what, f) for f in _FACES[what])
+    return rolls
 
 
 def _retreats(c: Ctx, player: str, territory: str) -> list[Action]:

@@ -187,11 +187,11 @@ def _night(c: Ctx, p: str) -> list[Action] | None:
     hand = cards_table.sorted_view("hand", p)  # read only
     out: list[Action] = []
     if "initiative" not in done and s.passed is None:
-        out.append(make(Initiative, p))
+        out.append(_turn_verb(Initiative, p))
     if s.passed is not None and s.passed != p:
-        out.append(make(End, p))
+        out.append(_turn_verb(End, p))
     if "bottom" not in done and hand:
-        out.append(make(Bottom, p))
+        out.append(_turn_verb(Bottom, p))
     deck = cards_table.sorted_view("deck", p)  # read only
     bottom = s.bottom.get(p, ())
     unknown = [x.id for x in deck if x.id not in bottom]
@@ -206,15 +206,23 @@ def _night(c: Ctx, p: str) -> list[Action] | None:
     return out
 
 
+_TURN_VERBS: dict[tuple[type[Action], str], Action] = {}  # (kind, player) -> the action, for the one-word verbs
+
+
+def _turn_verb(kind: type[Initiative | End | Bottom], player: str) -> Action:
+    """``make(kind, player)`` for the verbs that name only their player (initiative, end, bottom), from a table
+    of a few entries: each day and night position offers one or two."""
+    found = _TURN_VERBS.get((kind, player))
+    if found is None:
+        found = _TURN_VERBS[(kind, player)] = make(kind, player)
+    return found
+
+
 def _day(c: Ctx, p: str) -> list[Action]:
     s = c.s
     if s.passed == p:  # require_turn refuses every day action
         return []
-    out: list[Action] = []
-    if s.passed is None:
-        out.append(make(Initiative, p))
-    elif s.passed != p:
-        out.append(make(End, p))
+    out: list[Action] = [_turn_verb(Initiative, p) if s.passed is None else _turn_verb(End, p)]
     found = scan(c, p)  # one pass over the cards in play
     own, occupied, enemy_at, enemies = found.own, found.occupied, found.enemy_at, frozenset(found.blocking)
     cards_info = c.catalog.cards

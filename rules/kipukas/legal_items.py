@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Set
 
 from rules.kipukas.card_table import CardTable
-from rules.kipukas.catalog import KIND_SOUL
 from rules.kipukas.context import Ctx
 from rules.kipukas.day import MAX_PLAYED, reach
-from rules.kipukas.made import make, table
+from rules.kipukas.made import MADE_LIMIT, make
 from rules.kipukas.notation import (
     JUDGE,
     Action,
@@ -64,12 +63,13 @@ class Scan:
     with five default factories cost a fifth of the pass it records. `occupied`, `enemy_at` and `blocking` are
     live views of the card table's counts: read them before the next card write."""
 
-    __slots__ = ("blocking", "diggers", "enemy_at", "healers", "items", "mine", "occupied", "own", "rogues")
+    __slots__ = ("blocking", "diggers", "enemy_at", "healers", "items", "mine", "occupied", "own", "rogues", "stands")
 
     def __init__(self) -> None:
         self.own: list[CardState] = []           # p's souls in play, in table order
         self.mine: list[CardState] = []          # those of them p controls (the others went rogue or were taken)
         self.occupied: Mapping[str, int] = _NO_COUNTS  # territory -> p's souls counting to the limit
+        self.stands: Mapping[str, int] = _NO_COUNTS    # stand -> p's souls there
         self.enemy_at: Set[str] = frozenset()    # stands with an enemy soul
         self.blocking: Set[str] = frozenset()    # movement stands a revealed enemy holds
         self.items: list[CardState] = []         # item cards in play (equipped or dropped)
@@ -88,6 +88,7 @@ def scan(c: Ctx, p: str) -> Scan:
     own = found.own = list(counts.own.get(p, _NONE).values())
     found.mine = [x for x in own if x.controller is None or x.controller == p] if counts.taken.get(p) else own
     found.occupied = counts.occupied.get(p, _NO_COUNTS)
+    found.stands = counts.stands.get(p, _NO_COUNTS)
     foes = c.foes(p)
     if len(foes) == 1:
         found.enemy_at = counts.stands.get(foes[0], _NO_COUNTS).keys()
@@ -97,9 +98,8 @@ def scan(c: Ctx, p: str) -> Scan:
         found.blocking = {st for q in foes for st in counts.visible.get(q, _NO_COUNTS)}
     if counts.items:
         found.items = list(counts.items.values())
-    if counts.rogues:
-        kinds = c.catalog.kinds  # rogue souls of every seat, in table order (rare: looked for only when some exist)
-        found.rogues = [x for x in c.s.play.values() if x.rogue and x.at is not None and kinds[x.code] & KIND_SOUL]
+    if counts.roaming:
+        found.rogues = list(counts.roaming.values())  # rogue souls of every seat, in table order
     found.diggers = counts.underground.get(p, 0) > 0
     found.healers = counts.healers > 0 or bool(c.s.overrides)  # a judge may have made any card a healer
     return found
@@ -168,53 +168,8 @@ def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Sc
     if turn_ok:
         if hand_items and s.players[p].played_this_roll < MAX_PLAYED:
             out += [make(Equip, p, i.id, x.id) for i in hand_items for x in souls]
-        # one pass over the items in play: p's items carried by p's souls (with their holders), and the
-        # dropped ones; then the unequips, passes and pick-ups, each from the souls grouped once by stand /
-        # by territory (in `souls` order) instead of a scan per item
-        carried: list[tuple[CardState, CardState]] = []
-        loose: list[CardState] = []
         if items:
-            cards = s.cards
-            for i in items:
-                holder_id = i.equipped_to
-                if holder_id:
-                    h = cards.get(holder_id)
-                    if h is not None and (h.controller or h.owner) == p:
-                        carried.append((i, h))
-                elif i.at is not None:
-                    loose.append(i)
-        if carried:
-            unequips = table(Unequip)
-            for i, _ in carried:
-                out.append(unequips.get((p, i.id)) or make(Unequip, p, i.id))
-            by_stand: dict[str | None, list[CardState]] = {}
-            for x in souls:
-                group = by_stand.get(x.at)
-                if group is None:
-                    by_stand[x.at] = [x]
-                else:
-                    group.append(x)
-            passes = table(Pass)
-            for i, holder in carried:
-                for x in by_stand.get(holder.at, ()):
-                    if x.id != holder.id:
-                        out.append(passes.get((p, i.id, x.id)) or make(Pass, p, i.id, x.id))
-        if loose:
-            enemy_at = found.enemy_at
-            where = c.board.stand_territory
-            by_territory: dict[str, list[CardState]] = {}
-            for x in souls:
-                if x.at and x.at not in enemy_at:
-                    t = where[x.at]
-                    group = by_territory.get(t)
-                    if group is None:
-                        by_territory[t] = [x]
-                    else:
-                        group.append(x)
-            pickups = table(Pickup)
-            for i in loose:
-                for x in by_territory.get(where[i.at], ()):  # type: ignore[index]
-                    out.append(pickups.get((p, i.id, x.id)) or make(Pickup, p, i.id, x.id))
+            out += _item_verbs(s.cards, p, items, souls, found, c.board.stand_territory)
         if diggers:
             out += _digs(c, p, souls)
         if healers:
@@ -240,6 +195,75 @@ def day_extras(c: Ctx, p: str, contention: bool, hand: list[CardState], seen: Sc
             if any(not x.rogue and x.id != r.id and x.at is not None and where[x.at] == t for x in souls):
                 out += [make(Tame, p, r.id, "tamed"), make(Tame, p, r.id, "rogue")]
     return out
+
+
+_ITEM_ROWS: dict[tuple[str, str], tuple[Unequip, dict[str, Pass], dict[str, Pickup]]] = {}
+
+
+def _item_row(p: str, item: str) -> tuple[Unequip, dict[str, Pass], dict[str, Pickup]]:
+    """The unequip of `item` by `p`, and its passes and pick-ups by target soul as they are first asked for: one
+    row per (player, item), so a position looks each action up by the soul's id alone."""
+    if len(_ITEM_ROWS) >= MADE_LIMIT:
+        _ITEM_ROWS.clear()
+    row = _ITEM_ROWS[(p, item)] = (make(Unequip, p, item), {}, {})
+    return row
+
+
+def _item_verbs(cards: Mapping[str, CardState], p: str, items: list[CardState], souls: list[CardState],
+                found: Scan, where: Mapping[str, str]) -> list[Action]:
+    """`card_actions.unequip`, `pass_item` and `pickup` for `p` on their turn: the unequips of p's items carried
+    by souls p controls, then the passes of those items to p's other souls on the holder's stand, then the
+    pick-ups of dropped items by p's souls in the item's territory that stand where no enemy does (`souls`:
+    the souls p controls, in table order; `found`: `scan`'s reading for p). One pass over the items; the souls
+    are grouped by stand only when p's soul counts say a holder has company, by territory only for a dropped
+    item."""
+    unequips: list[Action] = []
+    passes: list[Action] = []
+    pickups: list[Action] = []
+    by_stand: dict[str | None, list[CardState]] | None = None
+    by_territory: dict[str, list[CardState]] | None = None
+    rows = _ITEM_ROWS
+    for i in items:
+        holder_id = i.equipped_to
+        if holder_id:
+            h = cards.get(holder_id)
+            if h is None or (h.controller or h.owner) != p:
+                continue
+            row = rows.get((p, i.id)) or _item_row(p, i.id)
+            unequips.append(row[0])
+            if h.at is not None and found.stands.get(h.at, 0) <= (h.owner == p):
+                continue  # no other soul of p's on the holder's stand (`souls` are p's own souls p controls)
+            if by_stand is None:
+                by_stand = {}
+                for x in souls:
+                    group = by_stand.get(x.at)
+                    if group is None:
+                        by_stand[x.at] = [x]
+                    else:
+                        group.append(x)
+            mates = by_stand.get(h.at)
+            if mates is not None and (len(mates) > 1 or mates[0].id != holder_id):
+                passes_of = row[1]
+                for x in mates:
+                    if x.id != holder_id:
+                        passes.append(passes_of.get(x.id) or passes_of.setdefault(x.id, make(Pass, p, i.id, x.id)))
+        elif i.at is not None:
+            if by_territory is None:
+                by_territory = {}
+                for x in souls:
+                    if x.at and x.at not in found.enemy_at:
+                        t = where[x.at]
+                        group = by_territory.get(t)
+                        if group is None:
+                            by_territory[t] = [x]
+                        else:
+                            group.append(x)
+            takers = by_territory.get(where[i.at])
+            if takers is not None:
+                pickups_of = (rows.get((p, i.id)) or _item_row(p, i.id))[2]
+                for x in takers:
+                    pickups.append(pickups_of.get(x.id) or pickups_of.setdefault(x.id, make(Pickup, p, i.id, x.id)))
+    return unequips + passes + pickups if passes or pickups else unequips
 
 
 def _digs(c: Ctx, p: str, souls: list[CardState]) -> list[Action]:

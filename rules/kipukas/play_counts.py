@@ -20,7 +20,7 @@ class PlayCounts:
     rogue souls on the map. A card entering play, or a soul changing owners, rebuilds the one ordered group it
     joins from the table's `play` (already in table order); every other write changes entries in place."""
 
-    __slots__ = ("healers", "items", "kinds", "movement", "occupied", "own", "rogues", "stands", "taken",
+    __slots__ = ("healers", "items", "kinds", "movement", "occupied", "own", "roaming", "rogues", "stands", "taken",
                  "underground", "visible", "where")
 
     def __init__(self, play: Mapping[str, CardState], kinds: Mapping[str, int], where: Mapping[str, str],
@@ -35,6 +35,7 @@ class PlayCounts:
         self.taken: dict[str, int] = {}                      # owner -> its souls in play another seat controls
         self.healers = 0                                     # cards in play with the healer flag
         self.rogues = 0                                      # rogue souls on the map
+        self.roaming: dict[str, CardState] = {}              # those rogue souls, table order
         for k, x in play.items():
             kind = kinds[x.code]
             if kind & KIND_SOUL:
@@ -42,6 +43,12 @@ class PlayCounts:
             elif kind & KIND_ITEM:
                 self.items[k] = x
             self._count(x, kind, 1)
+        self.roaming = self._roaming(play)
+
+    def _roaming(self, play: Mapping[str, CardState]) -> dict[str, CardState]:
+        """The rogue souls on the map in table order, from the table's `play` (rebuilt when one joins or leaves)."""
+        kinds = self.kinds
+        return {k: x for k, x in play.items() if x.rogue and x.at is not None and kinds[x.code] & KIND_SOUL}
 
     def _count(self, x: CardState, kind: int, by: int) -> None:
         """Add (`by` 1) or take away (-1) the counts of record `x` of a card in play (the bumps inlined: this
@@ -72,6 +79,41 @@ class PlayCounts:
         if x.rogue and at is not None:
             self.rogues += by
 
+    def _step(self, owner: str, was: str, now: str, kind: int, revealed: bool) -> None:
+        """`_count` of a soul of `owner` taken away at stand `was` and added at `now`, nothing else changed: the
+        counts of a move, without the per-territory change when it stays in its territory."""
+        row = self.stands[owner]  # the soul was counted at `was`: its owner's row and entry are there
+        n = row[was] - 1
+        if n:
+            row[was] = n
+        else:
+            del row[was]
+        row[now] = row.get(now, 0) + 1
+        if kind & KIND_SPACED:
+            where = self.where
+            left, entered = where[was], where[now]
+            if left != entered:
+                row = self.occupied[owner]
+                n = row[left] - 1
+                if n:
+                    row[left] = n
+                else:
+                    del row[left]
+                row[entered] = row.get(entered, 0) + 1
+        movement = self.movement
+        if revealed and (was in movement or now in movement):
+            shown = self.visible.get(owner)
+            if shown is None:
+                shown = self.visible[owner] = {}
+            if was in movement:
+                n = shown[was] - 1
+                if n:
+                    shown[was] = n
+                else:
+                    del shown[was]
+            if now in movement:
+                shown[now] = shown.get(now, 0) + 1
+
     def write(self, key: str, old: CardState | None, new: CardState | None, play: Mapping[str, CardState]) -> None:
         """Card `key` went from `old` to `new` (None: absent); `play` is the table's cards in play after it."""
         kinds = self.kinds
@@ -83,10 +125,19 @@ class PlayCounts:
             if old.code == new.code and old.owner == new.owner:  # the usual write: in place
                 if old.at != new.at or old.revealed != new.revealed or old.rogue != new.rogue \
                         or old.controller != new.controller:
-                    self._count(old, kind, -1)
-                    self._count(new, kind, 1)
+                    if kind & KIND_SOUL and old.at and new.at and old.revealed == new.revealed \
+                            and old.rogue == new.rogue and old.controller == new.controller:
+                        self._step(new.owner, old.at, new.at, kind, new.revealed)  # a move: only the stand
+                    else:
+                        self._count(old, kind, -1)
+                        self._count(new, kind, 1)
                 if kind & KIND_SOUL:
                     self.own[new.owner][key] = new
+                    if old.rogue or new.rogue:
+                        if old.rogue and new.rogue and old.at is not None and new.at is not None:
+                            self.roaming[key] = new  # still roaming: its place in table order is kept
+                        else:
+                            self.roaming = self._roaming(play)
                 elif kind & KIND_ITEM:
                     self.items[key] = new
                 return
@@ -96,6 +147,8 @@ class PlayCounts:
             self._count(old, kind, -1)
             if kind & KIND_SOUL:
                 del self.own[old.owner][key]
+                if key in self.roaming:
+                    del self.roaming[key]
             elif kind & KIND_ITEM:
                 del self.items[key]
         if now:
@@ -105,5 +158,7 @@ class PlayCounts:
             if kind & KIND_SOUL:
                 owner = new.owner
                 self.own[owner] = {k: x for k, x in play.items() if x.owner == owner and kinds[x.code] & KIND_SOUL}
+                if new.rogue and new.at is not None:
+                    self.roaming = self._roaming(play)
             elif kind & KIND_ITEM:
                 self.items = {k: x for k, x in play.items() if kinds[x.code] & (KIND_ITEM | KIND_SOUL) == KIND_ITEM}

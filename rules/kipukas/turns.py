@@ -12,6 +12,7 @@ from rules.kipukas.notation import End, Initiative, Peace, Roll
 from rules.kipukas.scoring import fixed_end
 from rules.kipukas.state import CardState, CardTable, Pending
 from rules.kipukas.style_ends import special_end
+from rules.kipukas.styles import Style
 from rules.kipukas.territory_effects import between_turns
 
 PREDETERMINED = {1: "day", 2: "night", 3: "day"}
@@ -214,12 +215,12 @@ def settle_claims(c: Ctx) -> None:
     (#contention), looked at only in territories where a card arrived, left or changed since the last
     settlement (the card table's `touched` stands) — plus every capital once any claim has changed, since
     the capital rule depends on claims elsewhere. Territories are visited in sorted order, as one pass."""
-    board, where = c.board, c.board.stand_territory
     table: CardTable = c.s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
     claims = c.s.claims
     stale = table.settled != claims  # claims changed outside a settlement (set-up, a judge): look everywhere
-    if not table.touched and not stale:
+    if not stale and not table.touched:
         return  # nothing arrived, left or changed since the last settlement
+    board, where = c.board, c.board.stand_territory
     touched = set(board.holdable) if stale else {where[st] for st in table.touched if st in where}
     table.touched = set()
     if not touched:
@@ -229,9 +230,12 @@ def settle_claims(c: Ctx) -> None:
     souls, info, homes, on = c.catalog.soul_codes, c.catalog.cards, board.home_stand, table.at_stand()
     stands_of = board.territory_stands
     play_order: dict[str, int] | None = None
-    for territory in board.holdable:
-        if territory not in touched and not (changed and territory in capitals):
-            continue
+    holdable = board.holdable
+    visit = [t for t in holdable if t in touched]  # in map order; capitals join once a claim changed (below)
+    i = 0
+    while i < len(visit):
+        territory = visit[i]
+        i += 1
         # The territory's cards, from the card table's stand index: who has souls here, the souls on its
         # territory stand, and its terrain features and unequipped items.
         present: set[str] = set()
@@ -249,24 +253,38 @@ def settle_claims(c: Ctx) -> None:
                         here.append(cs)
                 elif cs.equipped_to is None and info[cs.code].type in _LOOSE:
                     loose.append(cs)
-        if here and _claim(c, territory, here, present) and not changed:
-            changed = True
-            capitals = {t for t, (_, kind) in claims.items() if kind == "capital"}  # the ones not yet visited
+        if here:
+            # `_claim` changes nothing while only the holder's souls stand there (the common case): not called then
+            held = claims.get(territory)
+            mixed = held is None
+            if not mixed:
+                keeper = held[0]  # type: ignore[index]
+                for x in here:
+                    if x.owner != keeper:
+                        mixed = True
+                        break
+            if mixed and _claim(c, territory, here, present) and not changed:
+                changed = True
+                capitals = {t for t, (_, kind) in claims.items() if kind == "capital"}
+                # from here on, the capitals are visited too, in map order with the touched territories left
+                visit[i:] = [t for t in holdable[holdable.index(territory) + 1:] if t in touched or t in capitals]
         if not loose:
             continue
         holder = claims.get(territory)
         if holder is not None and present.isdisjoint(c.foes(holder[0])):
-            if len(loose) > 1:  # control passes in table order, as notices read
+            taker = holder[0]
+            # "hidden items ... played under the mat remain hidden from the new owner" (#crafting); the others
+            # not yet the holder's pass to them, in table order as notices read (usually none: they already are)
+            passing = [cs for cs in loose
+                       if (cs.controller or cs.owner) != taker and not (cs.hidden and not cs.revealed)]
+            if len(passing) > 1:
                 if play_order is None:
                     play_order = {k: i for i, k in enumerate(c.s.play)}
                 order = play_order
-                loose.sort(key=lambda x: order[x.id])
-            for cs in loose:
-                if cs.hidden and not cs.revealed:
-                    continue  # "hidden items ... played under the mat remain hidden from the new owner" (#crafting)
-                if cs.control != holder[0]:
-                    c.put(cs.set(controller=holder[0] if cs.owner != holder[0] else None, revealed=True))
-                    c.notice(f"{holder[0]} takes control of {c.name(cs)} (#contention)")
+                passing.sort(key=lambda x: order[x.id])
+            for cs in passing:
+                c.put(cs.set(controller=taker if cs.owner != taker else None, revealed=True))
+                c.notice(f"{taker} takes control of {c.name(cs)} (#contention)")
     if changed:  # a capital may fall on the next settlement (#maps): look at capitals then
         for t, (_, kind) in claims.items():
             home = board.territory_stand(t)
@@ -307,7 +325,10 @@ def _claim(c: Ctx, territory: str, here: list[CardState], present: set[str]) -> 
         c.s.claims[territory] = (player, "camp")
         claimed = True
         c.notice(f"{player} claims territory {territory} (#claiming_territories)")
-        for prisoner in [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand]:
+        table: CardTable = c.s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
+        jailed = [x for x in c.s.cards.values() if x.zone == "prison" and x.at == stand] if table.any_in("prison") \
+            else ()  # the pass over every card only when some card is in prison
+        for prisoner in jailed:
             if prisoner.owner == player:
                 c.put(prisoner.set(zone="play", arrived_turn=c.s.turn))
                 present.add(player)
@@ -323,27 +344,45 @@ def _over(c: Ctx, result: str) -> bool:
 
 
 def _check_end(c: Ctx) -> bool:
+    """Whether the game ended with the last action (then `c.s` says how): #win, a style's limit or special
+    end (`_style_end`), or forced peace (#discarding_runout). Runs after every action: the checks no style
+    of this game asks for are not looked at."""
     style = c.style
     holdable = c.board.holdable
     claims = c.s.claims
-    whole = style.claims_matter and len(claims) >= len(holdable)  # #win needs every territory claimed
-    sole = None  # the one player holding every territory, if one does
-    if whole and holdable:
+    sole = None  # the one player holding every territory, if one does (#win needs every territory claimed)
+    if style.claims_matter and len(claims) >= len(holdable) and holdable:
         first = claims.get(holdable[0])
         sole = first[0] if first is not None else None
-        for t in holdable:
-            claim = claims.get(t)
-            if claim is None or claim[0] != sole:
-                sole = None
-                break
-    for player in c.s.players if whole or style.limit is not None else ():
-        if sole is not None and player == sole:
-            if player == style.third:
-                return _over(c, f"{player}, the third party, dominates the kipuka: every player loses ({style.title})")
-            return _over(c, f"{player} wins: holds every base camp and capital (#win)")
-        if style.limit is not None and c.s.players[player].lost >= style.limit:
-            return _over(c, f"{other(player)} wins: {player} lost {c.s.players[player].lost} souls, the limit of "
-                            f"{style.limit} ({style.title})")
+        if sole is not None:
+            for t in holdable:
+                claim = claims.get(t)
+                if claim is None or claim[0] != sole:
+                    sole = None
+                    break
+    if sole is not None or style.limit is not None:
+        for player in c.s.players:
+            if sole is not None and player == sole:
+                if player == style.third:
+                    return _over(c, f"{player}, the third party, dominates the kipuka: every player loses "
+                                    f"({style.title})")
+                return _over(c, f"{player} wins: holds every base camp and capital (#win)")
+            if style.limit is not None and c.s.players[player].lost >= style.limit:
+                return _over(c, f"{other(player)} wins: {player} lost {c.s.players[player].lost} souls, the limit "
+                                f"of {style.limit} ({style.title})")
+    if (style.marked is not None or style.captives or style.score == "body-count") and _style_end(c, style):
+        return True
+    table: CardTable = c.s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
+    if c.s.turn and not table.any_in("deck") and not table.any_in("hand") and not c.souls_in_play():
+        c.s.phase = "peace"
+        c.s.active = None
+        c.s.pending = tuple(Pending("peace", p) for p in c.s.players)
+        return True
+    return False
+
+
+def _style_end(c: Ctx, style: Style) -> bool:
+    """The ends of the styles with a marked territory, captives or a body count (#playstyleoptions)."""
     if style.score == "marked" and style.marked and style.marked in c.s.claims and c.s.turn:
         winner = c.s.claims[style.marked][0]
         if c.s.claims[style.marked][1] == "camp":
@@ -362,12 +401,6 @@ def _check_end(c: Ctx) -> bool:
             best = max(defeated, key=lambda p: defeated[p])
             return _over(c, f"{best} wins: defeated {defeated[best]} souls to {defeated[other(best)]} when "
                             f"{out[0]} ran out of cards ({style.title})")
-    table: CardTable = c.s.cards  # type: ignore[assignment]  # a CardTable (GameState.__post_init__)
-    if c.s.turn and not table.any_in("deck") and not table.any_in("hand") and not c.souls_in_play():
-        c.s.phase = "peace"
-        c.s.active = None
-        c.s.pending = tuple(Pending("peace", p) for p in c.s.players)
-        return True
     return False
 
 
