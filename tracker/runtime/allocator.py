@@ -28,8 +28,9 @@ OPERATOR_VARIABLES = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
 
 
 def keep_freed_memory() -> bool:
-    """Set glibc's mmap and trim thresholds for this process (call once, at start-up). True when set;
-    False where the operator set either variable or the C library has no ``mallopt``."""
+    """Set glibc's mmap and trim thresholds for this process: once, at start-up, before any frame is
+    allocated (made after a process's large arrays, it kept nothing: docs/overhead.md, speed15). True when
+    set; False where the operator set either variable or the C library has no ``mallopt``."""
     if any(name in os.environ for name in OPERATOR_VARIABLES):
         return False
     name = ctypes.util.find_library("c")
