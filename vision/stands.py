@@ -389,12 +389,9 @@ def match_score(c: F32, model_c: F32, step: int = 2) -> float:
 
 
 def ladder_scores(c: F32, ref: tuple[F32, F32], px_per_mm: float) -> NDArray[np.float64]:
-    """``match_score`` of the smoothed patch ``c`` against the model ``ref`` smoothed at every level of
-    ``MATCH_BLUR_MM`` (at ``px_per_mm``), in one pass: the model's sampled levels are kept stacked per model
-    (``prepare_model``), the patch is sampled once, and one distance serves every level, instead of one
-    distance and one model lookup per level; each level's median stays a partition of its own row (numpy
-    partitions four rows of one array along an axis slower than one by one). The same values, level by
-    level, as ``match_score`` (``tests/test_ladder_same.py``)."""
+    """``match_score`` of the smoothed patch ``c`` against the model ``ref`` at every level of ``MATCH_BLUR_MM``
+    (at ``px_per_mm``): one model lookup (its levels kept stacked, ``prepare_model``) and one distance for all
+    levels instead of one of each per level. The same values (``tests/test_ladder_same.py``)."""
     step = match_step(px_per_mm)
     stack = _ladder(ref, px_per_mm)
     sample = np.ascontiguousarray(c[::step, ::step])
