@@ -36,6 +36,7 @@ from calibration.layout import TableLayout
 from rules.kipukas.board_map import BoardMap
 from rules.kipukas.identity import is_kipukas_payload
 from tracker.overhead.layout import table_layout
+from tracker.runtime.allocator import keep_freed_memory
 from tracker.sources.capture import simulated_lores
 from vision.board import BoardReader
 from vision.observation import BoardObservation
@@ -146,6 +147,7 @@ def main() -> int:
                     help="also print where the timed full reads and unchanged frames spend their CPU time, per stage")
     args = ap.parse_args()
     cv2.setNumThreads(1)
+    keep_freed_memory()  # as the appliance does at start-up (tracker.cli)
     layout = table_layout(BoardMap.packaged())
     rng = np.random.default_rng(args.seed)
     weights = np.array([p[1] for p in POSES], float)

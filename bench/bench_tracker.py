@@ -28,6 +28,7 @@ import numpy as np
 import socketio
 
 from tracker.front.camera import LIVE_CPU_PER_FRAME_S, FrontCamera
+from tracker.runtime.allocator import keep_freed_memory
 from tracker.runtime.demo import DemoFrames, DemoTable, begin_step
 from tracker.runtime.demo_script import demo_steps
 from tracker.runtime.server import WebServer
@@ -45,6 +46,7 @@ def percentile(values: list[float], q: float) -> float:
 
 def main() -> None:
     cv2.setNumThreads(1)
+    keep_freed_memory()  # as the appliance does at start-up (tracker.cli)
     demo = DemoTable(fps=None, repeat=False)
     steps = demo_steps()
     frames = list(DemoFrames(demo.renderer, steps, hand_frames=2, settled_frames=5).frames())

@@ -51,9 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from tracker.runtime.allocator import keep_freed_memory
     from tracker.runtime.native_logs import quiet_native_logs
 
     quiet_native_logs()
+    keep_freed_memory()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

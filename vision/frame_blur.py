@@ -33,7 +33,7 @@ from vision.colour import F32
 from vision.empty_model import EmptyModels
 from vision.light import normalise
 from vision.regions import Region, cut
-from vision.stands import MATCH_BLUR_MM, MATCH_GAIN, match_score, match_step, smoothed_model, smoothed_patch
+from vision.stands import MATCH_BLUR_MM, MATCH_GAIN, ladder_scores, smoothed_patch
 
 SAMPLE = 8  # stands per group compared with their models at every level of the ladder
 
@@ -127,9 +127,7 @@ class FrameBlur:
                 c, _ = smoothed_patch(normalise(cut(self.img, reg), self.gains), reg.px_per_mm)
             else:
                 c, _ = self.smoothed[rid] = smoothed_patch(self.patch(rid), reg.px_per_mm)
-            for i, level in enumerate(MATCH_BLUR_MM):
-                k = reg.px_per_mm
-                scores[i] += match_score(c, smoothed_model(model, round(level * k, 1), k)[0], match_step(k))
+            scores += ladder_scores(c, model, reg.px_per_mm)  # every level's match_score, in one pass
         scores /= len(sample)
         best = 0
         for i in range(1, len(MATCH_BLUR_MM)):

@@ -388,6 +388,33 @@ def match_score(c: F32, model_c: F32, step: int = 2) -> float:
     return median(chroma_dist(c[::step, ::step], model_c[::step, ::step]).ravel())
 
 
+def ladder_scores(c: F32, ref: tuple[F32, F32], px_per_mm: float) -> NDArray[np.float64]:
+    """``match_score`` of the smoothed patch ``c`` against the model ``ref`` at every level of ``MATCH_BLUR_MM``
+    (at ``px_per_mm``): one model lookup (its levels kept stacked, ``prepare_model``) and one distance for all
+    levels instead of one of each per level. The same values (``tests/test_ladder_same.py``)."""
+    step = match_step(px_per_mm)
+    stack = _ladder(ref, px_per_mm)
+    sample = np.ascontiguousarray(c[::step, ::step])
+    rows = stack.shape[0] // sample.shape[0]
+    d = chroma_dist(np.concatenate([sample] * rows), stack).reshape(rows, -1)
+    return np.array([median(r) for r in d], np.float64)
+
+
+def _ladder(ref: tuple[F32, F32], px_per_mm: float) -> F32:
+    """The model's smoothed chromaticity at every level of ``MATCH_BLUR_MM``, each sampled every
+    ``match_step`` pixel, stacked along the rows (kept per model and resolution, as ``_smoothed_ref``)."""
+    kept = _LADDERS.get((ref[0], ref[1]), dict)
+    got = kept.get(px_per_mm)
+    if got is None:
+        step = match_step(px_per_mm)
+        got = kept[px_per_mm] = np.ascontiguousarray(np.concatenate(
+            [_smoothed_ref(ref, round(level * px_per_mm, 1), px_per_mm)[0][::step, ::step] for level in MATCH_BLUR_MM]))
+    return got
+
+
+_LADDERS: IdentityMemo[dict[float, F32]] = IdentityMemo()
+
+
 def match_step(px_per_mm: float) -> int:
     """The ladder's sampling step at ``px_per_mm``: one pixel every ``MATCH_STEP_MM`` (every other at 3 px/mm)."""
     return max(1, round(MATCH_STEP_MM * px_per_mm))
@@ -414,6 +441,8 @@ def prepare_model(ref: tuple[F32, F32], px_per_mm: float = 0.0) -> None:
     (``vision.frame_blur``) and ``changed_matched`` compare it at, so no frame pays for smoothing a model."""
     for level in MATCH_BLUR_MM if px_per_mm > 0 else (0.0,):
         _smoothed_ref(ref, round(level * px_per_mm, 1), px_per_mm if px_per_mm > 0 else LEGACY_PX_PER_MM)
+    if px_per_mm > 0:
+        _ladder(ref, px_per_mm)
 
 
 def _smoothed_ref(ref: tuple[F32, F32], extra_px: float, px_per_mm: float) -> tuple[F32, F32]:
