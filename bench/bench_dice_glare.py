@@ -129,6 +129,7 @@ def main() -> int:
     ap.add_argument("--seeds", default="7500-7560", help="a range of throw seeds, first-last (last excluded)")
     ap.add_argument("--spots", default="0.55-0.9", help="the spots' strength, low-high")
     ap.add_argument("--fit", action="store_true", help="print the acceptance the rule gives on these throws")
+    ap.add_argument("--net", type=Path, default=None, help="a network folder to read with (default: the package's)")
     args = ap.parse_args()
     lo, hi = (int(v) for v in args.seeds.split("-"))
     s0, s1 = (float(v) for v in args.spots.split("-"))
@@ -136,7 +137,8 @@ def main() -> int:
     assert layout.roll_area_mm is not None
     pose = default_pose(layout, image_size=(2028, 1520))
     renderer = Renderer(layout, pose, PALETTE)
-    reader = DiceReader(layout, pose, {**PALETTE, **UNSEEN}, renderer.render(TableScene({}), seed=7))
+    reader = DiceReader(layout, pose, {**PALETTE, **UNSEEN}, renderer.render(TableScene({}), seed=7),
+                        net_folder=args.net)
     if reader.net is None:
         raise SystemExit(f"no face network: {reader.net_error}")
     shots = throws(renderer, layout.roll_area_mm, range(lo, hi), (s0, s1))

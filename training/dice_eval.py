@@ -98,6 +98,9 @@ def main() -> int:
         manifest = json.loads(path.read_text())
         manifest["temperature"] = round(t, 3)
         manifest["views"] = "symmetry"
+        manifest["views_note"] = ("the temperature fitted with the turned views on the calibration crops: nice -n 10 "
+                                  ".venv/bin/python -m training.dice_eval --fit-temperature (after the training "
+                                  "command)")
         path.write_text(json.dumps(manifest, indent=1) + "\n")
         print(f"written: {path}", file=sys.stderr)
     return 0

@@ -110,6 +110,9 @@ def main() -> int:
                     help="extra training sessions whose dice are mostly D20s (seeds seed*10000+5000+i)")
     ap.add_argument("--hard-sessions", type=int, default=0,
                     help="extra training sessions of cubes in dim light and glare (seeds seed*10000+6000+i)")
+    ap.add_argument("--train-from", type=int, default=0,
+                    help="the first training session's index (fine-tuning on sessions an earlier run did not use)")
+    ap.add_argument("--hard-from", type=int, default=0, help="the first hard session's index (as --train-from)")
     ap.add_argument("--workers", type=int, default=2, help="render processes")
     ap.add_argument("--calibration-sessions", type=int, default=40)
     ap.add_argument("--frames", type=int, default=8, help="frames per session")
@@ -129,12 +132,13 @@ def main() -> int:
     if args.accept:
         return write_accept(args.out / MANIFEST, args.accept)
     base = args.seed * 10000
+    hard0 = base + 6000 + args.hard_from
     calib = cached(args.cache, [base + 9000 + i for i in range(args.calibration_sessions)], args.frames,
                    "render calib", not args.no_render, args.workers)
     parts = []
-    for label, first, count, mix in (("render train", 0, args.sessions, ""),
+    for label, first, count, mix in (("render train", args.train_from, args.sessions, ""),
                                      ("render d20", 5000, args.d20_sessions, "d20"),
-                                     ("render hard", 6000, args.hard_sessions, "hard")):
+                                     ("render hard", 6000 + args.hard_from, args.hard_sessions, "hard")):
         if count:
             parts.append(cached(args.cache, [base + first + i for i in range(count)], args.frames, label,
                                 not args.no_render, args.workers, mix=mix))
@@ -166,10 +170,13 @@ def main() -> int:
                         f"--d20-sessions {args.d20_sessions} --hard-sessions {args.hard_sessions} "
                         f"--calibration-sessions {args.calibration_sessions} --frames {args.frames} "
                         f"--epochs {figures['epochs']} --seed {args.seed} --max-lr {args.max_lr}"
+                        + (f" --train-from {args.train_from}" if args.train_from else "")
+                        + (f" --hard-from {args.hard_from}" if args.hard_from else "")
                         + (f" --init {args.init}" if args.init is not None else "")),
-            "train_sessions": f"{base}..{base + args.sessions - 1}",
+            "train_sessions": f"{base + args.train_from}..{base + args.train_from + args.sessions - 1}"
+            if args.sessions else "",
             "d20_sessions": f"{base + 5000}..{base + 5000 + args.d20_sessions - 1}" if args.d20_sessions else "",
-            "hard_sessions": f"{base + 6000}..{base + 6000 + args.hard_sessions - 1}" if args.hard_sessions else "",
+            "hard_sessions": f"{hard0}..{hard0 + args.hard_sessions - 1}" if args.hard_sessions else "",
             "init_sha256": args.init_sha,
             "calibration_sessions": f"{base + 9000}..{base + 9000 + args.calibration_sessions - 1}",
             "crops": {"train": len(train[1]), "calibration": len(calib[1])},
