@@ -109,14 +109,17 @@ def _augment(x: torch.Tensor, g: torch.Generator, rotate: bool) -> torch.Tensor:
 
 
 def train(x: NDArray[np.uint8], y: NDArray[np.int64], classes: int, epochs: int, seed: int,
-          rotate: bool, what: str) -> tuple[Body, nn.Linear, list[float]]:
-    """The body and last layer after ``epochs`` (cosine learning rate), and the loss of every epoch."""
+          rotate: bool, what: str, unknown: tuple[int, float] = (-1, 1.0)) -> tuple[Body, nn.Linear, list[float]]:
+    """The body and last layer after ``epochs`` (cosine learning rate), and the loss of every epoch;
+    ``unknown``: (class index, factor) by which that class's loss weight is multiplied."""
     torch.manual_seed(seed)
     g = torch.Generator().manual_seed(seed)
     body, head = Body(WIDTHS[what]), nn.Linear(FEATURES, classes)
     xt, yt = torch.from_numpy(to_blob(x)), torch.from_numpy(y)
     counts = np.bincount(y, minlength=classes).astype(np.float64)
     weight = torch.tensor(counts.sum() / np.maximum(counts, 1.0) / classes, dtype=torch.float32).clamp(max=5.0)
+    if unknown[0] >= 0:
+        weight[unknown[0]] *= unknown[1]
     params = list(body.parameters()) + list(head.parameters())
     opt = torch.optim.Adam(params, lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
@@ -213,6 +216,8 @@ def main() -> int:
     ap.add_argument("--val-die-seed", type=int, default=10,
                     help="calibration scenes with players' dice (--val-die-scenes; 0 scenes: none)")
     ap.add_argument("--val-die-scenes", type=int, default=0)
+    ap.add_argument("--unknown-weight", type=float, default=1.0,
+                    help="factor on the stand network's loss weight of \"unknown\" (covered stands)")
     ap.add_argument("--stand-epochs", type=int, default=10)
     ap.add_argument("--slot-epochs", type=int, default=4, help="slots learn faster (loss ~0.07)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads (1 is faster on a loaded machine)")
@@ -257,7 +262,8 @@ def main() -> int:
     for kind, classes, x, y, vx, vy, rot, epochs in (
             ("stands", STAND_CLASSES, tr.stands, tr.stand_labels, va.stands, va.stand_labels, True, args.stand_epochs),
             ("slots", SLOT_CLASSES, tr.slots, tr.slot_labels, va.slots, va.slot_labels, False, args.slot_epochs)):
-        body, head, losses = train(x, y, len(classes), epochs, args.seed, rot, kind)
+        unknown = (STAND_CLASSES.index("unknown"), args.unknown_weight) if kind == "stands" else (-1, 1.0)
+        body, head, losses = train(x, y, len(classes), epochs, args.seed, rot, kind, unknown)
         with torch.no_grad():
             logits = head(body(torch.from_numpy(to_blob(vx)))).numpy()
         t = fit_temperature(logits, vy)
@@ -279,6 +285,7 @@ def main() -> int:
                             "val_blur_seed": args.val_blur_seed, "val_blur_scenes": args.val_blur_scenes,
                             "die_seeds": args.die_seeds, "die_scenes": args.die_scenes,
                             "val_die_seed": args.val_die_seed, "val_die_scenes": args.val_die_scenes,
+                            "unknown_weight": args.unknown_weight,
                             "epochs": {"stands": args.stand_epochs, "slots": args.slot_epochs},
                             "torch": torch.__version__, "figures": figures,
                             "seconds": round(time.perf_counter() - t0), "cpus": os.cpu_count()}
