@@ -31,6 +31,7 @@ from vision.regions import Region, slot_regions, stand_regions
 from vision.synth import Renderer, SlotCard, TableScene, Token
 from vision.synth.bump import bumped_pose
 from vision.synth.clutter import CLUTTER_KINDS, Clutter
+from vision.synth.tokens import GEOMETRY
 from vision.warp import rotate, translate
 
 UNKNOWN_FROM = 0.2
@@ -39,6 +40,9 @@ SIZES = ((2028, 1520), (1014, 760))
 LOW_JPEG = (20, 40)  # a "low" scene's JPEG quality range (issue 13: 1014x760 at q25 split souls from base camps)
 BLURRED = (1.5, 2.5)  # a "blurred" scene's blur sigma, px (issue 13: 1014x760 blur 2 split base camps from capitals)
 SQUARE_SHARE = 0.8  # of a blurred scene's territory pieces, capitals and base camps (the ordinary mix: 2/3)
+PLAYER_DICE = (2, 6)  # a dice scene's dice in the players' colours, at least / fewer than
+DIE_MM = (12.0, 20.0)  # a real die's edge (D6) or width (D20)
+D20_SHARE = 0.3
 
 
 @dataclass
@@ -99,6 +103,45 @@ def random_scene(layout: TableLayout, rng: np.random.Generator, palette: dict[st
             clutter.append(Clutter(kind, (cx + rng.uniform(-30, 30), cy + rng.uniform(-40, 40), 0.0)))
     hands = int(rng.choice([0, 0, 1, 1, 2]))
     return TableScene(toks, slots, hands, clutter)
+
+
+def near_colour(colour: tuple[int, int, int], rng: np.random.Generator) -> tuple[int, int, int]:
+    """A colour a few hue steps from ``colour``, a little more or less saturated and bright: another print of
+    the same filament, or another player's die of a close colour."""
+    hsv = cv2.cvtColor(np.array([[colour]], np.uint8), cv2.COLOR_BGR2HSV)[0, 0].astype(np.float64)
+    hsv[0] = (hsv[0] + rng.uniform(-8, 8)) % 180
+    hsv[1:] = np.clip(hsv[1:] * rng.uniform(0.85, 1.15, 2), 0, 255)
+    b, g, r = (int(v) for v in cv2.cvtColor(np.array([[hsv]], np.uint8), cv2.COLOR_HSV2BGR)[0, 0])
+    return (b, g, r)
+
+
+def player_dice(layout: TableLayout, scene: TableScene, palette: dict[str, tuple[int, int, int]],
+                rng: np.random.Generator) -> list[Clutter]:
+    """Dice in the players' own colours (or near them; issue 21: each player's dice are theirs, marks
+    recessed) on territory stands, ``DIE_MM`` wide, D6 or D20: on an empty stand (where its top passes for
+    a capital or base camp of its colour), on a piece's top, or leaning beside one."""
+    territory = [s.id for s in layout.stands if s.kind == "territory"]
+    picks = rng.choice(len(territory), size=int(rng.integers(*PLAYER_DICE)), replace=False)
+    out = []
+    for i in picks:
+        sid = territory[int(i)]
+        x, y, z = layout.stand_world(sid)
+        tok = scene.tokens.get(sid)
+        colour = palette[str(rng.choice(sorted(palette)))]
+        if rng.random() < 0.35:
+            colour = near_colour(colour, rng)
+        side = float(rng.uniform(*DIE_MM))
+        faces = 20 if rng.random() < D20_SHARE else 6
+        if tok is None:
+            dx, dy = rng.uniform(-4, 4, 2)
+        elif rng.random() < 0.5:
+            z += GEOMETRY["soul" if tok.kind == "soul" else tok.kind].height_mm
+            dx, dy = rng.uniform(-3, 3, 2)
+        else:
+            a = rng.uniform(0, 2 * np.pi)
+            dx, dy = (side / 2 + rng.uniform(2, 8)) * np.cos(a), (side / 2 + rng.uniform(2, 8)) * np.sin(a)
+        out.append(Clutter("die", (x + dx, y + dy, z), colour, side, faces))
+    return out
 
 
 def _blobs(frame: NDArray[np.uint8], mask: NDArray[np.uint8], targets: list[NDArray[np.float64]],
@@ -165,7 +208,7 @@ Cache = dict[object, tuple[Renderer, NDArray[np.uint8]]]
 
 
 def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
-                  cache: Cache, low: bool = False, blurred: bool = False
+                  cache: Cache, low: bool = False, blurred: bool = False, dice: bool = False
                   ) -> Iterator[tuple[str, NDArray[np.uint8], int]]:
     """(kind, patch, label) for every region of ``shots`` photos of one random scene, ``views`` jittered
     cuts each; kind is "stand" or "slot". A ``low`` scene is photographed at half resolution (1014x760)
@@ -174,7 +217,10 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
     photographed at half resolution with every shot blurred by ``BLURRED`` px (its light, noise and JPEG
     drawn as an ordinary shot's), and its territory pieces are mostly capitals and base camps: at 1014x760
     blur 2 a square piece's corners are gone and the two were split (issue 13, lies11). Its other draws
-    are the ordinary scene's, so an ordinary seed renders what it always did."""
+    are the ordinary scene's, so an ordinary seed renders what it always did. A ``dice`` scene adds
+    ``player_dice`` (drawn from their own generator) to the ordinary scene: a die in its owner's colour on an
+    empty stand was read as that player's capital (issue 13, lies16); the renderer's truth labels the stands
+    they cover unknown, as any foreign object's."""
     rng = np.random.default_rng([seed, 0xC1A5])
     size = SIZES[0] if rng.random() < 0.75 else SIZES[1]
     if low or blurred:
@@ -196,6 +242,8 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
         r, reference = cache[size]
     r.palette = random_palette(rng)
     scene = random_scene(layout, rng, r.palette, squares=blurred)
+    if dice:
+        scene.clutter.extend(player_dice(layout, scene, r.palette, np.random.default_rng([seed, 0xD1CE])))
     composed, truth = r.compose(scene, seed=seed)
     mask = truth.hand_mask.copy()
     stands = stand_regions(layout, pose)
@@ -232,9 +280,10 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
 
 
 def build(layout: TableLayout, seeds: list[int], shots: int = 3, views: int = 2, progress: bool = True,
-          low: bool = False, blurred: bool = False) -> PatchSet:
+          low: bool = False, blurred: bool = False, dice: bool = False) -> PatchSet:
     """The patch set of the scenes ``seeds`` (each seed one scene; ``low``: half resolution, heavy JPEG;
-    ``blurred``: half resolution, blur 1.5-2.5 px, mostly square pieces; see ``scene_patches``), with a
+    ``blurred``: half resolution, blur 1.5-2.5 px, mostly square pieces; ``dice``: dice in the players'
+    colours on territory stands; see ``scene_patches``), with a
     progress bar on stderr."""
     st: list[NDArray[np.uint8]] = []
     sl: list[NDArray[np.uint8]] = []
@@ -243,7 +292,7 @@ def build(layout: TableLayout, seeds: list[int], shots: int = 3, views: int = 2,
     cache: dict[object, tuple[Renderer, NDArray[np.uint8]]] = {}
     t0 = time.perf_counter()
     for i, seed in enumerate(seeds):
-        for kind, patch, label in scene_patches(layout, seed, shots, views, cache, low, blurred):
+        for kind, patch, label in scene_patches(layout, seed, shots, views, cache, low, blurred, dice):
             (st if kind == "stand" else sl).append(patch)
             (yst if kind == "stand" else ysl).append(label)
         if progress:

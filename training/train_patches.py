@@ -69,22 +69,24 @@ class Body(nn.Module):
         return out
 
 
-def _scene(seed: int, low: bool = False, blurred: bool = False) -> PatchSet:
+def _scene(seed: int, low: bool = False, blurred: bool = False, dice: bool = False) -> PatchSet:
     torch.set_num_threads(1)
     layout = table_layout(BoardMap.packaged())
-    return build(layout, [seed], SHOTS, VIEWS, progress=False, low=low, blurred=blurred)
+    return build(layout, [seed], SHOTS, VIEWS, progress=False, low=low, blurred=blurred, dice=dice)
 
 
 SHOTS, VIEWS = 3, 2
 
 
-def render(seeds: list[int], workers: int, what: str, low: bool = False, blurred: bool = False) -> PatchSet:
+def render(seeds: list[int], workers: int, what: str, low: bool = False, blurred: bool = False,
+           dice: bool = False) -> PatchSet:
     """Patches of the scenes ``seeds`` (``low``: half resolution, heavy JPEG; ``blurred``: half resolution,
-    blur 1.5-2.5 px, mostly square pieces) rendered by ``workers`` processes, with a progress bar."""
+    blur 1.5-2.5 px, mostly square pieces; ``dice``: dice in the players' colours on territory stands)
+    rendered by ``workers`` processes, with a progress bar."""
     parts: list[PatchSet] = []
     t0 = time.perf_counter()
     with Pool(workers) as pool:
-        for i, ps in enumerate(pool.imap(partial(_scene, low=low, blurred=blurred), seeds)):
+        for i, ps in enumerate(pool.imap(partial(_scene, low=low, blurred=blurred, dice=dice), seeds)):
             parts.append(ps)
             done = (i + 1) / len(seeds)
             eta = (time.perf_counter() - t0) / done * (1 - done)
@@ -107,14 +109,17 @@ def _augment(x: torch.Tensor, g: torch.Generator, rotate: bool) -> torch.Tensor:
 
 
 def train(x: NDArray[np.uint8], y: NDArray[np.int64], classes: int, epochs: int, seed: int,
-          rotate: bool, what: str) -> tuple[Body, nn.Linear, list[float]]:
-    """The body and last layer after ``epochs`` (cosine learning rate), and the loss of every epoch."""
+          rotate: bool, what: str, unknown: tuple[int, float] = (-1, 1.0)) -> tuple[Body, nn.Linear, list[float]]:
+    """The body and last layer after ``epochs`` (cosine learning rate), and the loss of every epoch;
+    ``unknown``: (class index, factor) by which that class's loss weight is multiplied."""
     torch.manual_seed(seed)
     g = torch.Generator().manual_seed(seed)
     body, head = Body(WIDTHS[what]), nn.Linear(FEATURES, classes)
     xt, yt = torch.from_numpy(to_blob(x)), torch.from_numpy(y)
     counts = np.bincount(y, minlength=classes).astype(np.float64)
     weight = torch.tensor(counts.sum() / np.maximum(counts, 1.0) / classes, dtype=torch.float32).clamp(max=5.0)
+    if unknown[0] >= 0:
+        weight[unknown[0]] *= unknown[1]
     params = list(body.parameters()) + list(head.parameters())
     opt = torch.optim.Adam(params, lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
@@ -204,6 +209,15 @@ def main() -> int:
     ap.add_argument("--val-blur-seed", type=int, default=8,
                     help="calibration scenes at 1014x760, blur 1.5-2.5 px (--val-blur-scenes; 0 scenes: none)")
     ap.add_argument("--val-blur-scenes", type=int, default=0)
+    ap.add_argument("--die-seeds", type=int, nargs="*", default=[],
+                    help="training scene seeds with dice in the players' colours on territory stands "
+                         "(each --die-scenes scenes)")
+    ap.add_argument("--die-scenes", type=int, default=100)
+    ap.add_argument("--val-die-seed", type=int, default=10,
+                    help="calibration scenes with players' dice (--val-die-scenes; 0 scenes: none)")
+    ap.add_argument("--val-die-scenes", type=int, default=0)
+    ap.add_argument("--unknown-weight", type=float, default=1.0,
+                    help="factor on the stand network's loss weight of \"unknown\" (covered stands)")
     ap.add_argument("--stand-epochs", type=int, default=10)
     ap.add_argument("--slot-epochs", type=int, default=4, help="slots learn faster (loss ~0.07)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads (1 is faster on a loaded machine)")
@@ -214,14 +228,15 @@ def main() -> int:
     torch.set_num_threads(max(1, args.threads))
     t0 = time.perf_counter()
 
-    def patches(seed: int, n: int, what: str, low: bool = False, blurred: bool = False) -> PatchSet:
-        tag = "low-" if low else "blur-" if blurred else ""
+    def patches(seed: int, n: int, what: str, low: bool = False, blurred: bool = False,
+                dice: bool = False) -> PatchSet:
+        tag = "low-" if low else "blur-" if blurred else "dice-" if dice else ""
         name = f"patches-{tag}{seed}-{n}-{SHOTS}-{VIEWS}.npz"
         path = args.cache / name if args.cache else None
         if path is not None and path.exists():
             with np.load(path) as z:
                 return PatchSet(z["stands"], z["stand_labels"], z["slots"], z["slot_labels"])
-        ps = render([seed * 100000 + i for i in range(n)], args.workers, what, low, blurred)
+        ps = render([seed * 100000 + i for i in range(n)], args.workers, what, low, blurred, dice)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             np.savez(path, stands=ps.stands, stand_labels=ps.stand_labels, slots=ps.slots, slot_labels=ps.slot_labels)
@@ -231,6 +246,7 @@ def main() -> int:
     parts += [patches(s, args.low_scenes, f"rendering low training scenes {s}", low=True) for s in args.low_seeds]
     parts += [patches(s, args.blur_scenes, f"rendering blurred training scenes {s}", blurred=True)
               for s in args.blur_seeds]
+    parts += [patches(s, args.die_scenes, f"rendering dice training scenes {s}", dice=True) for s in args.die_seeds]
     tr = joined(parts)
     va = patches(args.val_seed, args.val_scenes, "rendering calibration scenes")
     if args.val_low_scenes > 0:
@@ -238,12 +254,16 @@ def main() -> int:
     if args.val_blur_scenes > 0:
         va = joined([va, patches(args.val_blur_seed, args.val_blur_scenes, "rendering blurred calibration scenes",
                                  blurred=True)])
+    if args.val_die_scenes > 0:
+        va = joined([va, patches(args.val_die_seed, args.val_die_scenes, "rendering dice calibration scenes",
+                                 dice=True)])
     manifest: dict[str, Any] = {"format": FORMAT, "input": INPUT}
     figures: dict[str, Any] = {}
     for kind, classes, x, y, vx, vy, rot, epochs in (
             ("stands", STAND_CLASSES, tr.stands, tr.stand_labels, va.stands, va.stand_labels, True, args.stand_epochs),
             ("slots", SLOT_CLASSES, tr.slots, tr.slot_labels, va.slots, va.slot_labels, False, args.slot_epochs)):
-        body, head, losses = train(x, y, len(classes), epochs, args.seed, rot, kind)
+        unknown = (STAND_CLASSES.index("unknown"), args.unknown_weight) if kind == "stands" else (-1, 1.0)
+        body, head, losses = train(x, y, len(classes), epochs, args.seed, rot, kind, unknown)
         with torch.no_grad():
             logits = head(body(torch.from_numpy(to_blob(vx)))).numpy()
         t = fit_temperature(logits, vy)
@@ -263,6 +283,9 @@ def main() -> int:
                             "val_low_seed": args.val_low_seed, "val_low_scenes": args.val_low_scenes,
                             "blur_seeds": args.blur_seeds, "blur_scenes": args.blur_scenes,
                             "val_blur_seed": args.val_blur_seed, "val_blur_scenes": args.val_blur_scenes,
+                            "die_seeds": args.die_seeds, "die_scenes": args.die_scenes,
+                            "val_die_seed": args.val_die_seed, "val_die_scenes": args.val_die_scenes,
+                            "unknown_weight": args.unknown_weight,
                             "epochs": {"stands": args.stand_epochs, "slots": args.slot_epochs},
                             "torch": torch.__version__, "figures": figures,
                             "seconds": round(time.perf_counter() - t0), "cpus": os.cpu_count()}

@@ -30,6 +30,10 @@ class Clutter:
     # so shadowed in that colour, not painted in another, as the real d6/d20 photos show); None: a random
     # colour with contrasting pips
     colour: tuple[int, int, int] | None = None
+    # a die's edge (mm) and faces (6: a cube; 20: an icosahedron resting on a face, seen as a hexagon);
+    # None: an edge of 14-20 mm drawn from the scene's seed
+    side_mm: float | None = None
+    faces: int = 6
 
 
 def _prism(frame: Image, mask: NDArray[np.uint8], project: Project, outline: NDArray[np.float64], z0: float,
@@ -54,6 +58,21 @@ def _colour(rng: np.random.Generator, lo: int = 20, hi: int = 235) -> tuple[int,
     return (int(rng.integers(lo, hi)), int(rng.integers(lo, hi)), int(rng.integers(lo, hi)))
 
 
+def _d20(frame: Image, mask: NDArray[np.uint8], project: Project, at: tuple[float, float, float], across: float,
+         ang: float, colour: tuple[int, int, int]) -> None:
+    """An icosahedron ``across`` mm wide resting on a face, from above: a hexagon whose centre triangle (the
+    top face, full colour, its numeral recessed) is flanked by darker, steeper faces."""
+    x, y, z = at
+    a = ang + np.arange(6) * math.pi / 3
+    hexagon = np.column_stack([x + across / 2 * np.cos(a), y + across / 2 * np.sin(a)])
+    top = _prism(frame, mask, project, hexagon, z, z + 0.8 * across, _dim(colour, 0.55), _dim(colour, 0.75))
+    centre = top.mean(0)
+    tri = centre + (top[0::2] - centre) * 0.62
+    cv2.fillPoly(frame, [np.round(tri * 16).astype(np.int32)], colour, cv2.LINE_AA, shift=4)
+    r = max(2, round(float(np.linalg.norm(top[0] - centre)) * 0.12))
+    cv2.circle(frame, (round(centre[0]), round(centre[1])), r, _dim(colour, 0.45), -1, cv2.LINE_AA)
+
+
 def draw_clutter(frame: Image, mask: NDArray[np.uint8], project: Project, item: Clutter,
                  rng: np.random.Generator) -> None:
     """Draw ``item`` into ``frame`` and mark what it covers in ``mask`` (255)."""
@@ -66,9 +85,14 @@ def draw_clutter(frame: Image, mask: NDArray[np.uint8], project: Project, item: 
         cv2.fillPoly(frame, [np.round(shine * 16).astype(np.int32)], (62, 62, 68), cv2.LINE_AA, shift=4)
     elif item.kind == "die":
         side = float(rng.uniform(14.0, 20.0))
+        if item.side_mm is not None:
+            side = item.side_mm
         die = _colour(rng, 30, 250)  # drawn for a player's die too, so the seed's later draws stay the same
         if item.colour is not None:
             die = item.colour
+        if item.faces == 20:
+            _d20(frame, mask, project, (x, y, z), side, ang, die)
+            return
         top = _prism(frame, mask, project, _rect(side, side, x, y, ang), z, z + side,
                      _dim(die, 0.6), die)
         centre = top.mean(0)
