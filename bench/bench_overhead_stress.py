@@ -131,9 +131,10 @@ class SlotAgreement:
 
 
 def make_reader(layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
-                reference: np.ndarray | None, before: bool, qr_budget_s: float = QR_BUDGET_S) -> BoardReader:
+                reference: np.ndarray | None, before: bool, qr_budget_s: float = QR_BUDGET_S,
+                patches: Path | None = None) -> BoardReader:
     return BoardReader(layout, pose, palette, reference, strict=not before,
-                       accept=None if before else is_kipukas_payload, qr_budget_s=qr_budget_s)
+                       accept=None if before else is_kipukas_payload, qr_budget_s=qr_budget_s, patches=patches)
 
 
 ARTWORKS: dict[int, list[Artwork]] = {}  # per layout: what the pose watch matches a knocked camera against
@@ -149,7 +150,7 @@ class Overhead:
     def __init__(self, layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
                  reference: np.ndarray | None, args: argparse.Namespace, watch: bool) -> None:
         self.layout, self.pose, self.palette, self.reference, self.args = layout, pose, palette, reference, args
-        self.reader = make_reader(layout, pose, palette, reference, args.before, args.qr_budget)
+        self.reader = make_reader(layout, pose, palette, reference, args.before, args.qr_budget, args.patches)
         self.said: list[str] = []
         if watch and id(layout) not in ARTWORKS:
             ARTWORKS[id(layout)] = table_artworks(BoardMap.packaged(), layout)
@@ -351,6 +352,8 @@ def main() -> int:
                     help="seconds between frames, for the pose watch's clock (it checks fully every 5 s)")
     ap.add_argument("--accept", type=float, default=None,
                     help="override the classifier's ACCEPT (vision.patch_classifier) for tuning")
+    ap.add_argument("--patches", type=Path, default=None,
+                    help="a patch classifier folder to read with instead of the shipped one (vision/assets)")
     ap.add_argument("--reasons", action="store_true",
                     help="print, per row, why uncovered stands and slots were not read right (reason codes)")
     args = ap.parse_args()
