@@ -25,13 +25,13 @@ from numpy.typing import NDArray
 
 from calibration.camera import CameraPose, default_pose
 from calibration.layout import TableLayout
+from training.patch_dice import draw_rounded, rounded_dice
 from vision.light import channel_gains, shrink
 from vision.patch_classifier import SLOT_CLASSES, STAND_CLASSES, patch_input
 from vision.regions import Region, slot_regions, stand_regions
 from vision.synth import Renderer, SlotCard, TableScene, Token
 from vision.synth.bump import bumped_pose
 from vision.synth.clutter import CLUTTER_KINDS, Clutter
-from training.patch_dice import draw_rounded, rounded_dice
 from vision.synth.tokens import GEOMETRY
 from vision.warp import rotate, translate
 
