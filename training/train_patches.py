@@ -230,6 +230,7 @@ def main() -> int:
     ap.add_argument("--cache", type=Path, help="keep rendered patch sets here (same seeds: reused)")
     ap.add_argument("--out", type=Path, default=Path("vision/assets"))
     args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)  # before the run, not at the export after it
     torch.set_num_threads(max(1, args.threads))
     t0 = time.perf_counter()
 
