@@ -151,7 +151,8 @@ class Overhead:
     def __init__(self, layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
                  reference: np.ndarray | None, args: argparse.Namespace, watch: bool) -> None:
         self.layout, self.pose, self.palette, self.reference, self.args = layout, pose, palette, reference, args
-        self.reader = make_reader(layout, pose, palette, reference, args.before, args.qr_budget, args.patches)
+        self.reader = make_reader(layout, pose, palette, reference, args.before, args.qr_budget,
+                                  getattr(args, "patches", None))
         self.said: list[str] = []
         if watch and id(layout) not in ARTWORKS:
             ARTWORKS[id(layout)] = table_artworks(BoardMap.packaged(), layout)
