@@ -54,6 +54,7 @@ from tracker.overhead.pose_watch import PoseWatch
 from tracker.table.board import StandValue
 from tracker.table.loop import stand_value
 from tracker.table.stabiliser import Stabiliser
+from training.patch_dice import StandDie, draw_rounded
 from vision import patch_classifier
 from vision.board import QR_BUDGET_S, BoardReader
 from vision.observation import BoardObservation, SlotObs, StandObs
@@ -131,9 +132,10 @@ class SlotAgreement:
 
 
 def make_reader(layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
-                reference: np.ndarray | None, before: bool, qr_budget_s: float = QR_BUDGET_S) -> BoardReader:
+                reference: np.ndarray | None, before: bool, qr_budget_s: float = QR_BUDGET_S,
+                patches: Path | None = None) -> BoardReader:
     return BoardReader(layout, pose, palette, reference, strict=not before,
-                       accept=None if before else is_kipukas_payload, qr_budget_s=qr_budget_s)
+                       accept=None if before else is_kipukas_payload, qr_budget_s=qr_budget_s, patches=patches)
 
 
 ARTWORKS: dict[int, list[Artwork]] = {}  # per layout: what the pose watch matches a knocked camera against
@@ -149,7 +151,8 @@ class Overhead:
     def __init__(self, layout: TableLayout, pose: CameraPose, palette: dict[str, tuple[int, int, int]],
                  reference: np.ndarray | None, args: argparse.Namespace, watch: bool) -> None:
         self.layout, self.pose, self.palette, self.reference, self.args = layout, pose, palette, reference, args
-        self.reader = make_reader(layout, pose, palette, reference, args.before, args.qr_budget)
+        self.reader = make_reader(layout, pose, palette, reference, args.before, args.qr_budget,
+                                  getattr(args, "patches", None))
         self.said: list[str] = []
         if watch and id(layout) not in ARTWORKS:
             ARTWORKS[id(layout)] = table_artworks(BoardMap.packaged(), layout)
@@ -208,6 +211,9 @@ def run_condition(cond: Condition, layout: TableLayout, args: argparse.Namespace
             deg, mm = cond.bump
             shot = Renderer(layout, bumped_pose(base_pose, deg, mm, rng), palette)
         composed, truth = shot.compose(staged, seed=tag)
+        occluded = truth.occluded
+        if cond.dice is not None:
+            occluded = with_dice(shot, layout, composed, cond.dice(layout, rng, scene.tokens), occluded, rng)
         frames = [shot.finish(composed, seed=tag * 10 + 5 + i, **cond.finish) for i in range(args.frames)]
         for mode, tally in out.items():
             # bumps go through the product's own re-posing (the pose watch), as `run` and `demo` do
@@ -229,7 +235,7 @@ def run_condition(cond: Condition, layout: TableLayout, args: argparse.Namespace
                     slots.feed(obs.slots)
                 tally.frames += 1
                 tally.unreadable += bool(getattr(obs, "unreadable", None))
-                score(obs, scene, truth.occluded, tally, f"{cond.name} table {k} frame {i}")
+                score(obs, scene, occluded, tally, f"{cond.name} table {k} frame {i}")
             for sid, v in stab.board().items():
                 tok = scene.tokens.get(sid)
                 want = StandValue() if tok is None else StandValue(tok.kind, tok.owner, 1)
@@ -241,6 +247,21 @@ def run_condition(cond: Condition, layout: TableLayout, args: argparse.Namespace
                 if state != (cards[-1].face if cards else "empty"):
                     tally.wrong_accepted += 1
                     tally.misses.append(f"{cond.name} table {k} slot {sid}: ACCEPTED {state}")
+    return out
+
+
+def with_dice(r: Renderer, layout: TableLayout, frame: np.ndarray, dice: list[StandDie],
+              occluded: dict[str, float], rng: np.random.Generator) -> dict[str, float]:
+    """Draw ``dice`` into ``frame``; the occlusion with what they hide added (the stand each rests on: all)."""
+    mask = np.zeros(frame.shape[:2], np.uint8)
+    draw_rounded(frame, mask, r, dice, rng)
+    out = dict(occluded)
+    for s in layout.stands:
+        inside = np.zeros(mask.shape, np.uint8)
+        cv2.fillPoly(inside, [np.round(r.region_polygon(s.id)).astype(np.int32)], 1)
+        hidden = float((mask[inside > 0] > 0).mean()) if inside.any() else 0.0
+        out[s.id] = max(out.get(s.id, 0.0), hidden)
+    out.update({d.stand: 1.0 for d in dice})
     return out
 
 
@@ -351,6 +372,8 @@ def main() -> int:
                     help="seconds between frames, for the pose watch's clock (it checks fully every 5 s)")
     ap.add_argument("--accept", type=float, default=None,
                     help="override the classifier's ACCEPT (vision.patch_classifier) for tuning")
+    ap.add_argument("--patches", type=Path, default=None,
+                    help="a patch classifier folder to read with instead of the shipped one (vision/assets)")
     ap.add_argument("--reasons", action="store_true",
                     help="print, per row, why uncovered stands and slots were not read right (reason codes)")
     args = ap.parse_args()

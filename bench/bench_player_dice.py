@@ -8,14 +8,17 @@ bench puts one such die, in the owner's colour, on an empty stand (territory or 
 at a size drawn from ``--sizes`` (the category is 12-20 mm), and counts per die kind and stand kind how
 many frames read it as a piece with confidence (``MIN_CONFIDENCE``, not obstructed): a reading the
 stabiliser could accept. With and without the empty-table photo; sharp frames at 2028x1520, JPEG q90.
+``--weights`` reads the same frames with each patch classifier folder given (default: the shipped one), so
+weights are compared in one run on the same dice.
 
-    PYTHONPATH=. .venv/bin/python bench/bench_player_dice.py --seeds 9300 9324
+    PYTHONPATH=. .venv/bin/python bench/bench_player_dice.py --seeds 9300 9324 [--weights shipped DIR ...]
 """
 
 from __future__ import annotations
 
 import argparse
 from collections import Counter
+from pathlib import Path
 from typing import cast
 
 import numpy as np
@@ -49,7 +52,17 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, nargs=2, default=(9300, 9324), help="first and last+1 seed")
     ap.add_argument("--sizes", type=float, nargs=2, default=(12.0, 20.0), help="die sizes drawn from (mm)")
     ap.add_argument("--frames", type=int, default=3, help="frames read with the die on the stand")
+    ap.add_argument("--weights", nargs="*", default=["shipped"],
+                    help="patch classifier folders to compare (\"shipped\": vision/assets)")
     args = ap.parse_args()
+    for weights in args.weights:
+        report(args, weights)
+    return 0
+
+
+def report(args: argparse.Namespace, weights: str) -> None:
+    """The table and the lies of one patch classifier folder (``shipped``: the packaged one)."""
+    patches = None if weights == "shipped" else Path(weights)
     lay = layout()
     size = (2028, 1520)
     counts: Counter[tuple[str, str, str, str]] = Counter()
@@ -79,7 +92,7 @@ def main() -> int:
             SIZE_MM[kind] = saved
         for photo in (True, False):
             reader = BoardReader(lay, default_pose(lay, image_size=size), PALETTE,
-                                 r.render(TableScene({}), seed=seed + 500) if photo else None)
+                                 r.render(TableScene({}), seed=seed + 500) if photo else None, patches=patches)
             for i in range(3):
                 reader.read(r.finish(clean, seed=seed * 10 + i))
             for i in range(args.frames):
@@ -94,6 +107,7 @@ def main() -> int:
                     lies.setdefault((seed, mode), []).append(f"{o.owner} {o.state} {o.confidence:.2f}")
             if (seed, mode) in lies:
                 lies[(seed, mode)].insert(0, f"{kind} {side:.1f} mm on {sid}:")
+    print(f"weights: {weights}")
     print(f"player's dice (vision.synth.dice), sizes {args.sizes[0]:g}-{args.sizes[1]:g} mm, seeds "
           f"{args.seeds[0]}-{args.seeds[1] - 1}, {args.frames} frames each: frames read as a confident piece")
     print(f"{'die':6} {'stand':10} {'photo':6} {'frames':>6} {'flagged':>8} {'empty':>6} {'piece':>6}")
@@ -107,7 +121,6 @@ def main() -> int:
     print(f"frames read as a confident piece: {total} of {sum(counts.values())}")
     for (seed, mode), said in sorted(lies.items()):
         print(f"  seed {seed} {mode}: {said[0]} read {', '.join(said[1:])}")
-    return 0
 
 
 if __name__ == "__main__":

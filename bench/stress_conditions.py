@@ -11,7 +11,11 @@ from typing import Any
 import numpy as np
 
 from calibration.layout import TableLayout
+from training.patch_dice import DIE_MM, KINDS, StandDie
 from vision.synth.clutter import Clutter
+from vision.synth.dice import random_die
+from vision.synth.scene import Token
+from vision.synth.tokens import GEOMETRY
 
 PALETTE = {"red": (40, 40, 210), "blue": (200, 90, 30)}
 CLOSE_PALETTE = {"purple": (150, 40, 140), "teal": (140, 140, 30)}  # near the map's magenta and green
@@ -26,6 +30,8 @@ class Condition:
     bump: tuple[float, float] | None = None  # (degrees, mm)
     size: tuple[int, int] | None = None
     palette: dict[str, tuple[int, int, int]] | None = None
+    # real-looking dice (``vision.synth.dice``) put on stands after the scene is composed
+    dice: Callable[[TableLayout, np.random.Generator, dict[str, Token]], list[StandDie]] | None = None
 
 
 def _on_map(layout: TableLayout, rng: np.random.Generator) -> list[Clutter]:
@@ -48,6 +54,20 @@ def _player_die(layout: TableLayout, rng: np.random.Generator) -> list[Clutter]:
     x, y, z = layout.stand_world(s.id)
     colour = PALETTE[sorted(PALETTE)[int(rng.integers(len(PALETTE)))]]
     return [Clutter("die", (x + rng.uniform(-3, 3), y + rng.uniform(-3, 3), z), colour)]
+
+
+def _rounded_die(layout: TableLayout, rng: np.random.Generator, tokens: dict[str, Token]) -> list[StandDie]:
+    """A player's die as the real ones look (rounded D6 or diel die, D20; 12-20 mm; the owner's colour) on
+    any stand, empty or on its piece's top: a soul's, base camp's or capital's size and outline (lies18)."""
+    s = layout.stands[int(rng.integers(len(layout.stands)))]
+    x, y, z = layout.stand_world(s.id)
+    tok = tokens.get(s.id)
+    if tok is not None:
+        z += GEOMETRY["soul" if tok.kind == "soul" else tok.kind].height_mm
+    colour = PALETTE[sorted(PALETTE)[int(rng.integers(len(PALETTE)))]]
+    kind = KINDS[int(rng.integers(len(KINDS)))]
+    size = float(rng.uniform(*DIE_MM))
+    return [StandDie(random_die(kind, colour, (x + rng.uniform(-3, 3), y + rng.uniform(-3, 3)), rng), size, z, s.id)]
 
 
 def _mat(layout: TableLayout, rng: np.random.Generator) -> list[Clutter]:
@@ -78,6 +98,7 @@ CONDITIONS = [
     Condition("die on a stand", clutter=_die),
     Condition("player's die on a stand", clutter=_player_die),
     Condition("1014x760 q25 player's die", {"jpeg_quality": 25}, clutter=_player_die, size=(1014, 760)),
+    Condition("rounded die on a stand", dice=_rounded_die),
     Condition("arm across map", hands=1),
     Condition("objects on mat", clutter=_mat),
     Condition("close colours", palette=CLOSE_PALETTE),

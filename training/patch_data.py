@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import CameraPose, default_pose
 from calibration.layout import TableLayout
+from training.patch_dice import draw_rounded, rounded_dice
 from vision.light import channel_gains, shrink
 from vision.patch_classifier import SLOT_CLASSES, STAND_CLASSES, patch_input
 from vision.regions import Region, slot_regions, stand_regions
@@ -208,8 +209,8 @@ Cache = dict[object, tuple[Renderer, NDArray[np.uint8]]]
 
 
 def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
-                  cache: Cache, low: bool = False, blurred: bool = False, dice: bool = False
-                  ) -> Iterator[tuple[str, NDArray[np.uint8], int]]:
+                  cache: Cache, low: bool = False, blurred: bool = False, dice: bool = False,
+                  rounded: bool = False) -> Iterator[tuple[str, NDArray[np.uint8], int]]:
     """(kind, patch, label) for every region of ``shots`` photos of one random scene, ``views`` jittered
     cuts each; kind is "stand" or "slot". A ``low`` scene is photographed at half resolution (1014x760)
     and every shot JPEG-compressed at quality ``LOW_JPEG``: the mix the reader met too rarely in the
@@ -220,7 +221,9 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
     are the ordinary scene's, so an ordinary seed renders what it always did. A ``dice`` scene adds
     ``player_dice`` (drawn from their own generator) to the ordinary scene: a die in its owner's colour on an
     empty stand was read as that player's capital (issue 13, lies16); the renderer's truth labels the stands
-    they cover unknown, as any foreign object's."""
+    they cover unknown, as any foreign object's. ``rounded`` (with ``dice``) also puts
+    ``training.patch_dice.rounded_dice`` (the real dice's look, their own generator) on territory and movement
+    stands nothing else hides; each stand one rests on is unknown."""
     rng = np.random.default_rng([seed, 0xC1A5])
     size = SIZES[0] if rng.random() < 0.75 else SIZES[1]
     if low or blurred:
@@ -249,9 +252,18 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
     stands = stand_regions(layout, pose)
     slots = slot_regions(layout, pose)
     ids = list(stands) + list(slots)
+    on_stand: set[str] = set()
+    dmask = np.zeros_like(mask)  # what the rounded dice hide: kept apart so the scene's own draws stay the same
+    drng = np.random.default_rng([seed, 0xD1CE, 2])
+    if rounded:
+        free = {sid for sid, occ in _occlusion(r, mask, list(stands)).items() if occ == 0.0}
+        placed = rounded_dice(layout, scene, r.palette, drng, free)
+        draw_rounded(composed, dmask, r, placed, drng)
+        on_stand = {d.stand for d in placed}
     picks = [ids[int(i)] for i in rng.choice(len(ids), size=int(rng.integers(0, 4)), replace=False)]
     _blobs(composed, mask, [r.region_polygon(p) for p in picks], rng)
     occluded = _occlusion(r, mask, ids)
+    covered = _occlusion(r, mask | dmask, ids) if rounded else occluded
     small_ref = shrink(reference)
     for k in range(shots):
         finish = _finish_args(rng)
@@ -262,9 +274,13 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
         frame = r.finish(composed, seed=seed * 10 + k, **finish)  # type: ignore[arg-type]
         gains = channel_gains(shrink(frame), small_ref) * rng.uniform(0.95, 1.05, 3).astype(np.float32)
         for rid, reg in {**stands, **slots}.items():
-            occ = occluded[rid]
-            if LEAVE_OUT < occ < UNKNOWN_FROM:
+            kept = not LEAVE_OUT < occluded[rid] < UNKNOWN_FROM  # as if there were no rounded dice
+            occ = covered[rid]
+            if LEAVE_OUT < occ < UNKNOWN_FROM and rid not in on_stand:
+                for _ in range(views if kept else 0):
+                    _jitter(reg, rng)  # the scene's own draws stay the same
                 continue
+            jrng = rng if kept else drng
             if reg.kind == "slot":
                 cards = scene.slots.get(rid)
                 label = SLOT_CLASSES.index(cards[-1].face if cards else "empty")
@@ -272,18 +288,18 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
                     label = SLOT_CLASSES.index("unknown")
             else:
                 label = stand_label(scene.tokens.get(rid))
-                if occ >= UNKNOWN_FROM:
+                if occ >= UNKNOWN_FROM or rid in on_stand:
                     label = STAND_CLASSES.index("unknown")
             for _ in range(views):
                 yield ("slot" if reg.kind == "slot" else "stand",
-                       patch_input(frame, reg, gains.astype(np.float32), _jitter(reg, rng)), label)
+                       patch_input(frame, reg, gains.astype(np.float32), _jitter(reg, jrng)), label)
 
 
 def build(layout: TableLayout, seeds: list[int], shots: int = 3, views: int = 2, progress: bool = True,
-          low: bool = False, blurred: bool = False, dice: bool = False) -> PatchSet:
+          low: bool = False, blurred: bool = False, dice: bool = False, rounded: bool = False) -> PatchSet:
     """The patch set of the scenes ``seeds`` (each seed one scene; ``low``: half resolution, heavy JPEG;
     ``blurred``: half resolution, blur 1.5-2.5 px, mostly square pieces; ``dice``: dice in the players'
-    colours on territory stands; see ``scene_patches``), with a
+    colours on territory stands; ``rounded``: real-looking dice on stands too; see ``scene_patches``), with a
     progress bar on stderr."""
     st: list[NDArray[np.uint8]] = []
     sl: list[NDArray[np.uint8]] = []
@@ -292,7 +308,7 @@ def build(layout: TableLayout, seeds: list[int], shots: int = 3, views: int = 2,
     cache: dict[object, tuple[Renderer, NDArray[np.uint8]]] = {}
     t0 = time.perf_counter()
     for i, seed in enumerate(seeds):
-        for kind, patch, label in scene_patches(layout, seed, shots, views, cache, low, blurred, dice):
+        for kind, patch, label in scene_patches(layout, seed, shots, views, cache, low, blurred, dice, rounded):
             (st if kind == "stand" else sl).append(patch)
             (yst if kind == "stand" else ysl).append(label)
         if progress:

@@ -69,24 +69,27 @@ class Body(nn.Module):
         return out
 
 
-def _scene(seed: int, low: bool = False, blurred: bool = False, dice: bool = False) -> PatchSet:
+def _scene(seed: int, low: bool = False, blurred: bool = False, dice: bool = False,
+           rounded: bool = False) -> PatchSet:
     torch.set_num_threads(1)
     layout = table_layout(BoardMap.packaged())
-    return build(layout, [seed], SHOTS, VIEWS, progress=False, low=low, blurred=blurred, dice=dice)
+    return build(layout, [seed], SHOTS, VIEWS, progress=False, low=low, blurred=blurred, dice=dice,
+                 rounded=rounded)
 
 
 SHOTS, VIEWS = 3, 2
 
 
 def render(seeds: list[int], workers: int, what: str, low: bool = False, blurred: bool = False,
-           dice: bool = False) -> PatchSet:
+           dice: bool = False, rounded: bool = False) -> PatchSet:
     """Patches of the scenes ``seeds`` (``low``: half resolution, heavy JPEG; ``blurred``: half resolution,
-    blur 1.5-2.5 px, mostly square pieces; ``dice``: dice in the players' colours on territory stands)
+    blur 1.5-2.5 px, mostly square pieces; ``dice``: dice in the players' colours on territory stands;
+    ``rounded``: real-looking dice on stands too)
     rendered by ``workers`` processes, with a progress bar."""
     parts: list[PatchSet] = []
     t0 = time.perf_counter()
     with Pool(workers) as pool:
-        for i, ps in enumerate(pool.imap(partial(_scene, low=low, blurred=blurred, dice=dice), seeds)):
+        for i, ps in enumerate(pool.imap(partial(_scene, low=low, blurred=blurred, dice=dice, rounded=rounded), seeds)):
             parts.append(ps)
             done = (i + 1) / len(seeds)
             eta = (time.perf_counter() - t0) / done * (1 - done)
@@ -218,6 +221,13 @@ def main() -> int:
     ap.add_argument("--val-die-scenes", type=int, default=0)
     ap.add_argument("--unknown-weight", type=float, default=1.0,
                     help="factor on the stand network's loss weight of \"unknown\" (covered stands)")
+    ap.add_argument("--rounded-die-seeds", type=int, nargs="*", default=[],
+                    help="training scene seeds of the dice category with real-looking (vision.synth.dice) dice "
+                         "on territory and movement stands too (each --rounded-die-scenes scenes)")
+    ap.add_argument("--rounded-die-scenes", type=int, default=60)
+    ap.add_argument("--val-rounded-die-seed", type=int, default=12,
+                    help="calibration scenes with real-looking dice (--val-rounded-die-scenes; 0 scenes: none)")
+    ap.add_argument("--val-rounded-die-scenes", type=int, default=0)
     ap.add_argument("--stand-epochs", type=int, default=10)
     ap.add_argument("--slot-epochs", type=int, default=4, help="slots learn faster (loss ~0.07)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads (1 is faster on a loaded machine)")
@@ -225,18 +235,19 @@ def main() -> int:
     ap.add_argument("--cache", type=Path, help="keep rendered patch sets here (same seeds: reused)")
     ap.add_argument("--out", type=Path, default=Path("vision/assets"))
     args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)  # before the run, not at the export after it
     torch.set_num_threads(max(1, args.threads))
     t0 = time.perf_counter()
 
     def patches(seed: int, n: int, what: str, low: bool = False, blurred: bool = False,
-                dice: bool = False) -> PatchSet:
-        tag = "low-" if low else "blur-" if blurred else "dice-" if dice else ""
+                dice: bool = False, rounded: bool = False) -> PatchSet:
+        tag = "low-" if low else "blur-" if blurred else "rdice-" if rounded else "dice-" if dice else ""
         name = f"patches-{tag}{seed}-{n}-{SHOTS}-{VIEWS}.npz"
         path = args.cache / name if args.cache else None
         if path is not None and path.exists():
             with np.load(path) as z:
                 return PatchSet(z["stands"], z["stand_labels"], z["slots"], z["slot_labels"])
-        ps = render([seed * 100000 + i for i in range(n)], args.workers, what, low, blurred, dice)
+        ps = render([seed * 100000 + i for i in range(n)], args.workers, what, low, blurred, dice, rounded)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             np.savez(path, stands=ps.stands, stand_labels=ps.stand_labels, slots=ps.slots, slot_labels=ps.slot_labels)
@@ -247,6 +258,8 @@ def main() -> int:
     parts += [patches(s, args.blur_scenes, f"rendering blurred training scenes {s}", blurred=True)
               for s in args.blur_seeds]
     parts += [patches(s, args.die_scenes, f"rendering dice training scenes {s}", dice=True) for s in args.die_seeds]
+    parts += [patches(s, args.rounded_die_scenes, f"rendering rounded dice training scenes {s}", dice=True,
+                      rounded=True) for s in args.rounded_die_seeds]
     tr = joined(parts)
     va = patches(args.val_seed, args.val_scenes, "rendering calibration scenes")
     if args.val_low_scenes > 0:
@@ -257,6 +270,9 @@ def main() -> int:
     if args.val_die_scenes > 0:
         va = joined([va, patches(args.val_die_seed, args.val_die_scenes, "rendering dice calibration scenes",
                                  dice=True)])
+    if args.val_rounded_die_scenes > 0:
+        va = joined([va, patches(args.val_rounded_die_seed, args.val_rounded_die_scenes,
+                                 "rendering rounded dice calibration scenes", dice=True, rounded=True)])
     manifest: dict[str, Any] = {"format": FORMAT, "input": INPUT}
     figures: dict[str, Any] = {}
     for kind, classes, x, y, vx, vy, rot, epochs in (
@@ -286,6 +302,10 @@ def main() -> int:
                             "die_seeds": args.die_seeds, "die_scenes": args.die_scenes,
                             "val_die_seed": args.val_die_seed, "val_die_scenes": args.val_die_scenes,
                             "unknown_weight": args.unknown_weight,
+                            "rounded_die_seeds": args.rounded_die_seeds,
+                            "rounded_die_scenes": args.rounded_die_scenes,
+                            "val_rounded_die_seed": args.val_rounded_die_seed,
+                            "val_rounded_die_scenes": args.val_rounded_die_scenes,
                             "epochs": {"stands": args.stand_epochs, "slots": args.slot_epochs},
                             "torch": torch.__version__, "figures": figures,
                             "seconds": round(time.perf_counter() - t0), "cpus": os.cpu_count()}
