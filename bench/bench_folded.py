@@ -15,8 +15,6 @@ before, and exits 1 if any stand, slot or under-mat reading differs between the 
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
 import time
 from contextlib import AbstractContextManager, ExitStack
@@ -31,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import vision.frame_blur
 from bench.bench_overhead import PALETTE
-from bench.same_process import PartTimer, default_table, swapped, table_frame
+from bench.same_process import PartTimer, default_table, paired_args, paired_order, print_paired, swapped, table_frame
 from rules.kipukas.identity import is_kipukas_payload
 from vision.board import BoardReader
 from vision.colour import F32
@@ -75,11 +73,7 @@ class MethodTimer:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tables", type=int, default=8)
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=3)
-    args = ap.parse_args()
+    args = paired_args(__doc__)
     cv2.setNumThreads(1)
     layout, pose, renderer, ref = default_table()
     rng = np.random.default_rng(args.seed)
@@ -91,7 +85,7 @@ def main() -> int:
         decodes.append(decode)
         seen: dict[str, Any] = {}
         for r in range(args.repeats):
-            for name in ("now", "before") if (k + r) % 2 else ("before", "now"):
+            for name in paired_order(k, r):
                 with ExitStack() as stack:
                     if name == "before":
                         stack.enter_context(before())
@@ -110,15 +104,11 @@ def main() -> int:
         if seen["now"] != seen["before"]:
             print(f"table {k}: the folded passes read differently from the code they replaced", file=sys.stderr)
             return 1
-    base = statistics.median(decodes)
     n = args.tables * args.repeats
     print(f"folded passes bench: {args.tables} tables (seed {args.seed}) x {args.repeats}, each read by a fresh "
           f"reader with the folded passes and with the code they replaced; every stand, slot and under-mat "
           f"reading identical")
-    for label, got in times.items():
-        now, old = statistics.median(got["now"]), statistics.median(got["before"])
-        print(f"{label} (CPU, one core, median of {n}): now {now * 1e3:.2f} ms = {now / base:.3f}x a JPEG decode "
-              f"({base * 1e3:.1f} ms); before {old * 1e3:.2f} ms = {old / base:.3f}x; now / before = {now / old:.3f}")
+    print_paired(times, decodes, n, digits=3)
     return 0
 
 

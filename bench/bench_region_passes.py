@@ -16,8 +16,6 @@ and now / before. Per table, both readers' observations must be equal (it exits 
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -37,7 +35,7 @@ import vision.slots
 import vision.stands
 import vision.under_mat
 from bench.bench_overhead import PALETTE
-from bench.same_process import PartTimer, default_table, swapped, table_frame
+from bench.same_process import PartTimer, default_table, paired_args, paired_order, print_paired, swapped, table_frame
 from rules.kipukas.identity import is_kipukas_payload
 from vision.board import BoardReader
 from vision.colour import F32
@@ -80,11 +78,7 @@ PARTS = {"stands": "_read_stand", "slots": "_read_slot", "under-mat areas": "_re
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tables", type=int, default=8)
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=3)
-    args = ap.parse_args()
+    args = paired_args(__doc__)
     cv2.setNumThreads(1)
     layout, pose, renderer, ref = default_table()
     rng = np.random.default_rng(args.seed)
@@ -95,7 +89,7 @@ def main() -> int:
         decodes.append(decode)
         seen: dict[str, Any] = {}
         for r in range(args.repeats):
-            for name in ("now", "before") if (k + r) % 2 else ("before", "now"):
+            for name in paired_order(k, r):
                 reader = BoardReader(layout, pose, PALETTE, ref, accept=is_kipukas_payload)
                 with ExitStack() as stack:
                     timers = {p: stack.enter_context(PartTimer(m)) for p, m in PARTS.items()}
@@ -113,14 +107,10 @@ def main() -> int:
         if seen["now"] != seen["before"]:
             print(f"table {k}: the shipped and the replaced steps read differently", file=sys.stderr)
             return 1
-    base = statistics.median(decodes)
     print(f"region passes bench: {args.tables} tables (seed {args.seed}) x {args.repeats}, each read by a fresh "
           "reader with the shipped steps and with the replaced ones: the same observations both ways")
     n = args.tables * args.repeats
-    for label, got in times.items():
-        now, old = statistics.median(got["now"]), statistics.median(got["before"])
-        print(f"{label} (CPU, one core, median of {n}): now {now * 1e3:.2f} ms = {now / base:.2f}x a JPEG decode "
-              f"({base * 1e3:.1f} ms); before {old * 1e3:.2f} ms = {old / base:.2f}x; now / before = {now / old:.3f}")
+    print_paired(times, decodes, n)
     return 0
 
 

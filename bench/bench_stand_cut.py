@@ -17,7 +17,6 @@ patches differ by rounding: the stress bench judges whether readings move the wr
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -34,7 +33,7 @@ import vision.adapt
 import vision.board
 import vision.frame_blur
 from bench.bench_overhead import PALETTE
-from bench.same_process import PartTimer, default_table, swapped, table_frame
+from bench.same_process import PartTimer, default_table, paired_args, paired_order, print_paired, swapped, table_frame
 from rules.kipukas.identity import is_kipukas_payload
 from vision.board import BoardReader
 from vision.regions import Region, cut
@@ -78,11 +77,7 @@ def cut_cost(frame: Image, regs: list[Region], repeats: int = 50) -> tuple[float
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tables", type=int, default=8)
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=3)
-    args = ap.parse_args()
+    args = paired_args(__doc__)
     cv2.setNumThreads(1)
     layout, pose, renderer, ref = default_table()
     rng = np.random.default_rng(args.seed)
@@ -95,7 +90,7 @@ def main() -> int:
         decodes.append(decode)
         seen: dict[str, Any] = {}
         for r in range(args.repeats):
-            for name in ("now", "before") if (k + r) % 2 else ("before", "now"):
+            for name in paired_order(k, r):
                 with ExitStack() as stack:
                     if name == "before":
                         stack.enter_context(before())
@@ -115,15 +110,11 @@ def main() -> int:
         moved += sum(_what(seen["now"][sid]) != _what(seen["before"][sid]) for sid in seen["now"])
         total += len(seen["now"])
         cuts.append(cut_cost(frame, list(BoardReader(layout, pose, PALETTE, ref).stand_regions.values())))
-    base = statistics.median(decodes)
     print(f"stand cut bench: {args.tables} tables (seed {args.seed}) x {args.repeats}, each read by a fresh reader "
           f"with the shared cut and with the separate one; stand observations differing: {differ} of {total}, "
           f"{moved} of them in what they read (state, owner, count, flagged), the rest in confidence alone")
     n = args.tables * args.repeats
-    for label, got in times.items():
-        now, old = statistics.median(got["now"]), statistics.median(got["before"])
-        print(f"{label} (CPU, one core, median of {n}): now {now * 1e3:.2f} ms = {now / base:.2f}x a JPEG decode "
-              f"({base * 1e3:.1f} ms); before {old * 1e3:.2f} ms = {old / base:.2f}x; now / before = {now / old:.3f}")
+    print_paired(times, decodes, n)
     now_cut, old_cut = statistics.median(c[0] for c in cuts), statistics.median(c[1] for c in cuts)
     print(f"one stand's decision patch (CPU, median over tables of 50 x 18): now {now_cut * 1e6:.1f} us, before "
           f"{old_cut * 1e6:.1f} us; now / before = {now_cut / old_cut:.3f}")

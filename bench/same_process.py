@@ -4,6 +4,8 @@ decode of each as the baseline."""
 
 from __future__ import annotations
 
+import argparse
+import statistics
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -84,3 +86,29 @@ class PartTimer:
 
     def __exit__(self, *exc: object) -> None:
         setattr(vision.board.BoardReader, self.name, self.plain)
+
+
+def paired_args(doc: str | None) -> argparse.Namespace:
+    """The paired benches' command line: how many seeded tables, reads of each per version, and the seed."""
+    ap = argparse.ArgumentParser(description=(doc or "").splitlines()[0] if doc else None)
+    ap.add_argument("--tables", type=int, default=8)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=3)
+    return ap.parse_args()
+
+
+def paired_order(k: int, r: int) -> tuple[str, str]:
+    """Which version reads first on table ``k``'s ``r``-th repeat: alternated, so neither always warms the
+    caches for the other."""
+    return ("now", "before") if (k + r) % 2 else ("before", "now")
+
+
+def print_paired(times: dict[str, dict[str, list[float]]], decodes: list[float], n: int, digits: int = 2) -> None:
+    """One line per timed part: the median CPU time of each version, its ratio to the median JPEG decode of
+    the same frames, and now / before."""
+    base = statistics.median(decodes)
+    for label, got in times.items():
+        now, old = statistics.median(got["now"]), statistics.median(got["before"])
+        print(f"{label} (CPU, one core, median of {n}): now {now * 1e3:.2f} ms = {now / base:.{digits}f}x a JPEG "
+              f"decode ({base * 1e3:.1f} ms); before {old * 1e3:.2f} ms = {old / base:.{digits}f}x; now / before = "
+              f"{now / old:.3f}")
