@@ -14,7 +14,9 @@ Kipukas games that reach a result, split by how they ended.
 plays the Kipukas games alone under cProfile and prints the shares of legal_actions and apply and the
 functions that cost most (where the step's time goes, in CPU time; no timing figures). --freeze moves the
 start-up heap out of the garbage collector's reach first (`start_up`), as a service may once it has loaded.
-python-chess is a bench-only dependency: ``pip install -e .[bench]``.
+python-chess is a bench-only dependency: ``pip install -e .[bench]``. The rules engine runs compiled when
+scripts/build_rules.py has built these sources (the first line printed says which); ``KIPUKAS_INTERPRETED=1``
+runs the interpreted engine, to compare the two in the same minutes.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import chess
 
+from rules.kipukas import game as game_module
 from rules.kipukas.board_map import BoardMap
 from rules.kipukas.catalog import Catalog
 from rules.kipukas.context import Ctx
@@ -116,6 +119,8 @@ def profile(args: argparse.Namespace) -> int:
     import cProfile
     import pstats
 
+    if not str(game_module.__file__).endswith(".py"):
+        print("cProfile sees no function of the compiled engine: run with KIPUKAS_INTERPRETED=1 for a profile")
     rng = random.Random(args.seed)
     prof = cProfile.Profile(time.process_time)  # CPU time: wall time charges preemptions under load to whatever runs
     prof.enable()
@@ -160,6 +165,8 @@ def main() -> int:
                         help="gc.freeze() once the catalog, map and card pool are loaded, as a long-running service "
                              "may after start-up (both engines run in the frozen process)")
     args = parser.parse_args()
+    built = "interpreted" if str(game_module.__file__).endswith(".py") else "compiled with mypyc"
+    print(f"rules engine: {built} ({Path(str(game_module.__file__)).parent})")
     if args.profile:
         return profile(args)
     if args.freeze:
