@@ -12,9 +12,12 @@ Kipukas games that reach a result, split by how they ended.
 --cycles is the convention limit of the `domination` style (keep the peace after N diel cycles; 0 = none);
 --seats 3 or 4 plays Mass conflict (red, blue, green[, yellow]) with the same convention limit. --profile
 plays the Kipukas games alone under cProfile and prints the shares of legal_actions and apply and the
-functions that cost most (where the step's time goes, in CPU time; no timing figures). --freeze moves the
+functions that cost most (where the step's time goes, in CPU time; no timing figures); on the compiled engine,
+which cProfile cannot see into, it prints the own time of the modules that stay interpreted instead. --freeze moves the
 start-up heap out of the garbage collector's reach first (`start_up`), as a service may once it has loaded.
-python-chess is a bench-only dependency: ``pip install -e .[bench]``.
+python-chess is a bench-only dependency: ``pip install -e .[bench]``. The rules engine runs compiled when
+scripts/build_rules.py has built these sources (the first line printed says which); ``KIPUKAS_INTERPRETED=1``
+runs the interpreted engine, to compare the two in the same minutes.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import chess
 
+from rules.kipukas import game as game_module
 from rules.kipukas.board_map import BoardMap
 from rules.kipukas.catalog import Catalog
 from rules.kipukas.context import Ctx
@@ -118,11 +122,15 @@ def profile(args: argparse.Namespace) -> int:
 
     rng = random.Random(args.seed)
     prof = cProfile.Profile(time.process_time)  # CPU time: wall time charges preemptions under load to whatever runs
+    cpu = time.process_time()
     prof.enable()
     for _ in range(args.games):
         for _ in kipukas_game(rng, args.actions, args.cycles or None, args.seats):
             pass
     prof.disable()
+    cpu = time.process_time() - cpu
+    if not str(game_module.__file__).endswith(".py"):
+        return profile_compiled(prof, cpu)
     stats = pstats.Stats(prof)
     table: dict[tuple[str, int, str], tuple[int, int, float, float, object]] = stats.stats  # type: ignore[attr-defined]
     cum = {f"{Path(k[0]).name}:{k[2]}": v[3] for k, v in table.items()}
@@ -133,6 +141,24 @@ def profile(args: argparse.Namespace) -> int:
     top = sorted(table.items(), key=lambda kv: -kv[1][2])[:15]
     for (file, line, func), v in top:
         print(f"  {v[2] / step:5.1%}  {Path(file).name}:{line}({func})  cumulative {v[3] / step:.0%}")
+    return 0
+
+
+def profile_compiled(prof: object, cpu: float) -> int:
+    """cProfile sees no function of the compiled engine, only the modules that stay interpreted
+    (rules/kipukas/compiled.py): their own time as a share of the games' CPU time bounds what compiling them
+    could save. Methods that `dataclasses` makes (`__init__`, `__eq__`, ...) are code of file ``<string>``, counted
+    with the compiled code. KIPUKAS_INTERPRETED=1 gives the function profile of the interpreted engine."""
+    import pstats
+
+    table: dict[tuple[str, int, str], tuple[int, int, float, float, object]] = pstats.Stats(prof).stats  # type: ignore[arg-type, attr-defined]
+    own: Counter[str] = Counter()
+    for (file, _, _), v in table.items():
+        own[Path(file).name if "rules" in Path(file).parts else "(compiled code, builtins, the bench)"] += v[2]
+    print(f"compiled engine: own CPU time per interpreted module, as a share of the games' {cpu:.2f} s "
+          "(cProfile's overhead included)")
+    for name, spent in own.most_common(8):
+        print(f"  {spent / cpu:6.1%}  {name}")
     return 0
 
 
@@ -160,6 +186,8 @@ def main() -> int:
                         help="gc.freeze() once the catalog, map and card pool are loaded, as a long-running service "
                              "may after start-up (both engines run in the frozen process)")
     args = parser.parse_args()
+    built = "interpreted" if str(game_module.__file__).endswith(".py") else "compiled with mypyc"
+    print(f"rules engine: {built} ({Path(str(game_module.__file__)).parent})")
     if args.profile:
         return profile(args)
     if args.freeze:

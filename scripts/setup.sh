@@ -4,7 +4,9 @@
 # Usage: scripts/setup.sh [--with-browser]   (--with-browser also installs what the tests drive: Debian's
 # chromium and shellcheck, axe-core from the npm registry into build/axe for the accessibility checks, and
 # the tournament hub's redis-server and nginx, which the tests start themselves on free loopback ports:
-# their system services are disabled when this script installed them)
+# their system services are disabled when this script installed them). It then compiles the rules engine
+# with mypyc (scripts/build_rules.py: gcc and the Python headers; a few minutes, only when rules/kipukas
+# changed since the last build; without them the interpreted engine runs, the same games ~2x slower a step)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +17,9 @@ missing=()
 have_lib() { ldconfig -p 2>/dev/null | grep -q "$1"; }
 have_lib 'libzbar\.so\.0' || missing+=(libzbar0)
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+command -v gcc >/dev/null || missing+=(gcc)
+python3 -c 'import os, sysconfig; assert os.path.isfile(sysconfig.get_paths()["include"] + "/Python.h")' 2>/dev/null \
+    || missing+=(python3-dev)
 [ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ] && missing+=(chromium)
 [ "$want_browser" = 1 ] && ! command -v shellcheck >/dev/null && missing+=(shellcheck)
 hub_services=()
@@ -43,11 +48,14 @@ if [ "$want_browser" = 1 ] && [ ! -f build/axe/node_modules/axe-core/axe.min.js 
 fi
 
 stamp_want=$( (cat pyproject.toml scripts/setup.sh; python3 --version) | sha256sum | cut -c1-16)
-if [ -x .venv/bin/python ] && [ "$(cat .venv/.setup-stamp 2>/dev/null)" = "$stamp_want" ]; then
-    exit 0
+if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.setup-stamp 2>/dev/null)" != "$stamp_want" ]; then
+    echo "setup: creating .venv and installing kipukas-tracker"
+    python3 -m venv .venv
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -e '.[dev,bench]'
+    echo "$stamp_want" > .venv/.setup-stamp
 fi
-echo "setup: creating .venv and installing kipukas-tracker"
-python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[dev,bench]'
-echo "$stamp_want" > .venv/.setup-stamp
+
+# the rules engine compiled with mypyc (does nothing when the build matches the sources; status 3, a warning
+# and the interpreted engine when there is no C compiler)
+.venv/bin/python scripts/build_rules.py || [ $? = 3 ]
