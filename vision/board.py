@@ -61,6 +61,7 @@ from vision.repose import Placement, moved_small, placement, prepare_maps
 from vision.slot_qr import qr_window
 from vision.slot_qr_fusion import QrFusion
 from vision.slots import card_code, read_slot
+from vision.stand_stack import StandPasses, stand_inputs, stand_passes
 from vision.stands import StandClassifier, prepare_model
 from vision.under_mat import read_under
 from vision.warp import extract, one_frame
@@ -120,6 +121,7 @@ class BoardReader:
         self._prev_slots: dict[str, SlotObs] = {}
         self._prev_under: dict[str, SlotObs] = {}
         self._boxes: tuple[tuple[int, int, int, int], ...] = ()  # the obstruction finder's last boxes
+        self._passes: dict[str, StandPasses] = {}  # the frame's stacked stand passes (``vision.stand_stack``)
         self.regions_read = 0  # stands, slots and under-mat areas the last frame read (the rest repeated)
         self.qr_retried = 0  # unchanged face-down slots whose code alone the last frame tried again
         self._qr_tries: dict[str, int] = {}  # slot -> unchanged frames its unread face-down card was read again
@@ -250,6 +252,9 @@ class BoardReader:
             self._boxes = boxes
             self._ask_opinion(img, gains, wanted, changed, retry, quick)
             self._blur = FrameBlur.estimate(img, self.stand_regions, self.models, gains, changed, self._bgr_of)
+            reading = [sid for sid in self.stand_regions if self._reads(sid, wanted, changed)]
+            self._passes = stand_passes(self.classifier.owner_map,
+                                        stand_inputs(self._blur, self.models, self.stand_regions, reading))
         else:  # every region repeats its reading (as after a partial re-read): nothing needs the whole frame
             mask, boxes = None, self._boxes
         stands: dict[str, StandObs] = {}
@@ -312,20 +317,20 @@ class BoardReader:
     def _reads_any(self, wanted: set[str] | None, changed: set[str], retry: set[str], quick: set[str]) -> bool:
         """Whether the loops of ``read`` will read any stand, slot or under-mat area this frame (the same
         tests as theirs); when none, the obstruction finder and the patch classifier have nothing to serve."""
-        for sid in self.stand_regions:
-            if not (wanted is not None and sid not in wanted and sid in self.last_stands) and not (
-                    sid not in changed and settled(self._prev_stands.get(sid))):
-                return True
-        for sid in self.slot_regions:
-            if not (wanted is not None and sid not in wanted and sid in self.last_slots) and sid not in quick and not (
-                    sid not in changed and sid not in retry and self._settled_slot(sid, self._prev_slots.get(sid))):
-                return True
-        for rid in self.under_regions:
-            sid = under_slot(rid)
-            if not (wanted is not None and sid not in wanted and sid in self.last_under) and not (
-                    rid not in changed and settled(self._prev_under.get(sid))):
-                return True
-        return False
+        if any(self._reads(sid, wanted, changed) for sid in self.stand_regions):
+            return True
+        if any(not (wanted is not None and sid not in wanted and sid in self.last_slots) and sid not in quick and not (
+                sid not in changed and sid not in retry and self._settled_slot(sid, self._prev_slots.get(sid)))
+               for sid in self.slot_regions):
+            return True
+        return any(not (wanted is not None and under_slot(rid) not in wanted and under_slot(rid) in self.last_under)
+                   and not (rid not in changed and settled(self._prev_under.get(under_slot(rid))))
+                   for rid in self.under_regions)
+
+    def _reads(self, sid: str, wanted: set[str] | None, changed: set[str]) -> bool:
+        """Whether ``read`` reads stand ``sid`` this frame (the others repeat their last reading)."""
+        return not (wanted is not None and sid not in wanted and sid in self.last_stands) and not (
+            sid not in changed and settled(self._prev_stands.get(sid)))
 
     def _retry_code(self, img: NDArray[np.uint8], sid: str, reg: Region) -> SlotObs:
         """A face-down card whose code did not decode, in a slot the change test finds unchanged since it
@@ -364,11 +369,10 @@ class BoardReader:
             self.under_regions[rid] = moved(reg, correction)
 
     def _unreadable(self, why: str, wanted: set[str] | None) -> BoardObservation:
-        stands = {sid: unread_stand(self.last_stands.get(sid), why) for sid in self.stand_regions}
-        slots = {sid: unread_slot(self.last_slots.get(sid), why) for sid in self.slot_regions}
-        under = {under_slot(rid): unread_slot(self.last_under.get(under_slot(rid)), why)
-                 for rid in self.under_regions}
-        return BoardObservation(stands, slots, True, (), why, under)
+        return BoardObservation({sid: unread_stand(self.last_stands.get(sid), why) for sid in self.stand_regions},
+                                {sid: unread_slot(self.last_slots.get(sid), why) for sid in self.slot_regions}, True,
+                                (), why, {under_slot(rid): unread_slot(self.last_under.get(under_slot(rid)), why)
+                                          for rid in self.under_regions})
 
     def _bgr_of(self, model: tuple[F32, F32]) -> F32:
         """A model's BGR form, computed once per model (models are replaced, never changed in place)."""
@@ -383,9 +387,10 @@ class BoardReader:
         model = self.models.get(sid)
         patch = self._blur.patch(sid)  # the frame's, cut once (``FrameBlur``)
         look = self.models.look(sid) if model is None else None
-        c, s = chroma(patch)
-        r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, strict=True,
-                                     cs=(c, s), blur_mm=self._blur.blur_mm(sid), smooth=self._blur.smoothed.get(sid))
+        p = self._passes.get(sid)
+        c, s = chroma(patch) if p is None else p.cs
+        r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, True, cs=(c, s),
+                                     blur_mm=self._blur.blur_mm(sid), smooth=self._blur.smoothed.get(sid), passes=p)
         if self.opinion is not None:
             r = self.opinion.judge(sid, r)  # confirms an unsure reading or vetoes a doubtful one
         blob = None if mask is None or self.finder is None else blob_verdict(
