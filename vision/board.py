@@ -56,10 +56,12 @@ from vision.observation import (
 from vision.obstruction import ObstructionFinder
 from vision.palette import hidden_owner, map_mask, map_share
 from vision.patch_classifier import PatchClassifier, SecondOpinion
+from vision.read_plan import ReadPlan
 from vision.regions import Region, cut, moved
 from vision.repose import Placement, moved_small, placement, prepare_maps
 from vision.slot_qr import qr_window
 from vision.slot_qr_fusion import QrFusion
+from vision.slot_stack import SlotPasses, slot_passes
 from vision.slots import card_code, read_slot
 from vision.stand_stack import StandPasses, stand_inputs, stand_passes
 from vision.stands import StandClassifier, prepare_model
@@ -73,7 +75,7 @@ QUICK_RETRIES = 1  # unchanged face-down codes decoded again per frame (~4 ms ea
 QR_BUDGET_S = 0.3  # CPU s per frame for face-down codes the plain decoders miss (the other slots wait a frame)
 
 
-class BoardReader:
+class BoardReader(ReadPlan):
     """Reads frames of one calibrated table. ``reference`` (a frame of the empty table from the same
     camera) starts the empty model; without it the model is learned from the frames themselves."""
 
@@ -122,6 +124,7 @@ class BoardReader:
         self._prev_under: dict[str, SlotObs] = {}
         self._boxes: tuple[tuple[int, int, int, int], ...] = ()  # the obstruction finder's last boxes
         self._passes: dict[str, StandPasses] = {}  # the frame's stacked stand passes (``vision.stand_stack``)
+        self._slot_passes: dict[str, SlotPasses] = {}  # and the slots' (``vision.slot_stack``)
         self.regions_read = 0  # stands, slots and under-mat areas the last frame read (the rest repeated)
         self.qr_retried = 0  # unchanged face-down slots whose code alone the last frame tried again
         self._qr_tries: dict[str, int] = {}  # slot -> unchanged frames its unread face-down card was read again
@@ -252,9 +255,7 @@ class BoardReader:
             self._boxes = boxes
             self._ask_opinion(img, gains, wanted, changed, retry, quick)
             self._blur = FrameBlur.estimate(img, self.stand_regions, self.models, gains, changed, self._bgr_of)
-            reading = [sid for sid in self.stand_regions if self._reads(sid, wanted, changed)]
-            self._passes = stand_passes(self.classifier.owner_map,
-                                        stand_inputs(self._blur, self.models, self.stand_regions, reading))
+            self._stack_stands(wanted, changed)
         else:  # every region repeats its reading (as after a partial re-read): nothing needs the whole frame
             mask, boxes = None, self._boxes
         stands: dict[str, StandObs] = {}
@@ -268,6 +269,7 @@ class BoardReader:
             stands[sid] = self._read_stand(img, sid, reg, mask, gains)
             self.regions_read += 1
             self.changes.keep(lit, sid)
+        self._stack_slots(img, gains, mask, wanted, changed, retry, quick)
         slots: dict[str, SlotObs] = {}
         # the QR budget goes round: each frame another slot is first
         order = list(self.slot_regions.items())
@@ -314,23 +316,27 @@ class BoardReader:
         self._prev = obs if wanted is None else None
         return obs
 
-    def _reads_any(self, wanted: set[str] | None, changed: set[str], retry: set[str], quick: set[str]) -> bool:
-        """Whether the loops of ``read`` will read any stand, slot or under-mat area this frame (the same
-        tests as theirs); when none, the obstruction finder and the patch classifier have nothing to serve."""
-        if any(self._reads(sid, wanted, changed) for sid in self.stand_regions):
-            return True
-        if any(not (wanted is not None and sid not in wanted and sid in self.last_slots) and sid not in quick and not (
-                sid not in changed and sid not in retry and self._settled_slot(sid, self._prev_slots.get(sid)))
-               for sid in self.slot_regions):
-            return True
-        return any(not (wanted is not None and under_slot(rid) not in wanted and under_slot(rid) in self.last_under)
-                   and not (rid not in changed and settled(self._prev_under.get(under_slot(rid))))
-                   for rid in self.under_regions)
+    def _stack_stands(self, wanted: set[str] | None, changed: set[str]) -> None:
+        """The stacked passes (``vision.stand_stack``) of the stands ``read`` reads this frame."""
+        reading = [sid for sid in self.stand_regions if self._reads(sid, wanted, changed)]
+        self._passes = stand_passes(self.classifier.owner_map,
+                                    stand_inputs(self._blur, self.models, self.stand_regions, reading))
 
-    def _reads(self, sid: str, wanted: set[str] | None, changed: set[str]) -> bool:
-        """Whether ``read`` reads stand ``sid`` this frame (the others repeat their last reading)."""
-        return not (wanted is not None and sid not in wanted and sid in self.last_stands) and not (
-            sid not in changed and settled(self._prev_stands.get(sid)))
+    def _stack_slots(self, img: NDArray[np.uint8], gains: F32, mask: NDArray[np.uint8] | None, wanted: set[str] | None,
+                     changed: set[str], retry: set[str], quick: set[str]) -> None:
+        """The stacked passes (``vision.slot_stack``) of the slots ``read`` reads in full this frame."""
+        self._slot_passes = slot_passes({
+            sid: (self._slot_patch(img, sid, reg, gains), self._slot_model(sid), reg.px_per_mm) for sid, reg in
+            self.slot_regions.items() if not self._covered(mask, sid) and self._reads_slot(sid, wanted, changed, retry,
+                                                                                             quick)})
+
+    def _slot_model(self, sid: str) -> tuple[F32, F32]:
+        return self.models.get(sid) or self._mat_slots[sid]
+
+    def _slot_patch(self, img: NDArray[np.uint8], sid: str, reg: Region, gains: F32) -> NDArray[np.uint8]:
+        """Slot ``sid``'s patch under its model's light (the classifier's batch's cut, when it made one)."""
+        lit = None if self.opinion is None else self.opinion.lit(sid, img, gains, reg)
+        return normalise(extract(img, reg.H, reg.size), gains, self._bgr_of(self._slot_model(sid)), lit=lit)
 
     def _retry_code(self, img: NDArray[np.uint8], sid: str, reg: Region) -> SlotObs:
         """A face-down card whose code did not decode, in a slot the change test finds unchanged since it
@@ -436,14 +442,6 @@ class BoardReader:
             {r: g for r, g in self.slot_regions.items()
              if r not in quick and to_read(r, self.last_slots, self._settled_slot(r, self._prev_slots.get(r)))})
 
-    def _settled_slot(self, sid: str, obs: SlotObs | None) -> bool:
-        """``_settled``, except a face-down card whose code is not read yet while its frames still help."""
-        if not settled(obs):
-            return False
-        assert obs is not None
-        return not (self.accept is not None and obs.state == "down" and obs.payload is None
-                    and not self.fusion.exhausted(sid))
-
     def _read_slot(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None,
                    gains: F32, fuse: bool = False) -> SlotObs:
         """One slot; ``fuse``: nothing changed there since the last frame, so a face-down card not read
@@ -451,16 +449,17 @@ class BoardReader:
         if self._covered(mask, sid):
             self.fusion.reset(sid)
             return unread_slot(self.last_slots.get(sid), "covered")
-        model = self.models.get(sid) or self._mat_slots[sid]
-        lit = None if self.opinion is None else self.opinion.lit(sid, img, gains, reg)  # the batch's, when it cut it
-        patch = normalise(extract(img, reg.H, reg.size), gains, self._bgr_of(model), lit=lit)
-        c, s = chroma(patch)
+        model = self._slot_model(sid)
+        got = self._slot_passes.get(sid)  # the frame's stacked passes, when it made them
+        patch = self._slot_patch(img, sid, reg, gains) if got is None else got[0]
+        c, s = chroma(patch) if got is None else got[1]
         started = time.thread_time()
         deep = self.accept is not None and self.fusion.has_budget()
         state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm, model,
                                                      self.layout.card_size_mm, skin_check=False, patch=patch,
                                                      cs=(c, s), accept=self.accept if deep else None, confirm=None
-                                                     if self.opinion is None else partial(self.opinion.confirms, sid))
+                                                     if self.opinion is None else partial(self.opinion.confirms, sid),
+                                                     mask=None if got is None else got[2])
         veto = None if obstructed or self.opinion is None else self.opinion.veto(sid, state)
         if veto is not None:
             self.fusion.reset(sid)
