@@ -1,15 +1,12 @@
 """What speed16 saved by computing the stand decision's float passes once on a stack of all the stands a frame
-reads (``vision.stand_stack``), and the slots' change test on a stack of all its slots (``vision.slot_stack``),
-instead of region by region, against the per-region passes, in the same process.
+reads (``vision.stand_stack``) instead of stand by stand, against the per-stand passes, in the same process.
 
-"Before" puts the per-region passes back (``vision.board.stand_passes`` and ``slot_passes`` give no stack,
-so each stand's ``StandClassifier.classify`` computes its chromaticity, owner map and change test itself, and
-each slot's ``read_slot`` its ``changed_mask``, as before). Seeded
+"Before" puts the per-stand passes back (``vision.board.stand_passes`` gives no stack, so each stand's
+``StandClassifier.classify`` computes its chromaticity, owner map and change test itself, as before). Seeded
 tables (bench_overhead's scenes, default pose, reference frame, its range of light, blur, noise and JPEG) are
 read by a fresh reader each way, ``--repeats`` times per table, alternating which goes first. It prints the
-median CPU time of the whole read, of its stands (``BoardReader._stack_stands``, which takes the frame's
-blur estimate, and every ``_read_stand``) and of its slots (``_stack_slots``, which cuts their patches, and
-every ``_read_slot``), each with its ratio to a JPEG decode of the same frame and
+median CPU time of the whole read and of its stands (``BoardReader._stack_stands``, which takes the frame's
+blur estimate, and every ``_read_stand``), each with its ratio to a JPEG decode of the same frame and
 now / before, and exits 1 if any stand, slot or under-mat reading differs between the two.
 
     PYTHONPATH=. .venv/bin/python bench/bench_stand_stack.py --tables 8
@@ -39,7 +36,7 @@ from vision.board import BoardReader
 
 
 def no_stack(*args: Any) -> dict[str, Any]:
-    """Before: no stacked passes; every region's decision computes its own."""
+    """Before: no stacked passes; every stand's decision computes its own."""
     return {}
 
 
@@ -53,7 +50,7 @@ def main() -> int:
     cv2.setNumThreads(1)
     layout, pose, renderer, ref = default_table()
     rng = np.random.default_rng(args.seed)
-    parts = ("full read", "stands", "slots")
+    parts = ("full read", "stands")
     times: dict[str, dict[str, list[float]]] = {p: {"now": [], "before": []} for p in parts}
     decodes: list[float] = []
     for k in range(args.tables):
@@ -64,12 +61,10 @@ def main() -> int:
             for name in ("now", "before") if (k + r) % 2 else ("before", "now"):
                 with ExitStack() as stack:
                     if name == "before":
-                        stack.enter_context(swapped([(vision.board, "stand_passes", no_stack),
-                                                     (vision.board, "slot_passes", no_stack)]))
+                        stack.enter_context(swapped([(vision.board, "stand_passes", no_stack)]))
                     reader = BoardReader(layout, pose, PALETTE, ref, accept=is_kipukas_payload)
                     timers = {part: [stack.enter_context(PartTimer(name)) for name in names]
-                              for part, names in (("stands", ("_read_stand", "_stack_stands")),
-                                                  ("slots", ("_read_slot", "_stack_slots")))}
+                              for part, names in (("stands", ("_read_stand", "_stack_stands")),)}
                     t = time.process_time()
                     obs = reader.read(frame, lores=lores)
                     times["full read"][name].append(time.process_time() - t)
@@ -80,12 +75,12 @@ def main() -> int:
                     print(f"table {k}: a fresh reader read the same frame differently", file=sys.stderr)
                     return 1
         if seen["now"] != seen["before"]:
-            print(f"table {k}: the stacked passes read differently from the per-region ones", file=sys.stderr)
+            print(f"table {k}: the stacked passes read differently from the per-stand ones", file=sys.stderr)
             return 1
     base = statistics.median(decodes)
     n = args.tables * args.repeats
-    print(f"stand and slot stack bench: {args.tables} tables (seed {args.seed}) x {args.repeats}, each read by a "
-          f"fresh reader with the stacked passes and with the per-region ones; every stand, slot and under-mat "
+    print(f"stand stack bench: {args.tables} tables (seed {args.seed}) x {args.repeats}, each read by a "
+          f"fresh reader with the stacked passes and with the per-stand ones; every stand, slot and under-mat "
           f"reading identical")
     for label, figures in times.items():
         now, old = statistics.median(figures["now"]), statistics.median(figures["before"])

@@ -2,8 +2,7 @@
 (``vision.stand_stack``, issue 14) give every stand the very values its own passes gave: the chromaticity,
 the owner map, the change against its model (mask and blur), and so the very same reading, confidence and
 reason; a reader reading seeded tables with the stack reads every stand, slot and under-mat area as one
-without it, nor
-the slots' stack (``vision.slot_stack``, ``tests/test_slot_stack_same.py``)."""
+without it."""
 
 from __future__ import annotations
 
@@ -97,7 +96,7 @@ def test_each_stands_passes_and_reading_are_its_own(seed: int) -> None:
 
 
 def _no_stack(*args: Any) -> dict[str, Any]:
-    return {}  # every stand's (and slot's) passes computed by its own decision, as before the stacks
+    return {}  # every stand's passes computed by its own decision, as before the stack
 
 
 @pytest.mark.parametrize("with_reference", [True, False])
@@ -118,11 +117,11 @@ def test_a_reader_reads_every_region_as_without_the_stack(with_reference: bool) 
         got = reads.setdefault(name, [])
         for frame in sequence:
             if name == "plain":
-                with swapped([(vision.board, "stand_passes", _no_stack), (vision.board, "slot_passes", _no_stack)]):
+                with swapped([(vision.board, "stand_passes", _no_stack)]):
                     obs = reader.read(frame, lores=simulated_lores(frame))
             else:
                 obs = reader.read(frame, lores=simulated_lores(frame))
-                stacked += sum(p.change is not None for p in reader._passes.values()) * len(reader._slot_passes)
+                stacked += sum(p.change is not None for p in reader._passes.values())
             got.append((obs.stands, obs.slots, obs.under))
-    assert stacked > 0  # the stacked change tests were used (the stands', not only their owner map; the slots')
+    assert stacked > 0  # the stacked change test was used, not only the owner map
     assert reads["stack"] == reads["plain"]

@@ -61,7 +61,6 @@ from vision.regions import Region, cut, moved
 from vision.repose import Placement, moved_small, placement, prepare_maps
 from vision.slot_qr import qr_window
 from vision.slot_qr_fusion import QrFusion
-from vision.slot_stack import SlotPasses, slot_passes
 from vision.slots import card_code, read_slot
 from vision.stand_stack import StandPasses, stand_inputs, stand_passes
 from vision.stands import StandClassifier, prepare_model
@@ -124,7 +123,6 @@ class BoardReader(ReadPlan):
         self._prev_under: dict[str, SlotObs] = {}
         self._boxes: tuple[tuple[int, int, int, int], ...] = ()  # the obstruction finder's last boxes
         self._passes: dict[str, StandPasses] = {}  # the frame's stacked stand passes (``vision.stand_stack``)
-        self._slot_passes: dict[str, SlotPasses] = {}  # and the slots' (``vision.slot_stack``)
         self.regions_read = 0  # stands, slots and under-mat areas the last frame read (the rest repeated)
         self.qr_retried = 0  # unchanged face-down slots whose code alone the last frame tried again
         self._qr_tries: dict[str, int] = {}  # slot -> unchanged frames its unread face-down card was read again
@@ -269,7 +267,6 @@ class BoardReader(ReadPlan):
             stands[sid] = self._read_stand(img, sid, reg, mask, gains)
             self.regions_read += 1
             self.changes.keep(lit, sid)
-        self._stack_slots(img, gains, mask, wanted, changed, retry, quick)
         slots: dict[str, SlotObs] = {}
         # the QR budget goes round: each frame another slot is first
         order = list(self.slot_regions.items())
@@ -322,22 +319,6 @@ class BoardReader(ReadPlan):
         self._passes = stand_passes(self.classifier.owner_map,
                                     stand_inputs(self._blur, self.models, self.stand_regions, reading))
 
-    def _stack_slots(self, img: NDArray[np.uint8], gains: F32, mask: NDArray[np.uint8] | None, wanted: set[str] | None,
-                     changed: set[str], retry: set[str], quick: set[str]) -> None:
-        """The stacked passes (``vision.slot_stack``) of the slots ``read`` reads in full this frame."""
-        self._slot_passes = slot_passes({
-            sid: (self._slot_patch(img, sid, reg, gains), self._slot_model(sid), reg.px_per_mm) for sid, reg in
-            self.slot_regions.items() if not self._covered(mask, sid) and self._reads_slot(sid, wanted, changed, retry,
-                                                                                             quick)})
-
-    def _slot_model(self, sid: str) -> tuple[F32, F32]:
-        return self.models.get(sid) or self._mat_slots[sid]
-
-    def _slot_patch(self, img: NDArray[np.uint8], sid: str, reg: Region, gains: F32) -> NDArray[np.uint8]:
-        """Slot ``sid``'s patch under its model's light (the classifier's batch's cut, when it made one)."""
-        lit = None if self.opinion is None else self.opinion.lit(sid, img, gains, reg)
-        return normalise(extract(img, reg.H, reg.size), gains, self._bgr_of(self._slot_model(sid)), lit=lit)
-
     def _retry_code(self, img: NDArray[np.uint8], sid: str, reg: Region) -> SlotObs:
         """A face-down card whose code did not decode, in a slot the change test finds unchanged since it
         was read (so no hand or object came onto it): its reading stands and only its code is decoded again
@@ -375,10 +356,11 @@ class BoardReader(ReadPlan):
             self.under_regions[rid] = moved(reg, correction)
 
     def _unreadable(self, why: str, wanted: set[str] | None) -> BoardObservation:
-        return BoardObservation({sid: unread_stand(self.last_stands.get(sid), why) for sid in self.stand_regions},
-                                {sid: unread_slot(self.last_slots.get(sid), why) for sid in self.slot_regions}, True,
-                                (), why, {under_slot(rid): unread_slot(self.last_under.get(under_slot(rid)), why)
-                                          for rid in self.under_regions})
+        stands = {sid: unread_stand(self.last_stands.get(sid), why) for sid in self.stand_regions}
+        slots = {sid: unread_slot(self.last_slots.get(sid), why) for sid in self.slot_regions}
+        under = {under_slot(rid): unread_slot(self.last_under.get(under_slot(rid)), why)
+                 for rid in self.under_regions}
+        return BoardObservation(stands, slots, True, (), why, under)
 
     def _bgr_of(self, model: tuple[F32, F32]) -> F32:
         """A model's BGR form, computed once per model (models are replaced, never changed in place)."""
@@ -449,17 +431,16 @@ class BoardReader(ReadPlan):
         if self._covered(mask, sid):
             self.fusion.reset(sid)
             return unread_slot(self.last_slots.get(sid), "covered")
-        model = self._slot_model(sid)
-        got = self._slot_passes.get(sid)  # the frame's stacked passes, when it made them
-        patch = self._slot_patch(img, sid, reg, gains) if got is None else got[0]
-        c, s = chroma(patch) if got is None else got[1]
+        model = self.models.get(sid) or self._mat_slots[sid]
+        lit = None if self.opinion is None else self.opinion.lit(sid, img, gains, reg)  # the batch's, when it cut it
+        patch = normalise(extract(img, reg.H, reg.size), gains, self._bgr_of(model), lit=lit)
+        c, s = chroma(patch)
         started = time.thread_time()
         deep = self.accept is not None and self.fusion.has_budget()
         state, payload, conf, obstructed = read_slot(img, reg.H, reg.size, reg.px_per_mm, model,
                                                      self.layout.card_size_mm, skin_check=False, patch=patch,
                                                      cs=(c, s), accept=self.accept if deep else None, confirm=None
-                                                     if self.opinion is None else partial(self.opinion.confirms, sid),
-                                                     mask=None if got is None else got[2])
+                                                     if self.opinion is None else partial(self.opinion.confirms, sid))
         veto = None if obstructed or self.opinion is None else self.opinion.veto(sid, state)
         if veto is not None:
             self.fusion.reset(sid)

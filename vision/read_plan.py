@@ -1,7 +1,7 @@
 """Which regions a frame's read reads (``vision.board.BoardReader.read``): a region is read again when the
 caller wants it and it changed since its last reading or that reading is not settled; the others repeat
-their last reading. The loops, the obstruction finder, the patch classifier's batch and the stacked passes
-(``vision.stand_stack``, ``vision.slot_stack``) ask the same tests."""
+their last reading. The loops, the obstruction finder, the patch classifier's batch and the stands' stacked
+passes (``vision.stand_stack``) ask the same tests."""
 
 from __future__ import annotations
 

@@ -256,8 +256,8 @@ def mat_reference(layout_mat: Image, mat_size_mm: tuple[float, float], slot_mm_H
 def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple[F32, F32],
               card_mm: tuple[float, float], skin_check: bool = False,
               patch: Image | None = None, *, cs: tuple[F32, F32] | None = None,
-              accept: Callable[[str], bool] | None = None, confirm: Confirm | None = None,
-              mask: NDArray[np.bool_] | None = None) -> tuple[str, str | None, float, bool]:
+              accept: Callable[[str], bool] | None = None,
+              confirm: Confirm | None = None) -> tuple[str, str | None, float, bool]:
     """(state, payload, confidence, obstructed) of one slot; ``ref`` is the empty slot patch. With
     ``skin_check`` (no reference frame, so no arm detection) skin-coloured pixels mark the slot obstructed.
     ``patch`` is the slot already rectified (and light-normalised) from ``frame`` through ``H``, ``cs`` its
@@ -266,14 +266,13 @@ def read_slot(frame: Image, H: Mat3, size: tuple[int, int], k: float, ref: tuple
     quick pass; the caller runs the thorough one within its budget), and only accepted payloads are
     reported. With ``confirm`` (the patch classifier's sure candidate, ``SecondOpinion.confirms`` for this
     slot) a change the rule cannot shape into a card is read anyway where the zones allow one placement and
-    the classifier is sure of it (``confirmed``). ``mask``: ``changed_mask`` of the patch when the caller has it
-    (``vision.slot_stack``)."""
+    the classifier is sure of it (``confirmed``)."""
     if patch is None:
         patch = extract(frame, H, size)
     c, s = chroma(patch) if cs is None else cs
     if skin_check and skin_fraction(c, s) > 0.05:
         return "empty", None, 0.0, True
-    mask = changed_mask(patch, ref, (c, s), k) if mask is None else mask
+    mask = changed_mask(patch, ref, (c, s), k)
     z = zones(size, k, card_mm)
     f = {name: _frac(mask, box, k) for name, box in z.items()}
     lower, upper = f["lower"] or 0.0, f["upper"] or 0.0
