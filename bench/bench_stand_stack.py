@@ -4,12 +4,14 @@ reads (``vision.stand_stack``) instead of stand by stand, against the per-stand 
 "Before" puts the per-stand passes back (``vision.board.stand_passes`` gives no stack, so each stand's
 ``StandClassifier.classify`` computes its chromaticity, owner map and change test itself, as before). Seeded
 tables (bench_overhead's scenes, default pose, reference frame, its range of light, blur, noise and JPEG) are
-read by a fresh reader each way, ``--repeats`` times per table, alternating which goes first. It prints the
-median CPU time of the whole read and of its stands (``BoardReader._stack_stands``, which takes the frame's
-blur estimate, and every ``_read_stand``), each with its ratio to a JPEG decode of the same frame and
-now / before, and exits 1 if any stand, slot or under-mat reading differs between the two.
+read by a fresh reader each way, ``--repeats`` times per table, alternating which goes first (``--steady``:
+one reader each way reads the tables in turn, as the appliance does). It prints the median CPU time of the
+whole read and of its stands (``BoardReader._stack_stands``, which takes the frame's blur estimate, and every
+``_read_stand``), each with its ratio to a JPEG decode of the same frame and now / before, and exits 1 if any
+stand, slot or under-mat reading differs between the two.
 
     PYTHONPATH=. .venv/bin/python bench/bench_stand_stack.py --tables 8
+    PYTHONPATH=. .venv/bin/python bench/bench_stand_stack.py --tables 24 --steady
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ def main() -> int:
     ap.add_argument("--tables", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--steady", action="store_true",
+                    help="one reader each way reads the tables in turn (the appliance's steady state: regions "
+                         "unchanged since the last table repeat their reading) instead of a fresh reader a read")
     args = ap.parse_args()
     keep_freed_memory()  # as the appliance does at start-up (``tracker.cli.main``)
     cv2.setNumThreads(1)
@@ -53,17 +58,20 @@ def main() -> int:
     parts = ("full read", "stands")
     times: dict[str, dict[str, list[float]]] = {p: {"now": [], "before": []} for p in parts}
     decodes: list[float] = []
+    kept_readers: dict[str, BoardReader] = {}
     for k in range(args.tables):
         frame, lores, decode = table_frame(layout, renderer, rng, k)
         decodes.append(decode)
         seen: dict[str, Any] = {}
-        for r in range(args.repeats):
+        for r in range(1 if args.steady else args.repeats):
             for name in ("now", "before") if (k + r) % 2 else ("before", "now"):
                 with ExitStack() as stack:
                     if name == "before":
                         stack.enter_context(swapped([(vision.board, "stand_passes", no_stack)]))
-                    reader = BoardReader(layout, pose, PALETTE, ref, accept=is_kipukas_payload)
-                    timers = {part: [stack.enter_context(PartTimer(name)) for name in names]
+                    reader = BoardReader(layout, pose, PALETTE, ref, accept=is_kipukas_payload) if not args.steady \
+                        else kept_readers.setdefault(name, BoardReader(layout, pose, PALETTE, ref,
+                                                                       accept=is_kipukas_payload))
+                    timers = {part: [stack.enter_context(PartTimer(method)) for method in names]
                               for part, names in (("stands", ("_read_stand", "_stack_stands")),)}
                     t = time.process_time()
                     obs = reader.read(frame, lores=lores)
@@ -78,9 +86,10 @@ def main() -> int:
             print(f"table {k}: the stacked passes read differently from the per-stand ones", file=sys.stderr)
             return 1
     base = statistics.median(decodes)
-    n = args.tables * args.repeats
-    print(f"stand stack bench: {args.tables} tables (seed {args.seed}) x {args.repeats}, each read by a "
-          f"fresh reader with the stacked passes and with the per-stand ones; every stand, slot and under-mat "
+    n = args.tables * (1 if args.steady else args.repeats)
+    how = "read in turn by one reader each way" if args.steady else f"x {args.repeats}, each read by a fresh reader"
+    print(f"stand stack bench: {args.tables} tables (seed {args.seed}) {how} with the stacked passes and with "
+          f"the per-stand ones; every stand, slot and under-mat "
           f"reading identical")
     for label, figures in times.items():
         now, old = statistics.median(figures["now"]), statistics.median(figures["before"])

@@ -24,7 +24,16 @@ from vision.colour import F32, MIN_SUM, chroma, chroma_dist, chroma_f, median
 from vision.empty_model import EmptyModels
 from vision.memo import IdentityMemo
 from vision.regions import Region
-from vision.stand_change import MIN_CALM_MM2, OPEN_MM, SMOOTH_MM, smoothed_model
+from vision.stand_change import (
+    MATCH_BLUR_MM,
+    MATCH_GAIN,
+    MIN_CALM_MM2,
+    OPEN_MM,
+    SMOOTH_MM,
+    match_score,
+    match_step,
+    smoothed_model,
+)
 from vision.stand_shapes import kernel, px_area
 
 OwnerMap = Callable[[F32, F32], NDArray[np.int8]]
@@ -45,7 +54,7 @@ class FrameEstimate(Protocol):
 class StandInput:
     """One stand to read: its light-normalised patch at ``px_per_mm``; ``ref`` its empty model (or its look's
     colour and brightness), None with neither; ``blur_mm`` the frame's extra blur for it (None: the stand
-    matches its model alone, ``vision.stand_change.changed_matched``'s own ladder); ``smooth`` its
+    matches its model alone, by ``vision.stand_change.changed_matched``'s own ladder); ``smooth`` its
     ``smoothed_patch`` when the frame's blur estimate made it already."""
 
     patch: NDArray[np.uint8]
@@ -58,8 +67,7 @@ class StandInput:
 @dataclass(frozen=True)
 class StandPasses:
     """One stand's share of the stacked passes: ``chroma(patch)``, ``owner_map`` of it, and
-    ``changed_matched``'s (mask, extra blur) against ``ref`` (None where the stand has no model or look, or
-    matches its model by its own ladder: the decision then computes it as before)."""
+    ``changed_matched``'s (mask, extra blur) against ``ref`` (None where the stand has no model or look)."""
 
     cs: tuple[F32, F32]
     owners: NDArray[np.int8]
@@ -90,7 +98,7 @@ def stand_passes(owner_map: OwnerMap, inputs: dict[str, StandInput]) -> dict[str
         rows = [slice(i * n, (i + 1) * n) for i in range(len(rids))]
         c, s = chroma(np.concatenate([inputs[r].patch for r in rids]))
         owners = owner_map(c, s)
-        matched = [i for i, r in enumerate(rids) if inputs[r].ref is not None and inputs[r].blur_mm is not None]
+        matched = [i for i, r in enumerate(rids) if inputs[r].ref is not None and k > 0]
         changes = _changed(inputs, [rids[i] for i in matched], k, n) if matched else []
         change: list[tuple[NDArray[np.bool_], float] | None] = [None] * len(rids)
         for i, got in zip(matched, changes, strict=True):
@@ -102,8 +110,8 @@ def stand_passes(owner_map: OwnerMap, inputs: dict[str, StandInput]) -> dict[str
 
 def _changed(inputs: dict[str, StandInput], rids: list[str], k: float,
              n: int) -> list[tuple[NDArray[np.bool_], float]]:
-    """``changed_matched(patch, ref, k, blur_mm, smooth)`` of each of ``rids`` (each has a ref and a blur),
-    its per-pixel steps on one stack."""
+    """``changed_matched(patch, ref, k, blur_mm, smooth)`` of each of ``rids`` (each has a ref), its per-pixel
+    steps on one stack; a stand without the frame's blur picks its model's level by its own ladder."""
     m = len(rids)
     c = np.empty((m * n, n, 3), np.float32)
     s = np.empty((m * n, n), np.float32)
@@ -118,7 +126,8 @@ def _changed(inputs: dict[str, StandInput], rids: list[str], k: float,
         smooth = inputs[r].smooth
         if smooth is not None:
             c[i * n:(i + 1) * n], s[i * n:(i + 1) * n] = smooth
-    extras = [float(inputs[r].blur_mm or 0.0) for r in rids]
+    extras = [_level(c[i * n:(i + 1) * n], _ref(inputs[r]), k) if inputs[r].blur_mm is None else float(
+        inputs[r].blur_mm or 0.0) for i, r in enumerate(rids)]
     models = [smoothed_model(_ref(inputs[r]), round(e * k, 1), k) for r, e in zip(rids, extras, strict=True)]
     rc, rs = _STACKED.get(tuple(a for model in models for a in model),
                           lambda: (np.concatenate([mc for mc, _ in models]), np.concatenate([ms for _, ms in models])))
@@ -136,6 +145,18 @@ def _changed(inputs: dict[str, StandInput], rids: list[str], k: float,
     opening = kernel(OPEN_MM, k)
     return [(np.asarray(cv2.morphologyEx(raw[i * n:(i + 1) * n], cv2.MORPH_OPEN, opening) > 0, np.bool_), extras[i])
             for i in range(m)]
+
+
+def _level(c: F32, ref: tuple[F32, F32], k: float) -> float:
+    """``changed_matched``'s per-stand ladder: of the model blurred by each of ``MATCH_BLUR_MM``, the level
+    closest to the smoothed patch ``c`` in median colour (a further one only when ``MATCH_GAIN`` closer)."""
+    best: tuple[float, float] | None = None
+    for level in MATCH_BLUR_MM:
+        score = match_score(c, smoothed_model(ref, round(level * k, 1), k)[0], match_step(k))
+        if best is None or score < best[0] - MATCH_GAIN:
+            best = (score, level)
+    assert best is not None
+    return best[1]
 
 
 def _ref(x: StandInput) -> tuple[F32, F32]:
