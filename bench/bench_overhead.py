@@ -240,6 +240,7 @@ class Stages:
 
     STEPS = (("vision.board", "BoardReader", "_read_stand", "stands (rule + second opinion's verdict)"),
              ("vision.board", "BoardReader", "_read_slot", "slots (rule, face-down QR included)"),
+             ("vision.board", "BoardReader", "_stack_stands", "stands' stacked passes (with the blur estimate)"),
              ("vision.board", "BoardReader", "_read_under", "under-mat areas"),
              ("vision.board", "BoardReader", "_ask_opinion", "patch classifier batch"),
              ("vision.board", "BoardReader", "_retry_code", "face-down code retries"),

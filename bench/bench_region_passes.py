@@ -32,6 +32,8 @@ import vision.board
 import vision.colour
 import vision.obstruction
 import vision.slots
+import vision.stand_change
+import vision.stand_stack
 import vision.stands
 import vision.under_mat
 from bench.bench_overhead import PALETTE
@@ -64,7 +66,7 @@ def share_before(mask: np.ndarray) -> float:
 BEFORE: list[tuple[Any, str, Callable[..., Any]]] = [
     (vision.colour, "chroma_f", chroma_f_before),
     *((mod, "chroma_dist", chroma_dist_before)
-      for mod in (vision.colour, vision.slots, vision.stands, vision.obstruction)),
+      for mod in (vision.colour, vision.slots, vision.stand_change, vision.stand_stack, vision.obstruction)),
     *((mod, "share", share_before) for mod in (vision.colour, vision.slots, vision.stands, vision.under_mat)),
 ]
 

@@ -56,11 +56,13 @@ from vision.observation import (
 from vision.obstruction import ObstructionFinder
 from vision.palette import hidden_owner, map_mask, map_share
 from vision.patch_classifier import PatchClassifier, SecondOpinion
+from vision.read_plan import ReadPlan
 from vision.regions import Region, cut, moved
 from vision.repose import Placement, moved_small, placement, prepare_maps
 from vision.slot_qr import qr_window
 from vision.slot_qr_fusion import QrFusion
 from vision.slots import card_code, read_slot
+from vision.stand_stack import StandPasses, stand_inputs, stand_passes
 from vision.stands import StandClassifier, prepare_model
 from vision.under_mat import read_under
 from vision.warp import extract, one_frame
@@ -72,7 +74,7 @@ QUICK_RETRIES = 1  # unchanged face-down codes decoded again per frame (~4 ms ea
 QR_BUDGET_S = 0.3  # CPU s per frame for face-down codes the plain decoders miss (the other slots wait a frame)
 
 
-class BoardReader:
+class BoardReader(ReadPlan):
     """Reads frames of one calibrated table. ``reference`` (a frame of the empty table from the same
     camera) starts the empty model; without it the model is learned from the frames themselves."""
 
@@ -120,6 +122,7 @@ class BoardReader:
         self._prev_slots: dict[str, SlotObs] = {}
         self._prev_under: dict[str, SlotObs] = {}
         self._boxes: tuple[tuple[int, int, int, int], ...] = ()  # the obstruction finder's last boxes
+        self._passes: dict[str, StandPasses] = {}  # the frame's stacked stand passes (``vision.stand_stack``)
         self.regions_read = 0  # stands, slots and under-mat areas the last frame read (the rest repeated)
         self.qr_retried = 0  # unchanged face-down slots whose code alone the last frame tried again
         self._qr_tries: dict[str, int] = {}  # slot -> unchanged frames its unread face-down card was read again
@@ -250,6 +253,7 @@ class BoardReader:
             self._boxes = boxes
             self._ask_opinion(img, gains, wanted, changed, retry, quick)
             self._blur = FrameBlur.estimate(img, self.stand_regions, self.models, gains, changed, self._bgr_of)
+            self._stack_stands(wanted, changed)
         else:  # every region repeats its reading (as after a partial re-read): nothing needs the whole frame
             mask, boxes = None, self._boxes
         stands: dict[str, StandObs] = {}
@@ -309,23 +313,11 @@ class BoardReader:
         self._prev = obs if wanted is None else None
         return obs
 
-    def _reads_any(self, wanted: set[str] | None, changed: set[str], retry: set[str], quick: set[str]) -> bool:
-        """Whether the loops of ``read`` will read any stand, slot or under-mat area this frame (the same
-        tests as theirs); when none, the obstruction finder and the patch classifier have nothing to serve."""
-        for sid in self.stand_regions:
-            if not (wanted is not None and sid not in wanted and sid in self.last_stands) and not (
-                    sid not in changed and settled(self._prev_stands.get(sid))):
-                return True
-        for sid in self.slot_regions:
-            if not (wanted is not None and sid not in wanted and sid in self.last_slots) and sid not in quick and not (
-                    sid not in changed and sid not in retry and self._settled_slot(sid, self._prev_slots.get(sid))):
-                return True
-        for rid in self.under_regions:
-            sid = under_slot(rid)
-            if not (wanted is not None and sid not in wanted and sid in self.last_under) and not (
-                    rid not in changed and settled(self._prev_under.get(sid))):
-                return True
-        return False
+    def _stack_stands(self, wanted: set[str] | None, changed: set[str]) -> None:
+        """The stacked passes (``vision.stand_stack``) of the stands ``read`` reads this frame."""
+        reading = [sid for sid in self.stand_regions if self._reads(sid, wanted, changed)]
+        self._passes = stand_passes(self.classifier.owner_map,
+                                    stand_inputs(self._blur, self.models, self.stand_regions, reading))
 
     def _retry_code(self, img: NDArray[np.uint8], sid: str, reg: Region) -> SlotObs:
         """A face-down card whose code did not decode, in a slot the change test finds unchanged since it
@@ -383,9 +375,10 @@ class BoardReader:
         model = self.models.get(sid)
         patch = self._blur.patch(sid)  # the frame's, cut once (``FrameBlur``)
         look = self.models.look(sid) if model is None else None
-        c, s = chroma(patch)
-        r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, strict=True,
-                                     cs=(c, s), blur_mm=self._blur.blur_mm(sid), smooth=self._blur.smoothed.get(sid))
+        p = self._passes.get(sid)
+        c, s = chroma(patch) if p is None else p.cs
+        r = self.classifier.classify(patch, spec.kind, spec.size_mm, reg.px_per_mm, model, look, True, cs=(c, s),
+                                     blur_mm=self._blur.blur_mm(sid), smooth=self._blur.smoothed.get(sid), passes=p)
         if self.opinion is not None:
             r = self.opinion.judge(sid, r)  # confirms an unsure reading or vetoes a doubtful one
         blob = None if mask is None or self.finder is None else blob_verdict(
@@ -430,14 +423,6 @@ class BoardReader:
              if to_read(r, self.last_stands, settled(self._prev_stands.get(r)))},
             {r: g for r, g in self.slot_regions.items()
              if r not in quick and to_read(r, self.last_slots, self._settled_slot(r, self._prev_slots.get(r)))})
-
-    def _settled_slot(self, sid: str, obs: SlotObs | None) -> bool:
-        """``_settled``, except a face-down card whose code is not read yet while its frames still help."""
-        if not settled(obs):
-            return False
-        assert obs is not None
-        return not (self.accept is not None and obs.state == "down" and obs.payload is None
-                    and not self.fusion.exhausted(sid))
 
     def _read_slot(self, img: NDArray[np.uint8], sid: str, reg: Region, mask: NDArray[np.uint8] | None,
                    gains: F32, fuse: bool = False) -> SlotObs:
