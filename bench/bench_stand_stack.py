@@ -16,8 +16,6 @@ stand, slot or under-mat reading differs between the two.
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
 import time
 from contextlib import ExitStack
@@ -31,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import vision.board
 from bench.bench_overhead import PALETTE
-from bench.same_process import PartTimer, default_table, swapped, table_frame
+from bench.same_process import PartTimer, default_table, paired_order, paired_parser, print_paired, swapped, table_frame
 from rules.kipukas.identity import is_kipukas_payload
 from tracker.runtime.allocator import keep_freed_memory
 from vision.board import BoardReader
@@ -43,10 +41,7 @@ def no_stack(*args: Any) -> dict[str, Any]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tables", type=int, default=8)
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=3)
+    ap = paired_parser(__doc__)
     ap.add_argument("--steady", action="store_true",
                     help="one reader each way reads the tables in turn (the appliance's steady state: regions "
                          "unchanged since the last table repeat their reading) instead of a fresh reader a read")
@@ -64,7 +59,7 @@ def main() -> int:
         decodes.append(decode)
         seen: dict[str, Any] = {}
         for r in range(1 if args.steady else args.repeats):
-            for name in ("now", "before") if (k + r) % 2 else ("before", "now"):
+            for name in paired_order(k, r):
                 with ExitStack() as stack:
                     if name == "before":
                         stack.enter_context(swapped([(vision.board, "stand_passes", no_stack)]))
@@ -85,16 +80,12 @@ def main() -> int:
         if seen["now"] != seen["before"]:
             print(f"table {k}: the stacked passes read differently from the per-stand ones", file=sys.stderr)
             return 1
-    base = statistics.median(decodes)
     n = args.tables * (1 if args.steady else args.repeats)
     how = "read in turn by one reader each way" if args.steady else f"x {args.repeats}, each read by a fresh reader"
     print(f"stand stack bench: {args.tables} tables (seed {args.seed}) {how} with the stacked passes and with "
           f"the per-stand ones; every stand, slot and under-mat "
           f"reading identical")
-    for label, figures in times.items():
-        now, old = statistics.median(figures["now"]), statistics.median(figures["before"])
-        print(f"{label} (CPU, one core, median of {n}): now {now * 1e3:.2f} ms = {now / base:.3f}x a JPEG decode "
-              f"({base * 1e3:.1f} ms); before {old * 1e3:.2f} ms = {old / base:.3f}x; now / before = {now / old:.3f}")
+    print_paired(times, decodes, n, digits=3)
     return 0
 
 

@@ -88,13 +88,18 @@ class PartTimer:
         setattr(vision.board.BoardReader, self.name, self.plain)
 
 
-def paired_args(doc: str | None) -> argparse.Namespace:
+def paired_parser(doc: str | None) -> argparse.ArgumentParser:
     """The paired benches' command line: how many seeded tables, reads of each per version, and the seed."""
-    ap = argparse.ArgumentParser(description=(doc or "").splitlines()[0] if doc else None)
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
     ap.add_argument("--tables", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=3)
-    return ap.parse_args()
+    return ap
+
+
+def paired_args(doc: str | None) -> argparse.Namespace:
+    """`paired_parser`'s arguments, parsed."""
+    return paired_parser(doc).parse_args()
 
 
 def paired_order(k: int, r: int) -> tuple[str, str]:
