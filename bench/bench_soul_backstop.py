@@ -136,7 +136,7 @@ def one(seed: int, mode: str, args: argparse.Namespace, folder: Path) -> tuple[C
             got["moves" if row.body.get("accepted") else "rejected"] += 1
         elif row.kind == "question":
             got["questions"] += 1
-    got["unknown"] = sum(1 for w in table.warnings if f"on {sid} " in w and "unknown object" in w)
+    got["unknown"] = sum(1 for w in table.warnings if f"on {sid} " in w and w.endswith("unknown object"))
     got["pending"] = sum(1 for w in table.warnings if f"on {sid}" in w and "confirm" in w)
     got["difference"] = sum(1 for d in table.differences() if d.startswith(f"{sid}:"))  # out of sync for it
     said = [f"{row.kind} {row.body.get('text') or row.body.get('options')}" for row in table.record.rows(rows)
