@@ -72,8 +72,9 @@ def test_the_trap_roll_is_prompted_when_a_soul_enters_where_the_camera_saw_an_un
     table.observe_mat(mat_with(**{"3": SlotValue("up")}))  # Tears for Oly, played revealed at T3
     table.observe_mat(mat_with(**{"3": SlotValue("up"), "1": SlotValue("down", WOLF)}))  # red's, unrevealed
     say(table, f"red tame {WOLF} tamed")
-    seen["M1"] = StandValue("soul", "blue", 1)  # Oly: T3 -> M1, into territory 1
+    seen["M1"] = StandValue("soul", "blue", 1)  # Oly: T3 -> M1, into territory 1, its card onto slot 1
     table.observe(dict(seen))
+    table.observe_mat(mat_with(**{"1": SlotValue("up")}))
     assert camera_actions(table)[-1] == ("blue move F3GW#0001 T3-M1", True)
     prompts = table.game.prompts()
     assert any(p.player == "blue" and p.rule == "#card_activation" and "d20" in p.text.lower() for p in prompts), \

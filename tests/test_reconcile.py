@@ -9,7 +9,9 @@ import pytest
 from tests.table_helpers import new_table, say, set_up
 from tracker.errors import InputError
 from tracker.table.board import EMPTY, StandValue
+from tracker.table.mat import SlotValue
 from tracker.table.stabiliser import Stabiliser
+from tracker.table.table import Entry, Table
 
 RED = StandValue("soul", "red", 1)
 BLUE = StandValue("soul", "blue", 1)
@@ -17,6 +19,13 @@ BLUE = StandValue("soul", "blue", 1)
 
 def actions(table_entries: list) -> list[tuple[str, bool]]:  # type: ignore[type-arg]
     return [(e.text, e.accepted) for e in table_entries if e.kind == "action"]
+
+
+def cards(table: Table, *face_up: str) -> list[Entry]:
+    """The mat after a soul's move (#movement: its card goes to the slot of the territory it moved into):
+    the slots of territories 1, 3, 4, 5 and 9 empty but for `face_up`. A soul token appearing out of a base
+    camp is a move only when its card is seen moving too (a die can look like a soul token)."""
+    return table.observe_mat({slot: SlotValue("up" if slot in face_up else "empty") for slot in "13459"})
 
 
 def test_setup_claims_come_from_the_tokens(tmp_path: Path) -> None:
@@ -43,26 +52,32 @@ def test_illegal_move_is_recorded_flagged_and_put_right(tmp_path: Path) -> None:
     table = new_table(tmp_path)
     seen = set_up(table)
     say(table, "blue play F3GW#0001 3 revealed", "red play HMPU#0004 1 revealed")
+    cards(table, "1", "3")
     seen["M4"] = BLUE
-    assert actions(table.observe(dict(seen))) == [("blue move F3GW#0001 T3-M4", True)]
+    assert actions(table.observe(dict(seen))) == []  # a token out of a camp alone: asked, not recorded
+    assert actions(cards(table, "1", "4")) == [("blue move F3GW#0001 T3-M4", True)]  # its card moved: seen
     seen["M5"] = RED
-    [bad] = [e for e in table.observe(dict(seen)) if e.kind == "action"]
+    table.observe(dict(seen))
+    [bad] = [e for e in cards(table, "4", "5") if e.kind == "action"]
     assert (bad.text, bad.accepted, bad.rule) == ("red move HMPU#0004 T1-M5", False, "#movement")
-    assert table.differences() == ["M5: board shows red soul, record expects empty"]
+    assert "M5: board shows red soul, record expects empty" in table.differences()
     assert table.game.state.cards["HMPU#0004"].at == "T1"
     seen["M5"] = EMPTY
-    assert actions(table.observe(dict(seen))) == [] and table.differences() == []
+    assert actions(table.observe(dict(seen))) == [] and actions(cards(table, "1", "4")) == []
+    assert table.differences() == []
     seen["M9"] = RED
-    assert actions(table.observe(dict(seen))) == [("red move HMPU#0004 T1-M9", True)]
+    table.observe(dict(seen))
+    assert actions(cards(table, "4", "9")) == [("red move HMPU#0004 T1-M9", True)]
 
 
 def test_two_quick_moves_in_one_reading_are_both_recorded(tmp_path: Path) -> None:
     table = new_table(tmp_path)
     seen = set_up(table)
     say(table, "blue play F3GW#0001 3 revealed", "red play HMPU#0004 1 revealed")
+    cards(table, "1", "3")
     seen["M4"], seen["M9"] = BLUE, RED  # blue moved, then red moved, before the camera saw a clear view
-    assert actions(table.observe(dict(seen))) == [("blue move F3GW#0001 T3-M4", True),
-                                                 ("red move HMPU#0004 T1-M9", True)]
+    table.observe(dict(seen))
+    assert actions(cards(table, "4", "9")) == [("blue move F3GW#0001 T3-M4", True), ("red move HMPU#0004 T1-M9", True)]
     assert table.differences() == []
 
 
@@ -147,10 +162,11 @@ def test_a_token_placed_before_the_card_was_declared_is_explained_afterwards(tmp
     table = new_table(tmp_path)
     seen = set_up(table)
     say(table, "blue play F3GW#0001 3 revealed")
+    cards(table, "3")
     seen["M9"] = RED  # red moves a token out before declaring the soul on the phone
     assert [e.kind for e in table.observe(dict(seen))] == ["board"]  # nothing in play can explain it yet
     say(table, "red play HMPU#0004 1 revealed", "blue initiative")
-    assert [(e.text, e.accepted) for e in table.observe(dict(seen))] == [("red move HMPU#0004 T1-M9", True)]
+    assert actions(cards(table, "3", "9")) == [("red move HMPU#0004 T1-M9", True)]
     assert table.observe(dict(seen)) == []  # offered again: nothing more
 
 

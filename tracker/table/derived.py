@@ -27,7 +27,7 @@ from rules.kipukas.styles import Style
 from rules.kipukas.styles import style as play_style
 from tracker.errors import RecordError
 from tracker.record.store import Row
-from tracker.table.board import StandValue
+from tracker.table.board import EMPTY, StandValue
 from tracker.table.mat import SlotValue
 from tracker.table.state_codec import decode_state, encode
 
@@ -140,9 +140,12 @@ class Derived:
 
     # --- snapshots ------------------------------------------------------------------------------------------
     def open_questions(self) -> list[dict[str, Any]]:
-        """Question bodies with at least one option the rules still allow (the last few)."""
+        """Question bodies with at least one option the rules still allow, and whose board (``seen``: a soul
+        token no one was seen moving) the camera still shows (the last few)."""
         out = []
         for q in self.questions:
+            if any(self.observed.get(s, EMPTY).visible().text() != t for s, t in dict(q.get("seen") or {}).items()):
+                continue
             try:
                 if any(self.game.is_legal(parsed(o)) for o in q["options"]):
                     out.append(q)

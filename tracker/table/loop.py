@@ -113,9 +113,12 @@ class OverheadLoop:
         self.mat.feed({slot: self._slot(slot, obs, under.get(slot)) for slot, obs in observation.slots.items()})
         # Offered every frame: the table records a board only when it changed, and re-explains an unchanged
         # one only when the record moved on (cheap otherwise).
-        entries = self.table.observe(self.stabiliser.board())
-        mat = self.mat.board()
-        return rolled + entries + (self.table.observe_mat(mat) if mat else [])
+        # Board and mat under one hold of the table's lock: no page sees the board explained without the mat
+        # (a soul out of its camp is a move once its card is seen moving, lies21).
+        with self.table.lock:
+            entries = self.table.observe(self.stabiliser.board())
+            mat = self.mat.board()
+            return rolled + entries + (self.table.observe_mat(mat) if mat else [])
 
     def process_dice(self, frame: Any) -> list[Entry]:
         """The roll area, read only while the rules wait for a roll the camera can read (or a reading waits

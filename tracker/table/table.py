@@ -10,7 +10,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from rules.core.errors import RulesError
@@ -25,53 +24,15 @@ from tracker.record.store import GameRecord, Row
 from tracker.table.board import StandValue
 from tracker.table.cards import explain_mat
 from tracker.table.derived import SNAPSHOT_EVERY, UNDO_DEPTH, Derived
+from tracker.table.entry import Entry as Entry  # re-exported: callers import it from here
+from tracker.table.entry import severity_of
 from tracker.table.expected import differences, expected_board
 from tracker.table.mat import SlotValue, expected_mat
 from tracker.table.probes import HIDDEN_RULE, ProbeLedger, hidden_message, unnamed_card
-from tracker.table.reconcile import Proposal, Question, propose
+from tracker.table.reconcile import MatSeen, Proposal, Question, propose
 from tracker.table.replay import CORRECTIONS, board_body, mat_body, parse_token, replay_record, style_arguments
 
-ERROR_WORDS = ("lost", "stopped", "cannot", "differs", "failed", "unusable", "ended")
-INFO_WORDS = (" back", "learned", "calibrated")
-
-
-def severity_of(message: str) -> str:
-    """info, warning or error, from the words of a warning that did not say."""
-    if any(w in message for w in ERROR_WORDS):
-        return "error"
-    return "info" if " not " not in message and any(w in message for w in INFO_WORDS) else "warning"
-
-
 MAX_EXPLAINED = 12  # actions one board change may explain (fast play: several moves between two readings)
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """A record row as the tracker reports it."""
-
-    seq: int
-    ts: float
-    source: str
-    kind: str
-    text: str
-    accepted: bool
-    rule: str
-    message: str
-
-    @classmethod
-    def of(cls, row: Row) -> Entry:
-        b = row.body
-        text = str(b.get("text") or b.get("undid") or "")
-        if row.kind == "probes":
-            text = f"{b.get('count')} more rejected actions counted, not stored one by one (last: {b.get('last')})"
-            return cls(row.seq, row.ts, row.source, row.kind, text, False, str(b.get("rule", "")), "")
-        if row.kind == "correct":
-            text = f"correct row {b.get('target')}: {b.get('text') or 'strike'}"
-        elif row.kind == "mat":  # judges only: it names the face-down cards
-            text = "mat: " + ", ".join(f"{slot} {v['face']}" + (f" {v['card']}" if v.get("card") else "")
-                                       for slot, v in b["slots"].items() if v["face"] != "empty")
-        return cls(row.seq, row.ts, row.source, row.kind, text, bool(b.get("accepted", True)),
-                   str(b.get("rule", "")), str(b.get("message") or b.get("reason") or ""))
 
 
 class Table:
@@ -96,6 +57,8 @@ class Table:
         self.warnings: list[str] = []
         self.mat_flags: list[str] = []  # what the stable mat shows that no card action explains
         self.unknown: tuple[str, ...] = ()  # stands with an object the rules cannot explain: no difference, a warning
+        self.unconfirmed: tuple[str, ...] = ()  # stands whose soul token waits for its owner's word (a question)
+        self._deferred: Question | None = None  # that question, until the mat was read in the same frame
         self.catalog = Catalog.packaged()
         self.alerts: list[tuple[str, str, str]] = []  # (severity, message, key) behind `warnings`
         # Called with the entries each input produced (keyframes, logs); under the table's lock.
@@ -121,7 +84,8 @@ class Table:
         self._snapped = done.seq
         self._rejected = {t: d for t, d in done.rejected.items() if d == done.depth}
         for q in done.open_questions():
-            self.questions.append(Question(str(q["player"]), str(q["text"]), tuple(q["options"])))
+            seen = tuple((str(stand), str(text)) for stand, text in dict(q.get("seen") or {}).items())
+            self.questions.append(Question(str(q["player"]), str(q["text"]), tuple(q["options"]), seen))
             self._asked.add("|".join(q["options"]))
         self.alerts += [("error", f"replay differs from the record: {m}", "") for m in done.mismatches]
         if snapshots is not None and snapshots.problem:
@@ -162,14 +126,15 @@ class Table:
                 # played on a phone after its token was already placed), never twice for one position.
                 if self._explained_at == self.record.last_seq:
                     return []
-                entries = self._explain(source, stale=True)
+                entries = self._explain(source, stale=True, defer=bool(self.mat))
                 if entries:
                     self._bump(entries)
                 return entries
             entries = [Entry.of(self._append("board", source, {"observed": board_body(dict(stable))}))]
             self.observed = dict(stable)
             self.derived.observed = self.observed
-            entries += self._explain(source)
+            # with a mat in view, a soul token out of a camp is asked about once the mat had its say
+            entries += self._explain(source, defer=bool(self.mat))
             self._bump(entries)
             return entries
 
@@ -178,18 +143,22 @@ class Table:
         face-down cards), then record every card action it explains; what it cannot explain is flagged."""
         with self.lock:
             if dict(stable) == self.mat:
-                if self._mat_explained_at == self.record.last_seq:
+                entries = self._ask_deferred(source)
+                if self._mat_explained_at == self.record.last_seq and not entries:
                     return []
-                entries = self._explain_mat(source, stale=True)
+                entries += self._explain_mat(source, stale=True)
                 self._bump(entries)
                 return entries
             entries = [Entry.of(self._append("mat", source, {"slots": mat_body(dict(stable))}))]
+            before, self.mat = self.mat, dict(stable)
+            if self.unconfirmed or self.unknown:  # the mat may show a soul's card that left its camp: a seen move
+                entries += self._explain(source)
+            entries += self._ask_deferred(source)
             revealed = self._revealed_by_slot()
             self._remembered = {  # a card turned over: the top was read face down, no revealed card arrived
-                slot: before.card for slot, v in stable.items()
-                if (before := self.mat.get(slot)) is not None and before.face == "down" and before.card is not None
+                slot: was.card for slot, v in stable.items()
+                if (was := before.get(slot)) is not None and was.face == "down" and was.card is not None
                 and v.revealed and revealed.get(slot, set()) <= self._revealed_seen.get(slot, set())}
-            self.mat = dict(stable)
             entries += self._explain_mat(source)
             self._revealed_seen = self._revealed_by_slot()
             self._bump(entries)
@@ -216,11 +185,13 @@ class Table:
 
     def _ask(self, q: Question, source: str, entries: list[Entry]) -> None:
         key = "|".join(q.options)
-        if key not in self._asked:
+        if key not in self._asked and not any("|".join(o.options) == key for o in self.questions):
             self._asked.add(key)
             self.questions.append(q)
-            entries.append(Entry.of(self._append("question", source, {
-                "player": q.player, "text": q.text, "options": list(q.options)})))
+            body: dict[str, Any] = {"player": q.player, "text": q.text, "options": list(q.options)}
+            if q.seen:
+                body["seen"] = dict(q.seen)
+            entries.append(Entry.of(self._append("question", source, body)))
 
     def note(self, kind: str, source: str, body: dict[str, Any], question: Question | None = None) -> list[Entry]:
         """Record a row that is no action (a camera's dice reading, an anti-cheat flag), and the question it
@@ -378,37 +349,60 @@ class Table:
                 self.record.checkpoint(ts=self.clock())  # end of a diel cycle (#diel_cycle)
         return Entry.of(row)
 
-    def _explain(self, source: str, stale: bool = False) -> list[Entry]:
+    def _explain(self, source: str, stale: bool = False, defer: bool = False) -> list[Entry]:
         entries: list[Entry] = []
         try:
-            return self._explain_into(source, entries, stale)
+            return self._explain_into(source, entries, stale, defer)
         finally:
             self._explained_at = self.record.last_seq
 
-    def _explain_into(self, source: str, entries: list[Entry], stale: bool) -> list[Entry]:
+    def _ask_deferred(self, source: str) -> list[Entry]:
+        """Ask the question about a soul token no one was seen moving, kept back until the mat was read (its
+        card moving would have made it a seen move), if the board still calls for it."""
+        entries: list[Entry] = []
+        q, self._deferred = self._deferred, None
+        if q is not None and set(self.unconfirmed) & {stand for stand, _ in q.seen} and q.stands(self.observed):
+            self._ask(q, source, entries)
+        return entries
+
+    def _explain_into(self, source: str, entries: list[Entry], stale: bool, defer: bool = False) -> list[Entry]:
         unknown: tuple[str, ...] = ()
+        unconfirmed: tuple[str, ...] = ()
+        mat = MatSeen(self.mat, self.catalog)
         for _ in range(MAX_EXPLAINED):
-            proposal = propose(self.game, self.board, self.observed, stale)
+            proposal = propose(self.game, self.board, self.observed, stale, mat)
             if proposal is None:
                 self._rejected.clear()
                 self._asked.clear()
                 break
-            if proposal.unknown:
-                unknown = proposal.unknown  # named on the pages, never anyone's action
+            if proposal.action is None and (proposal.unknown or proposal.unconfirmed):
+                # named on the pages, never anyone's action; a soul token no one was seen moving is asked
+                unknown, unconfirmed = proposal.unknown, proposal.unconfirmed
+                if proposal.question is not None and defer:
+                    self._deferred = proposal.question
+                elif proposal.question is not None:
+                    self._ask(proposal.question, source, entries)
                 break
             if not self._record_proposal(proposal, source, entries):
                 break
-        self._name_unknown(unknown)
+        self.unknown = self._name(self.unknown, unknown, "unknown-object",
+                                  lambda s: f"something on {s} the rules cannot explain: unknown object")
+        self.unconfirmed = self._name(
+            self.unconfirmed, unconfirmed, "unconfirmed-soul",
+            lambda s: f"a {self.observed[s].owner} soul token on {s} that no one was seen moving: no move is "
+                      f"recorded until {self.observed[s].owner} confirms it on their phone; if it is not a soul, "
+                      "it is an unknown object: take it away")
         return entries
 
-    def _name_unknown(self, stands: tuple[str, ...]) -> None:
-        """Name on the pages each stand holding an object the rules cannot explain (``Proposal.unknown``)."""
-        for stand in sorted(set(self.unknown) - set(stands)):
-            self.resolve(f"unknown-object:{stand}")
-        for stand in sorted(set(stands) - set(self.unknown)):
-            self.warn(f"something on {stand} the rules cannot explain: unknown object", "warning",
-                      key=f"unknown-object:{stand}")
-        self.unknown = stands
+    def _name(self, before: tuple[str, ...], stands: tuple[str, ...], key: str,
+              message: Callable[[str], str]) -> tuple[str, ...]:
+        """Name each stand of `stands` on the pages (warning `key`:stand), and take back those of `before`
+        no longer in it: objects the rules cannot explain, soul tokens awaiting their owner's word."""
+        for stand in sorted(set(before) - set(stands)):
+            self.resolve(f"{key}:{stand}")
+        for stand in sorted(set(stands) - set(before)):
+            self.warn(message(stand), "warning", key=f"{key}:{stand}")
+        return stands
 
     def _record_proposal(self, proposal: Proposal, source: str, entries: list[Entry], ask: bool = True) -> bool:
         """Record what a camera reading explains: a question (asked when `ask`), or an action with the rules'
@@ -431,8 +425,9 @@ class Table:
     def _bump(self, entries: list[Entry] | None = None) -> None:
         # A question stays open until one of its answers is accepted, or none of them is legal any more.
         answered = {e.text for e in entries or () if e.kind == "action" and e.accepted}
+        # One resting on the board (a soul token no one was seen moving) goes when the board no longer shows it.
         self.questions = [q for q in self.questions if not answered.intersection(q.options)
-                          and any(self.game.is_legal(parse(o)) for o in q.options)]
+                          and any(self.game.is_legal(parse(o)) for o in q.options) and q.stands(self.observed)]
         self._version += 1
         self._changed.notify_all()
         if self.snapshots is not None and self.record.last_seq - self._snapped >= self.snapshot_every:
