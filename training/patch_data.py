@@ -210,7 +210,8 @@ Cache = dict[object, tuple[Renderer, NDArray[np.uint8]]]
 
 def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
                   cache: Cache, low: bool = False, blurred: bool = False, dice: bool = False,
-                  rounded: bool = False, d20_share: float | None = None) -> Iterator[tuple[str, NDArray[np.uint8], int]]:
+                  rounded: bool = False, d20_share: float | None = None,
+                  under: list[int] | None = None) -> Iterator[tuple[str, NDArray[np.uint8], int]]:
     """(kind, patch, label) for every region of ``shots`` photos of one random scene, ``views`` jittered
     cuts each; kind is "stand" or "slot". A ``low`` scene is photographed at half resolution (1014x760)
     and every shot JPEG-compressed at quality ``LOW_JPEG``: the mix the reader met too rarely in the
@@ -224,7 +225,9 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
     they cover unknown, as any foreign object's. ``rounded`` (with ``dice``) also puts
     ``training.patch_dice.rounded_dice`` (the real dice's look, their own generator) on territory and movement
     stands nothing else hides; each stand one rests on is unknown (``d20_share``: that share of them D20s,
-    see ``rounded_dice``)."""
+    see ``rounded_dice``). ``under``, if given, gets for every stand patch yielded the label of what stands
+    there whatever covers it (the piece or empty), so a covered stand's reading can be judged: the piece under
+    the cover read as itself is true, an empty or other stand read as a piece is a lie."""
     rng = np.random.default_rng([seed, 0xC1A5])
     size = SIZES[0] if rng.random() < 0.75 else SIZES[1]
     if low or blurred:
@@ -291,6 +294,8 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
                 label = stand_label(scene.tokens.get(rid))
                 if occ >= UNKNOWN_FROM or rid in on_stand:
                     label = STAND_CLASSES.index("unknown")
+                if under is not None:
+                    under.extend([stand_label(scene.tokens.get(rid))] * views)
             for _ in range(views):
                 yield ("slot" if reg.kind == "slot" else "stand",
                        patch_input(frame, reg, gains.astype(np.float32), _jitter(reg, jrng)), label)
