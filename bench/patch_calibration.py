@@ -5,7 +5,10 @@ renders (read from its ``--cache``), and for each weights folder given, prints: 
 whose most likely reading reaches 0.9 (``VETO``) and 0.97 (``ACCEPT``), how many are wrong; the share of
 patches whose true reading reaches 0.97 (what the confirmation can make available); souls and base camps
 reaching it; and how many covered stands (label "unknown") get a piece class at 0.9-0.99 (what a
-confirmation could read under an object). An upright and a flipped soul token count as one reading, as the
+confirmation could read under an object), split, where the cache holds ``NAME-under.npy``
+(``training.patch_under``: what stands under the cover), into those read as what stands there (a partly
+hidden piece read as itself, or an empty stand as empty: the game's true state) and those read as what is
+not there (a lie). An upright and a flipped soul token count as one reading, as the
 reader counts them.
 
 Run: PYTHONPATH=. .venv/bin/python bench/patch_calibration.py --cache /tmp/patches [--weights DIR ...]
@@ -43,7 +46,8 @@ def probs(net: PatchNet, x: NDArray[np.uint8]) -> F32:
     return np.concatenate([net.probs(x[i:i + 512]) for i in range(0, len(x), 512)])
 
 
-def report(tag: str, net: PatchNet, classes: tuple[str, ...], x: NDArray[np.uint8], y: NDArray[np.int64]) -> str:
+def report(tag: str, net: PatchNet, classes: tuple[str, ...], x: NDArray[np.uint8], y: NDArray[np.int64],
+           under: NDArray[np.int64] | None = None) -> str:
     q, yy, names = merged(probs(net, x), y, classes)
     pred, top = q.argmax(1), q.max(1)
     true_p = q[np.arange(len(yy)), yy]
@@ -61,6 +65,13 @@ def report(tag: str, net: PatchNet, classes: tuple[str, ...], x: NDArray[np.uint
         piece = np.delete(q, u, 1).max(1)[unk]
         out.append(f"covered ({int(unk.sum())}) given a piece >= 0.9/0.95/0.97/0.99: "
                    + "/".join(str(int((piece >= t).sum())) for t in (0.9, 0.95, 0.97, 0.99)))
+        if under is not None:
+            _, truth, _ = merged(np.zeros((len(under), len(classes)), np.float32), under, classes)  # as ``yy``
+            read = np.delete(np.arange(len(names)), u)[np.delete(q, u, 1).argmax(1)][unk]
+            true = read == truth[unk]
+            for what, m in (("what is there", true), ("what is NOT there", ~true)):
+                out.append(f"of which read as {what}: "
+                           + "/".join(str(int((piece[m] >= t).sum())) for t in (0.9, 0.95, 0.97, 0.99)))
     return "  ".join(out)
 
 
@@ -79,8 +90,11 @@ def main() -> int:
             if not path.exists():
                 print(f"  {path}: missing (run training.train_patches with --cache {args.cache})", file=sys.stderr)
                 return 2
+            under_path = args.cache / name.replace(".npz", "-under.npy")
+            under = np.load(under_path) if under_path.exists() else None
             with np.load(path) as z:
-                print("  " + report(f"{name} stands", clf.stands, STAND_CLASSES, z["stands"], z["stand_labels"]))
+                print("  " + report(f"{name} stands", clf.stands, STAND_CLASSES, z["stands"], z["stand_labels"],
+                                    under))
                 print("  " + report(f"{name} slots", clf.slots, SLOT_CLASSES, z["slots"], z["slot_labels"]))
     return 0
 

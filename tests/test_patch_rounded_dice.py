@@ -75,3 +75,25 @@ def test_the_flag_adds_unknown_stands_and_changes_nothing_else_and_is_off_by_def
         st_on = [label for kind, _, label in on if kind == "stand"]
         assert st_on.count(unknown) >= st_off.count(unknown) + ROUNDED_DICE[0] - 1, (st_off, st_on)
         assert st_on != st_off
+
+
+def test_a_d20_share_makes_that_share_d20s_and_its_default_draws_what_it_did() -> None:
+    """lies20: ``d20_share`` (more D20s, nearly a soul's outline from above); ``None`` keeps the three kinds
+    alike and every draw as before."""
+    lay = layout()
+    stands = {s.id for s in lay.stands}
+    counts = {"default": [0, 0], "half": [0, 0]}
+    for seed in range(60):
+        rng = np.random.default_rng([seed, 3])
+        palette = random_palette(rng)
+        scene = random_scene(lay, rng, palette)
+        plain = rounded_dice(lay, scene, palette, np.random.default_rng([seed, 4]), set(stands))
+        same = rounded_dice(lay, scene, palette, np.random.default_rng([seed, 4]), set(stands), None)
+        assert [(d.die, d.size_mm, d.z_mm, d.stand) for d in plain] == [
+            (d.die, d.size_mm, d.z_mm, d.stand) for d in same]
+        half = rounded_dice(lay, scene, palette, np.random.default_rng([seed, 4]), set(stands), 0.5)
+        for name, dice in (("default", plain), ("half", half)):
+            counts[name][0] += sum(d.die.kind == "d20" for d in dice)
+            counts[name][1] += len(dice)
+    default, half = (d20 / n for d20, n in counts.values())
+    assert 0.2 < default < 0.45 and 0.4 < half < 0.65, counts

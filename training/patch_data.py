@@ -210,7 +210,8 @@ Cache = dict[object, tuple[Renderer, NDArray[np.uint8]]]
 
 def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
                   cache: Cache, low: bool = False, blurred: bool = False, dice: bool = False,
-                  rounded: bool = False) -> Iterator[tuple[str, NDArray[np.uint8], int]]:
+                  rounded: bool = False, d20_share: float | None = None,
+                  under: list[int] | None = None) -> Iterator[tuple[str, NDArray[np.uint8], int]]:
     """(kind, patch, label) for every region of ``shots`` photos of one random scene, ``views`` jittered
     cuts each; kind is "stand" or "slot". A ``low`` scene is photographed at half resolution (1014x760)
     and every shot JPEG-compressed at quality ``LOW_JPEG``: the mix the reader met too rarely in the
@@ -223,7 +224,10 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
     empty stand was read as that player's capital (issue 13, lies16); the renderer's truth labels the stands
     they cover unknown, as any foreign object's. ``rounded`` (with ``dice``) also puts
     ``training.patch_dice.rounded_dice`` (the real dice's look, their own generator) on territory and movement
-    stands nothing else hides; each stand one rests on is unknown."""
+    stands nothing else hides; each stand one rests on is unknown (``d20_share``: that share of them D20s,
+    see ``rounded_dice``). ``under``, if given, gets for every stand patch yielded the label of what stands
+    there whatever covers it (the piece or empty), so a covered stand's reading can be judged: the piece under
+    the cover read as itself is true, an empty or other stand read as a piece is a lie."""
     rng = np.random.default_rng([seed, 0xC1A5])
     size = SIZES[0] if rng.random() < 0.75 else SIZES[1]
     if low or blurred:
@@ -257,7 +261,7 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
     drng = np.random.default_rng([seed, 0xD1CE, 2])
     if rounded:
         free = {sid for sid, occ in _occlusion(r, mask, list(stands)).items() if occ == 0.0}
-        placed = rounded_dice(layout, scene, r.palette, drng, free)
+        placed = rounded_dice(layout, scene, r.palette, drng, free, d20_share)
         draw_rounded(composed, dmask, r, placed, drng)
         on_stand = {d.stand for d in placed}
     picks = [ids[int(i)] for i in rng.choice(len(ids), size=int(rng.integers(0, 4)), replace=False)]
@@ -290,16 +294,20 @@ def scene_patches(layout: TableLayout, seed: int, shots: int, views: int,
                 label = stand_label(scene.tokens.get(rid))
                 if occ >= UNKNOWN_FROM or rid in on_stand:
                     label = STAND_CLASSES.index("unknown")
+                if under is not None:
+                    under.extend([stand_label(scene.tokens.get(rid))] * views)
             for _ in range(views):
                 yield ("slot" if reg.kind == "slot" else "stand",
                        patch_input(frame, reg, gains.astype(np.float32), _jitter(reg, jrng)), label)
 
 
 def build(layout: TableLayout, seeds: list[int], shots: int = 3, views: int = 2, progress: bool = True,
-          low: bool = False, blurred: bool = False, dice: bool = False, rounded: bool = False) -> PatchSet:
+          low: bool = False, blurred: bool = False, dice: bool = False, rounded: bool = False,
+          d20_share: float | None = None) -> PatchSet:
     """The patch set of the scenes ``seeds`` (each seed one scene; ``low``: half resolution, heavy JPEG;
     ``blurred``: half resolution, blur 1.5-2.5 px, mostly square pieces; ``dice``: dice in the players'
-    colours on territory stands; ``rounded``: real-looking dice on stands too; see ``scene_patches``), with a
+    colours on territory stands; ``rounded``: real-looking dice on stands too, ``d20_share`` of them D20s;
+    see ``scene_patches``), with a
     progress bar on stderr."""
     st: list[NDArray[np.uint8]] = []
     sl: list[NDArray[np.uint8]] = []
@@ -308,7 +316,8 @@ def build(layout: TableLayout, seeds: list[int], shots: int = 3, views: int = 2,
     cache: dict[object, tuple[Renderer, NDArray[np.uint8]]] = {}
     t0 = time.perf_counter()
     for i, seed in enumerate(seeds):
-        for kind, patch, label in scene_patches(layout, seed, shots, views, cache, low, blurred, dice, rounded):
+        for kind, patch, label in scene_patches(layout, seed, shots, views, cache, low, blurred, dice, rounded,
+                                                  d20_share):
             (st if kind == "stand" else sl).append(patch)
             (yst if kind == "stand" else ysl).append(label)
         if progress:

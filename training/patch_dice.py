@@ -79,9 +79,11 @@ def near_colour(colour: tuple[int, int, int], rng: np.random.Generator) -> tuple
 
 
 def rounded_dice(layout: TableLayout, scene: TableScene, palette: dict[str, tuple[int, int, int]],
-                 rng: np.random.Generator, free: set[str]) -> list[StandDie]:
+                 rng: np.random.Generator, free: set[str], d20_share: float | None = None) -> list[StandDie]:
     """Rounded dice on territory and movement stands among ``free`` (nothing else over them): mostly on
-    empty stands, ``ON_PIECE`` of them on a piece's top."""
+    empty stands, ``ON_PIECE`` of them on a piece's top. The three kinds are equally likely; ``d20_share``:
+    that share of the dice are D20s instead (the D20 seen from above is nearly a soul's outline, and a
+    third of the dice were too few for the network to tell them apart, lies19)."""
     empty = sorted(s.id for s in layout.stands if s.id in free and s.id not in scene.tokens)
     held = sorted(s.id for s in layout.stands if s.id in free and s.id in scene.tokens)
     out: list[StandDie] = []
@@ -97,7 +99,10 @@ def rounded_dice(layout: TableLayout, scene: TableScene, palette: dict[str, tupl
         colour = palette[str(rng.choice(sorted(palette)))]
         if rng.random() < NEAR_COLOUR:
             colour = near_colour(colour, rng)
-        kind = KINDS[int(rng.integers(len(KINDS)))]
+        if d20_share is None:
+            kind = KINDS[int(rng.integers(len(KINDS)))]
+        else:
+            kind = "d20" if rng.random() < d20_share else KINDS[int(rng.integers(KINDS.index("d20")))]
         size = float(rng.uniform(*DIE_MM))
         die = random_die(kind, colour, (x + rng.uniform(-3, 3), y + rng.uniform(-3, 3)), rng)
         out.append(StandDie(die, size, z, sid))

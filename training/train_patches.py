@@ -70,26 +70,27 @@ class Body(nn.Module):
 
 
 def _scene(seed: int, low: bool = False, blurred: bool = False, dice: bool = False,
-           rounded: bool = False) -> PatchSet:
+           rounded: bool = False, d20_share: float | None = None) -> PatchSet:
     torch.set_num_threads(1)
     layout = table_layout(BoardMap.packaged())
     return build(layout, [seed], SHOTS, VIEWS, progress=False, low=low, blurred=blurred, dice=dice,
-                 rounded=rounded)
+                 rounded=rounded, d20_share=d20_share)
 
 
 SHOTS, VIEWS = 3, 2
 
 
 def render(seeds: list[int], workers: int, what: str, low: bool = False, blurred: bool = False,
-           dice: bool = False, rounded: bool = False) -> PatchSet:
+           dice: bool = False, rounded: bool = False, d20_share: float | None = None) -> PatchSet:
     """Patches of the scenes ``seeds`` (``low``: half resolution, heavy JPEG; ``blurred``: half resolution,
     blur 1.5-2.5 px, mostly square pieces; ``dice``: dice in the players' colours on territory stands;
-    ``rounded``: real-looking dice on stands too)
+    ``rounded``: real-looking dice on stands too, ``d20_share`` of them D20s)
     rendered by ``workers`` processes, with a progress bar."""
     parts: list[PatchSet] = []
     t0 = time.perf_counter()
     with Pool(workers) as pool:
-        for i, ps in enumerate(pool.imap(partial(_scene, low=low, blurred=blurred, dice=dice, rounded=rounded), seeds)):
+        scene = partial(_scene, low=low, blurred=blurred, dice=dice, rounded=rounded, d20_share=d20_share)
+        for i, ps in enumerate(pool.imap(scene, seeds)):
             parts.append(ps)
             done = (i + 1) / len(seeds)
             eta = (time.perf_counter() - t0) / done * (1 - done)
@@ -225,6 +226,8 @@ def main() -> int:
                     help="training scene seeds of the dice category with real-looking (vision.synth.dice) dice "
                          "on territory and movement stands too (each --rounded-die-scenes scenes)")
     ap.add_argument("--rounded-die-scenes", type=int, default=60)
+    ap.add_argument("--rounded-d20-share", type=float, default=None,
+                    help="share of the rounded training dice that are D20s (default: the three kinds alike)")
     ap.add_argument("--val-rounded-die-seed", type=int, default=12,
                     help="calibration scenes with real-looking dice (--val-rounded-die-scenes; 0 scenes: none)")
     ap.add_argument("--val-rounded-die-scenes", type=int, default=0)
@@ -240,14 +243,17 @@ def main() -> int:
     t0 = time.perf_counter()
 
     def patches(seed: int, n: int, what: str, low: bool = False, blurred: bool = False,
-                dice: bool = False, rounded: bool = False) -> PatchSet:
+                dice: bool = False, rounded: bool = False, d20_share: float | None = None) -> PatchSet:
         tag = "low-" if low else "blur-" if blurred else "rdice-" if rounded else "dice-" if dice else ""
+        if d20_share is not None:
+            tag += f"d20s{round(100 * d20_share)}-"
         name = f"patches-{tag}{seed}-{n}-{SHOTS}-{VIEWS}.npz"
         path = args.cache / name if args.cache else None
         if path is not None and path.exists():
             with np.load(path) as z:
                 return PatchSet(z["stands"], z["stand_labels"], z["slots"], z["slot_labels"])
-        ps = render([seed * 100000 + i for i in range(n)], args.workers, what, low, blurred, dice, rounded)
+        ps = render([seed * 100000 + i for i in range(n)], args.workers, what, low, blurred, dice, rounded,
+                    d20_share)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             np.savez(path, stands=ps.stands, stand_labels=ps.stand_labels, slots=ps.slots, slot_labels=ps.slot_labels)
@@ -259,7 +265,7 @@ def main() -> int:
               for s in args.blur_seeds]
     parts += [patches(s, args.die_scenes, f"rendering dice training scenes {s}", dice=True) for s in args.die_seeds]
     parts += [patches(s, args.rounded_die_scenes, f"rendering rounded dice training scenes {s}", dice=True,
-                      rounded=True) for s in args.rounded_die_seeds]
+                      rounded=True, d20_share=args.rounded_d20_share) for s in args.rounded_die_seeds]
     tr = joined(parts)
     va = patches(args.val_seed, args.val_scenes, "rendering calibration scenes")
     if args.val_low_scenes > 0:
@@ -304,6 +310,7 @@ def main() -> int:
                             "unknown_weight": args.unknown_weight,
                             "rounded_die_seeds": args.rounded_die_seeds,
                             "rounded_die_scenes": args.rounded_die_scenes,
+                            "rounded_d20_share": args.rounded_d20_share,
                             "val_rounded_die_seed": args.val_rounded_die_seed,
                             "val_rounded_die_scenes": args.val_rounded_die_scenes,
                             "epochs": {"stands": args.stand_epochs, "slots": args.slot_epochs},
