@@ -92,9 +92,10 @@ def score(reader: DiceReader, shots: list[tuple[list[Die], np.ndarray]],
             truth = net.classes.index(f"{die.kind}:{die.face}")
             logp.append(math.log(max(float(p[truth]), 1e-9)))
             at = float(p[k]) >= net.acceptance(c.hidden_mm2)[name.split(":")[0]]
-            if guesses is not None and hidden is not None:
-                (hidden if c.hidden_mm2 > 0 else guesses)[name.split(":")[0]].append((float(p[k]), k == truth))
-                if k != truth:
+            if guesses is not None:
+                side = hidden if hidden is not None and c.hidden_mm2 > 0 else guesses
+                side[name.split(":")[0]].append((float(p[k]), k == truth))
+                if k != truth and hidden is not None:
                     print(f"wrong guess: {die.kind}:{die.face} read {name} p={float(p[k]):.5f}, spot {die.glare:.2f}, "
                           f"glare may hide {c.hidden_mm2:.1f} mm2 of the mark")
             if k == truth:
