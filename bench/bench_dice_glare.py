@@ -40,6 +40,7 @@ from calibration.camera import default_pose
 from rules.kipukas.board_map import BoardMap
 from tracker.overhead.layout import table_layout
 from vision.dice import DiceReader
+from vision.dice_glare import hidden_mm2
 from vision.synth import Renderer, TableScene
 from vision.synth.dice import Die, draw_die, random_die
 
@@ -106,9 +107,9 @@ def score(reader: DiceReader, shots: list[tuple[list[Die], np.ndarray]],
     return total, kept, wrong, worst, float(np.mean(logp)), (time.process_time() - t0) / max(1, len(shots))
 
 
-def left_in_crop(raw: F32, lit: F32, grey: F32, own: NDArray[np.uint8], px_per_mm: float) -> F32:
-    """The baseline: the crop's grey with the spot left in."""
-    return grey
+def left_in_crop(raw: F32, lit: F32, grey: F32, own: NDArray[np.uint8], px_per_mm: float) -> tuple[F32, float]:
+    """The baseline: the crop's grey with the spot left in (and where the spot may have hidden the mark)."""
+    return grey, hidden_mm2(raw, lit, own, px_per_mm)
 
 
 def fit(reader: DiceReader, shots: list[tuple[list[Die], np.ndarray]]) -> None:
@@ -147,12 +148,12 @@ def main() -> int:
         fit(reader, shots)
         return 0
     taken_off = score(reader, shots)
-    deglare = getattr(dice_crop, "deglare")  # noqa: B009  (the crop's own name for it, swapped back below)
-    setattr(dice_crop, "deglare", left_in_crop)  # noqa: B010
+    deglare = getattr(dice_crop, "deglare_hidden")  # noqa: B009  (the crop's own name for it, swapped back below)
+    setattr(dice_crop, "deglare_hidden", left_in_crop)  # noqa: B010
     try:
         left_in = score(reader, shots)
     finally:
-        setattr(dice_crop, "deglare", deglare)  # noqa: B010
+        setattr(dice_crop, "deglare_hidden", deglare)  # noqa: B010
     print(f"seeds {lo}-{hi - 1}: {taken_off[0]} strongly glaring cubes, accept at p >= {reader.net.accept}, "
           f"where glare may have hidden part of the mark {reader.net.accept_hidden}")
     for name, r in (("spot taken off", taken_off), ("spot left in", left_in)):

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.dice_glare import deglare, hidden_mm2
+from vision.dice_glare import deglare, deglare_hidden
 
 CROP_MM = 20.0
 CROP_PX = 48
@@ -59,9 +59,10 @@ def face_crop_hidden(img: F32, top_xy: tuple[float, float], gains: F32, px_per_m
                                                (float(top_xy[0]), float(top_xy[1]))), M, (side, side),
                              flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
         raw, die = np.asarray(window, np.float32), np.asarray(own > 0.5, np.uint8)
-        grey = deglare(raw, lit, grey, die, px_per_mm)
         if hidden:
-            lost = hidden_mm2(raw, lit, die, px_per_mm)
+            grey, lost = deglare_hidden(raw, lit, grey, die, px_per_mm)
+        else:
+            grey = deglare(raw, lit, grey, die, px_per_mm)
     small = np.asarray(cv2.resize(grey, (CROP_PX, CROP_PX), interpolation=cv2.INTER_AREA), np.float32)
     return normalise(small), lost
 

@@ -159,13 +159,19 @@ def _share(lit: F32, own: NDArray[np.uint8], px_per_mm: float, raw: F32 | None
 def deglare(raw: F32, lit: F32, grey: F32, own: NDArray[np.uint8], px_per_mm: float) -> F32:
     """`grey` (the crop's brightest light-corrected channel) with the die's specular spot taken off; `raw`
     the crop before the light's gains (for the sensor's clipping), `lit` after them, `own` the die's pixels."""
+    return deglare_hidden(raw, lit, grey, own, px_per_mm)[0]
+
+
+def deglare_hidden(raw: F32, lit: F32, grey: F32, own: NDArray[np.uint8], px_per_mm: float) -> tuple[F32, float]:
+    """`deglare` and `hidden_mm2` from one split of the die's pixels (the split is most of their cost)."""
     found = _share(lit, own, px_per_mm, raw)
     if found is None:
-        return grey
-    s, ch, _ = found
+        return grey, float("inf")
+    s, ch, hidden = found
+    lost = float(hidden.sum()) / (px_per_mm * px_per_mm)
     w = np.clip((s - S_FROM) / (S_FULL - S_FROM), 0.0, 1.0)
     if not (w > 0).any():
-        return grey
+        return grey, lost
     restored = (grey - WHITE * s) / (1.0 - s)
     die = own > 0
     level = float(np.median(grey[die & (w == 0)])) if (die & (w == 0)).sum() >= 10 else float(np.median(grey[die]))
@@ -173,4 +179,4 @@ def deglare(raw: F32, lit: F32, grey: F32, own: NDArray[np.uint8], px_per_mm: fl
     if ch is not None:  # own channel clipped alone: the mark from the stronger other channel, at the die's scale
         other = (lit[:, :, ch.other] - WHITE * s) / (1.0 - s) * float(ch.colour[ch.own] / ch.colour[ch.other])
         restored = np.where(own_clipped(raw, ch) & (s > 0), other, restored)
-    return np.asarray(grey * (1.0 - w) + restored * w, np.float32)
+    return np.asarray(grey * (1.0 - w) + restored * w, np.float32), lost
