@@ -107,24 +107,24 @@ def frame_of(renderer: Renderer, dice: list[Die], seed: int, condition: str) -> 
 
 
 def score(dice: list[Die], reading: RollReading, seat_of: dict[tuple[int, int, int], str]
-          ) -> list[tuple[str, str, str, float, bool]]:
+          ) -> list[tuple[str, str, str, float, bool, bool]]:
     """Per true die: (kind, outcome read|wrong|unknown, the network's guessed kind, its probability, whether
-    the guess (kind and face) was right)."""
+    the guess (kind and face) was right, whether glare may have hidden part of its mark)."""
     out = []
     for die in dice:
         near = [d for d in reading.dice if math.dist(d.centre_mm, die.at_mm) < 9.0]
         if not near:
-            out.append((die.kind, "unknown", "", 0.0, False))
+            out.append((die.kind, "unknown", "", 0.0, False, False))
             continue
         got = near[0]
         guess_kind = got.guess.split(":")[0] if got.guess else ""
         guess_right = got.guess == f"{die.kind}:{die.face}"
         shape_ok = not got.why.startswith("shape ")
         if not got.known:
-            out.append((die.kind, "unknown", guess_kind if shape_ok else "", got.confidence, guess_right))
+            out.append((die.kind, "unknown", guess_kind if shape_ok else "", got.confidence, guess_right, got.hidden))
             continue
         right = got.kind == die.kind and got.face == die.face and got.owner == seat_of[die.colour]
-        out.append((die.kind, "read" if right else "wrong", guess_kind, got.confidence, guess_right))
+        out.append((die.kind, "read" if right else "wrong", guess_kind, got.confidence, guess_right, got.hidden))
     return out
 
 
@@ -153,6 +153,7 @@ def accuracy(args: argparse.Namespace) -> None:
     print(f"D20 numerals read by {reader.d20.where if reader.d20 else 'the face network'}")
     if args.fit:
         reader.net.accept = {k: 0.0 for k in reader.net.accept}
+        reader.net.accept_hidden = {k: 0.0 for k in reader.net.accept}
         if reader.d20 is not None:
             reader.d20.accept = 0.0
     board_reader = BoardReader(layout, pose, PALETTE, reference=reference)
@@ -160,6 +161,7 @@ def accuracy(args: argparse.Namespace) -> None:
     seat_of = {c: s for s, c in {**PALETTE, **UNSEEN}.items()}
     tally: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: {"read": 0, "wrong": 0, "unknown": 0})
     guesses: dict[str, list[tuple[float, bool]]] = defaultdict(list)
+    hidden: dict[str, list[tuple[float, bool]]] = defaultdict(list)  # the same, of dice whose mark glare hid
     t_dice: list[float] = []
     t_board: list[float] = []
     conditions = [c for c in args.conditions.split(",") if c]
@@ -177,18 +179,18 @@ def accuracy(args: argparse.Namespace) -> None:
                 t0 = time.process_time()
                 board_reader.read(frame)
                 t_board.append(time.process_time() - t0)
-            for die, (kind, outcome, guess_kind, p, guess_right) in zip(dice, score(dice, reading, seat_of),
-                                                                        strict=True):
+            for die, (kind, outcome, guess_kind, p, guess_right, hid) in zip(dice, score(dice, reading, seat_of),
+                                                                             strict=True):
                 tally[(kind, condition)][outcome] += 1
                 if args.why and outcome != "read" and kind in args.why.split(","):
                     print(f"lost {condition} {seed} {kind}:{die.face} {outcome}: {lost_why(die, reading)}")
                 if guess_kind:
-                    guesses[guess_kind].append((p, guess_right))
+                    (hidden if hid else guesses)[guess_kind].append((p, guess_right))
         print(f"condition {condition} done", file=sys.stderr)
     net = reader.net
     d20_accept = f", D20 network {reader.d20.accept}" if reader.d20 is not None else ""
     print(f"seed {args.seed}, {args.frames_per_condition} frames per condition, accept at p >= {net.accept}"
-          f"{d20_accept}")
+          f" (glare hid part of the mark: {net.accept_hidden}){d20_accept}")
     print(f"{'kind':5} {'condition':9} {'dice':>5} {'read':>7} {'wrong':>6} {'unknown':>8}")
     totals: dict[str, dict[str, int]] = defaultdict(lambda: {"read": 0, "wrong": 0, "unknown": 0})
     for kind in KINDS:
@@ -210,18 +212,37 @@ def accuracy(args: argparse.Namespace) -> None:
     print(f"read time (one core, CPU time): dice reader {1000 * md:.1f} ms per frame, board reader "
           f"{1000 * mb:.1f} ms on the same frames, ratio {md / mb:.2f}")
     if args.fit:
-        spec = []
-        for kind in KINDS:
-            wrong = [p for p, right in guesses[kind] if not right]
-            worst = max(wrong, default=0.0)
-            accept = max(ACCEPT_FLOOR, worst + 0.2 * (1.0 - worst))  # above the most confident wrong guess
-            kept = sum(1 for p, right in guesses[kind] if right and p >= accept)
-            print(f"fit {kind}: {len(guesses[kind])} guesses, {len(wrong)} wrong, most confident wrong "
-                  f"p={worst:.5f}; accept at {accept:.5f} keeps {kept} right ones")
-            spec.append(f"{kind}={accept:.5f}")
-        print(f"write it: .venv/bin/python -m training.train_dice --accept {','.join(spec)}")
+        print(fit_report(guesses, hidden))
         if args.dump is not None:  # every guess, to compare networks at any acceptance without a re-run
-            args.dump.write_text(json.dumps({k: v for k, v in guesses.items()}, indent=0))
+            args.dump.write_text(json.dumps({**guesses, **{f"{k} hidden": v for k, v in hidden.items()}}, indent=0))
+
+
+def rule(wrong: list[float]) -> float:
+    """The documented acceptance rule: the larger of `ACCEPT_FLOOR` and the most confident wrong guess plus a
+    fifth of the way to 1."""
+    worst = max(wrong, default=0.0)
+    return max(ACCEPT_FLOOR, worst + 0.2 * (1.0 - worst))
+
+
+def fit_report(clear: dict[str, list[tuple[float, bool]]], hidden: dict[str, list[tuple[float, bool]]]) -> str:
+    """Per kind, the rule's acceptance over the guesses of dice whose mark glare did not hide (`clear`) and,
+    never below it, over those whose mark it may have hidden (round 13), and the `--accept`/`--accept-hidden`
+    that write them; every (p, right) guess of each part given."""
+    lines, spec, spec_hidden = [], [], []
+    for kind in KINDS:
+        accept = rule([p for p, right in clear[kind] if not right])
+        strict = max(accept, rule([p for p, right in hidden[kind] if not right]))
+        for part, got, at in (("", clear[kind], accept), (" hidden", hidden[kind], strict)):
+            wrong = sorted(p for p, right in got if not right)
+            kept = sum(1 for p, right in got if right and p >= at)
+            lines.append(f"fit {kind}{part}: {len(got)} guesses, {len(wrong)} wrong (the most confident: "
+                         f"{', '.join(f'{p:.5f}' for p in wrong[-3:]) or '-'}); accept at {at:.5f} keeps {kept} "
+                         "right ones")
+        spec.append(f"{kind}={accept:.5f}")
+        spec_hidden.append(f"{kind}={strict:.5f}")
+    lines.append(f"write it: .venv/bin/python -m training.train_dice --accept {','.join(spec)} "
+                 f"--accept-hidden {','.join(spec_hidden)}")
+    return "\n".join(lines)
 
 
 def latency(seed: int) -> None:

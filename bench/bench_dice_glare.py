@@ -35,11 +35,12 @@ from numpy.typing import NDArray
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import vision.dice_crop as dice_crop
-from bench.bench_dice import ACCEPT_FLOOR, PALETTE, UNSEEN
+from bench.bench_dice import PALETTE, UNSEEN, fit_report
 from calibration.camera import default_pose
 from rules.kipukas.board_map import BoardMap
 from tracker.overhead.layout import table_layout
 from vision.dice import DiceReader
+from vision.dice_glare import hidden_mm2
 from vision.synth import Renderer, TableScene
 from vision.synth.dice import Die, draw_die, random_die
 
@@ -67,9 +68,11 @@ def throws(renderer: Renderer, area: tuple[float, float, float, float], seeds: r
 
 
 def score(reader: DiceReader, shots: list[tuple[list[Die], np.ndarray]],
-          guesses: dict[str, list[tuple[float, bool]]] | None = None) -> tuple[int, int, int, float, float, float]:
+          guesses: dict[str, list[tuple[float, bool]]] | None = None,
+          hidden: dict[str, list[tuple[float, bool]]] | None = None) -> tuple[int, int, int, float, float, float]:
     """(dice, kept, wrong accepted, most confident wrong guess, mean log p of the true face, CPU s a frame);
-    every guess's (p, right) per guessed kind goes into `guesses` when given."""
+    every guess's (p, right) per guessed kind goes into `guesses` when given, or into `hidden` for a die whose
+    mark glare may have hidden (each wrong one printed with it)."""
     assert reader.net is not None
     net = reader.net
     total = kept = wrong = 0
@@ -89,9 +92,13 @@ def score(reader: DiceReader, shots: list[tuple[list[Die], np.ndarray]],
             name = net.classes[k]
             truth = net.classes.index(f"{die.kind}:{die.face}")
             logp.append(math.log(max(float(p[truth]), 1e-9)))
-            at = float(p[k]) >= net.accept[name.split(":")[0]]
+            at = float(p[k]) >= net.acceptance(c.hidden_mm2)[name.split(":")[0]]
             if guesses is not None:
-                guesses[name.split(":")[0]].append((float(p[k]), k == truth))
+                side = hidden if hidden is not None and c.hidden_mm2 > 0 else guesses
+                side[name.split(":")[0]].append((float(p[k]), k == truth))
+                if k != truth and hidden is not None:
+                    print(f"wrong guess: {die.kind}:{die.face} read {name} p={float(p[k]):.5f}, spot {die.glare:.2f}, "
+                          f"glare may hide {c.hidden_mm2:.1f} mm2 of the mark")
             if k == truth:
                 kept += int(at and c.shape == "cube")
             else:
@@ -100,28 +107,22 @@ def score(reader: DiceReader, shots: list[tuple[list[Die], np.ndarray]],
     return total, kept, wrong, worst, float(np.mean(logp)), (time.process_time() - t0) / max(1, len(shots))
 
 
-def left_in_crop(raw: F32, lit: F32, grey: F32, own: NDArray[np.uint8], px_per_mm: float) -> F32:
-    """The baseline: the crop's grey with the spot left in."""
-    return grey
+def left_in_crop(raw: F32, lit: F32, grey: F32, own: NDArray[np.uint8], px_per_mm: float) -> tuple[F32, float]:
+    """The baseline: the crop's grey with the spot left in (and where the spot may have hidden the mark)."""
+    return grey, hidden_mm2(raw, lit, own, px_per_mm)
 
 
 def fit(reader: DiceReader, shots: list[tuple[list[Die], np.ndarray]]) -> None:
     """Print, per kind, the acceptance the rule gives on these throws (every acceptance at 0 while reading)."""
     assert reader.net is not None
     reader.net.accept = {k: 0.0 for k in reader.net.accept}
+    reader.net.accept_hidden = {k: 0.0 for k in reader.net.accept}
     guesses: dict[str, list[tuple[float, bool]]] = defaultdict(list)
-    total = score(reader, shots, guesses)[0]
-    print(f"{total} strongly glaring cubes")
-    spec = []
-    for kind in ("diel", "d6"):
-        wrong = sorted(p for p, right in guesses[kind] if not right)
-        worst = max(wrong, default=0.0)
-        accept = max(ACCEPT_FLOOR, worst + 0.2 * (1.0 - worst))
-        kept = sum(1 for p, right in guesses[kind] if right and p >= accept)
-        print(f"fit {kind}: {len(guesses[kind])} guesses, {len(wrong)} wrong (the most confident: "
-              f"{', '.join(f'{p:.3f}' for p in wrong[-3:]) or '-'}); accept at {accept:.5f} keeps {kept} right ones")
-        spec.append(f"{kind}={accept:.5f}")
-    print(f"by the rule on these throws: {','.join(spec)}")
+    hidden: dict[str, list[tuple[float, bool]]] = defaultdict(list)
+    total = score(reader, shots, guesses, hidden)[0]
+    print(f"{total} strongly glaring cubes, {sum(map(len, hidden.values()))} guesses of dice whose mark glare "
+          "may have hidden")
+    print(fit_report(guesses, hidden))
 
 
 def main() -> int:
@@ -147,13 +148,14 @@ def main() -> int:
         fit(reader, shots)
         return 0
     taken_off = score(reader, shots)
-    deglare = getattr(dice_crop, "deglare")  # noqa: B009  (the crop's own name for it, swapped back below)
-    setattr(dice_crop, "deglare", left_in_crop)  # noqa: B010
+    deglare = getattr(dice_crop, "deglare_hidden")  # noqa: B009  (the crop's own name for it, swapped back below)
+    setattr(dice_crop, "deglare_hidden", left_in_crop)  # noqa: B010
     try:
         left_in = score(reader, shots)
     finally:
-        setattr(dice_crop, "deglare", deglare)  # noqa: B010
-    print(f"seeds {lo}-{hi - 1}: {taken_off[0]} strongly glaring cubes, accept at p >= {reader.net.accept}")
+        setattr(dice_crop, "deglare_hidden", deglare)  # noqa: B010
+    print(f"seeds {lo}-{hi - 1}: {taken_off[0]} strongly glaring cubes, accept at p >= {reader.net.accept}, "
+          f"where glare may have hidden part of the mark {reader.net.accept_hidden}")
     for name, r in (("spot taken off", taken_off), ("spot left in", left_in)):
         print(f"{name:15} kept {r[1]}/{r[0]} ({100 * r[1] / r[0]:.1f} %), wrong accepted {r[2]}, most confident "
               f"wrong guess p={r[3]:.3f}, mean log p {r[4]:.4f}, {1000 * r[5]:.1f} ms CPU a frame")

@@ -127,10 +127,12 @@ def main() -> int:
     ap.add_argument("--data-only", action="store_true", help="render (and cache) the crops, do not train")
     ap.add_argument("--no-render", action="store_true", help="train on the sessions already in the cache")
     ap.add_argument("--accept", default="", help="diel=P,d6=P,d20=P: write the acceptance into the manifest")
+    ap.add_argument("--accept-hidden", default="", help="diel=P,d6=P,d20=P: with --accept, the acceptance of a "
+                    "die whose mark glare may have hidden (default: the same as --accept)")
     args = ap.parse_args()
     args.cache = args.cache or crop_cache()
     if args.accept:
-        return write_accept(args.out / MANIFEST, args.accept)
+        return write_accept(args.out / MANIFEST, args.accept, args.accept_hidden)
     base = args.seed * 10000
     hard0 = base + 6000 + args.hard_from
     calib = cached(args.cache, [base + 9000 + i for i in range(args.calibration_sessions)], args.frames,
@@ -188,13 +190,19 @@ def main() -> int:
     return 0
 
 
-def write_accept(path: Path, spec: str) -> int:
+def write_accept(path: Path, spec: str, hidden: str = "") -> int:
+    """Write the acceptance `spec` (kind=p,...) into the manifest at `path`, and `hidden` as its
+    `accept_hidden` (round 13: dice whose mark glare may have hidden; without it, the same as `accept`)."""
     manifest = json.loads(path.read_text())
     for part in spec.split(","):
         kind, p = part.split("=")
         manifest["accept"][kind.strip()] = float(p)
+    manifest["accept_hidden"] = dict(manifest["accept"])
+    for part in hidden.split(",") if hidden else ():
+        kind, p = part.split("=")
+        manifest["accept_hidden"][kind.strip()] = max(float(p), manifest["accept"][kind.strip()])
     path.write_text(json.dumps(manifest, indent=1) + "\n")
-    print(json.dumps(manifest["accept"]))
+    print(json.dumps({"accept": manifest["accept"], "accept_hidden": manifest["accept_hidden"]}))
     return 0
 
 

@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import CameraPose
 from calibration.layout import TableLayout
-from vision.dice_crop import face_crop
+from vision.dice_crop import face_crop_hidden
 from vision.dice_d20 import D20Net, load_d20_net
 from vision.dice_empty import EmptyArea
 from vision.dice_faces import SIZE_MM
@@ -68,6 +68,7 @@ class DieReading:
     why: str = ""
     shape: str = "unknown"  # cube, icosahedron or unknown, from the die's lit part
     guess: str = ""  # the network's best kind:face, accepted or not (for the bench and the judge)
+    hidden: bool = False  # a glare spot may have hidden part of its mark: held to the stricter acceptance
 
     @property
     def known(self) -> bool:
@@ -99,6 +100,7 @@ class DieCandidate:
     shape: str
     crop: F32
     split: bool = False  # cut from a blob of touching dice (its outline, and so its shape, is less sure)
+    hidden_mm2: float = 0.0  # its top a glare spot may have hidden the mark under (`vision.dice_glare`)
 
 
 @dataclass(frozen=True)
@@ -162,14 +164,14 @@ class DiceReader:
             dice = [self._unknown(c, f"no face network: {self.net_error}") for c in found.dice]
         else:
             guesses = self.net.classify([c.crop for c in found.dice], [c.shape for c in found.dice])
-            accepts = [self.net.accept] * len(guesses)
+            accepts = [self.net.acceptance(c.hidden_mm2) for c in found.dice]
             if self.d20 is not None:  # a die typed D20 (the face network's kind, a D20's outline): its numeral
                 typed = [i for i, (c, g) in enumerate(zip(found.dice, guesses, strict=True))
                          if g.kind == "d20" and c.shape == "icosahedron"]
-                own = {**self.net.accept, "d20": self.d20.accept}
                 for i, g in zip(typed, self.d20.read([found.dice[i].crop for i in typed]), strict=True):
-                    guesses[i], accepts[i] = g, own
-            dice = [self._judge(c, g, a) for c, g, a in zip(found.dice, guesses, accepts, strict=True)]
+                    guesses[i], accepts[i] = g, {**accepts[i], "d20": self.d20.accept}
+            dice = [replace(self._judge(c, g, a), hidden=c.hidden_mm2 > 0)
+                    for c, g, a in zip(found.dice, guesses, accepts, strict=True)]
         return RollReading(tuple(sorted(dice, key=lambda d: d.centre_mm)), found.hand, found.unresolved)
 
     def idle(self, frame: Image) -> None:
@@ -260,9 +262,8 @@ class DiceReader:
             shape, turn = _shape(chan, blob)
         top = _top_centre(chan, blob, (cx, cy))
         own = _own_pixels(blob)
-        return DieCandidate(centre, inside, owner, shape,
-                            face_crop(img, top, gains, PX_PER_MM, turn, mask=own, fill=table, shape=shape),
-                            whole is not None)
+        crop, hidden = face_crop_hidden(img, top, gains, PX_PER_MM, turn, mask=own, fill=table, shape=shape)
+        return DieCandidate(centre, inside, owner, shape, crop, whole is not None, hidden)
 
     @staticmethod
     def _unknown(c: DieCandidate, why: str) -> DieReading:
@@ -287,7 +288,8 @@ class DiceReader:
             return replace(DiceReader._unknown(c, f"shape {c.shape} but the face looks like {guess}"),
                            confidence=g.probability, guess=guess)
         if g.probability < accept[g.kind]:
-            return replace(DiceReader._unknown(c, f"face unsure ({guess}? p={g.probability:.3f})"),
+            spot = f", glare may hide {min(c.hidden_mm2, 999.0):.0f} mm2 of its mark" if c.hidden_mm2 > 0 else ""
+            return replace(DiceReader._unknown(c, f"face unsure ({guess}? p={g.probability:.3f}{spot})"),
                            confidence=g.probability, guess=guess)
         why = "" if c.owner is not None else "colour near no seat's, or near two"
         return DieReading(g.kind, g.face, c.owner, g.probability, c.centre_mm, c.inside, why, c.shape, guess)

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.dice_glare import deglare
+from vision.dice_glare import deglare, deglare_hidden
 
 CROP_MM = 20.0
 CROP_PX = 48
@@ -32,6 +32,14 @@ def face_crop(img: F32, top_xy: tuple[float, float], gains: F32, px_per_mm: floa
     edges lie square and a D20's top triangle upright): `CROP_PX` square, float32, about zero mean, unit
     spread. With `mask` (the die's own pixels in `img`, non-zero) everything else is painted `fill` (the
     table's BGR colour), so a neighbour's marks never reach the network."""
+    return face_crop_hidden(img, top_xy, gains, px_per_mm, turn_deg, mask, fill, shape, False)[0]
+
+
+def face_crop_hidden(img: F32, top_xy: tuple[float, float], gains: F32, px_per_mm: float, turn_deg: float = 0.0,
+                     mask: NDArray[np.uint8] | None = None, fill: F32 | None = None, shape: str = "cube",
+                     hidden: bool = True) -> tuple[F32, float]:
+    """`face_crop`, and how much of the die's top (mm², `vision.dice_glare.hidden_mm2`) a glare spot may have
+    hidden the mark under: 0 for a die whose glare is not taken off (not a cube, no `mask`) or not `hidden`."""
     if mask is not None:
         img = np.where(mask[:, :, None] > 0, img, np.asarray(fill if fill is not None else np.median(
             img.reshape(-1, 3), axis=0), np.float32)).astype(np.float32)
@@ -45,13 +53,18 @@ def face_crop(img: F32, top_xy: tuple[float, float], gains: F32, px_per_mm: floa
     window = cv2.warpAffine(window, M, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     lit = np.asarray(window / np.maximum(gains, 1e-3), np.float32)
     grey = np.asarray(lit.max(axis=2), np.float32)
+    lost = 0.0
     if mask is not None and shape in GLARE_SHAPES:
         own = cv2.warpAffine(cv2.getRectSubPix(np.ascontiguousarray(mask, np.float32), (big, big),
                                                (float(top_xy[0]), float(top_xy[1]))), M, (side, side),
                              flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
-        grey = deglare(np.asarray(window, np.float32), lit, grey, np.asarray(own > 0.5, np.uint8), px_per_mm)
+        raw, die = np.asarray(window, np.float32), np.asarray(own > 0.5, np.uint8)
+        if hidden:
+            grey, lost = deglare_hidden(raw, lit, grey, die, px_per_mm)
+        else:
+            grey = deglare(raw, lit, grey, die, px_per_mm)
     small = np.asarray(cv2.resize(grey, (CROP_PX, CROP_PX), interpolation=cv2.INTER_AREA), np.float32)
-    return normalise(small)
+    return normalise(small), lost
 
 
 def normalise(grey: F32) -> F32:

@@ -39,6 +39,7 @@ TOP_MM = 7.5  # the crop's centre this far out holds the top's numeral (a cube's
 EDGE_MM = 0.7  # the die's outline is trusted for a spot only this far inside it
 PLANE_ABS, PLANE_REL = 12.0, 0.06  # a pixel off the die's colour-and-white plane by more: not the die's top
 MIN_SPLIT = 0.2  # the two weaker channels must differ by this share of the strongest to split a pixel alone
+S_LOST = 0.5  # a spot's share from which the mark under it counts as hidden: half its contrast gone, noise doubled
 
 
 def die_colour(lit: F32, own: NDArray[np.uint8]) -> NDArray[np.float64] | None:
@@ -88,9 +89,22 @@ def own_clipped(raw: F32, ch: Channels | None) -> NDArray[np.bool_]:
                       & (raw[:, :, ch.weak] < CLIPPED), bool)
 
 
+def hidden_mm2(raw: F32, lit: F32, own: NDArray[np.uint8], px_per_mm: float) -> float:
+    """How much of the die's top (mm²) a spot may have hidden the mark under (round 13): where its share is
+    `S_LOST` or more, or the sensor clipped a pixel inside a spot that nothing splits. 0 for a die without
+    such a spot; infinite for one whose spot cannot be told (too grey a colour, or the die's own pixels
+    clipped): the reader cannot say the mark was all there. The reader holds such a die to a stricter
+    acceptance (`vision.dice_net.FaceNet.accept_hidden`)."""
+    found = _share(lit, own, px_per_mm, raw)
+    if found is None:
+        return float("inf")
+    return float(found[2].sum()) / (px_per_mm * px_per_mm)
+
+
 def _share(lit: F32, own: NDArray[np.uint8], px_per_mm: float, raw: F32 | None
-           ) -> tuple[F32, Channels | None] | None:
-    """`glare_share` and the die's channels (None when they cannot split a pixel whose own channel clipped)."""
+           ) -> tuple[F32, Channels | None, NDArray[np.bool_]] | None:
+    """`glare_share`, the die's channels (None when they cannot split a pixel whose own channel clipped) and
+    the top's pixels whose mark the spot may have hidden (`hidden_mm2`)."""
     colour = die_colour(lit, own)
     if colour is None or float(colour.max()) < 1.0 or 1.0 - float(colour.min() / colour.max()) < MIN_CHROMA:
         return None
@@ -133,22 +147,31 @@ def _share(lit: F32, own: NDArray[np.uint8], px_per_mm: float, raw: F32 | None
     # a clipped pixel nothing splits, inside a spot (the share around it, seen wider, is one): all spot. A
     # die clipped by a bright lamp alone (no spot around) keeps its pixels
     lost = top & (clipped & ~plane).reshape(own.shape)
+    hidden = top & (s >= S_LOST)
     if lost.any():
         wide = cv2.GaussianBlur(v, (0, 0), 4 * sigma) / np.maximum(cv2.GaussianBlur(m, (0, 0), 4 * sigma), 1e-3)
-        s = np.where(lost & (np.maximum(s, wide / WHITE) >= S_FROM), np.maximum(s, S_FULL), s)
-    return np.asarray(np.clip(s, 0.0, S_MAX), np.float32), ch
+        spotted = lost & (np.maximum(s, wide / WHITE) >= S_FROM)
+        s = np.where(spotted, np.maximum(s, S_FULL), s)
+        hidden |= spotted
+    return np.asarray(np.clip(s, 0.0, S_MAX), np.float32), ch, np.asarray(hidden, np.bool_)
 
 
 def deglare(raw: F32, lit: F32, grey: F32, own: NDArray[np.uint8], px_per_mm: float) -> F32:
     """`grey` (the crop's brightest light-corrected channel) with the die's specular spot taken off; `raw`
     the crop before the light's gains (for the sensor's clipping), `lit` after them, `own` the die's pixels."""
+    return deglare_hidden(raw, lit, grey, own, px_per_mm)[0]
+
+
+def deglare_hidden(raw: F32, lit: F32, grey: F32, own: NDArray[np.uint8], px_per_mm: float) -> tuple[F32, float]:
+    """`deglare` and `hidden_mm2` from one split of the die's pixels (the split is most of their cost)."""
     found = _share(lit, own, px_per_mm, raw)
     if found is None:
-        return grey
-    s, ch = found
+        return grey, float("inf")
+    s, ch, hidden = found
+    lost = float(hidden.sum()) / (px_per_mm * px_per_mm)
     w = np.clip((s - S_FROM) / (S_FULL - S_FROM), 0.0, 1.0)
     if not (w > 0).any():
-        return grey
+        return grey, lost
     restored = (grey - WHITE * s) / (1.0 - s)
     die = own > 0
     level = float(np.median(grey[die & (w == 0)])) if (die & (w == 0)).sum() >= 10 else float(np.median(grey[die]))
@@ -156,4 +179,4 @@ def deglare(raw: F32, lit: F32, grey: F32, own: NDArray[np.uint8], px_per_mm: fl
     if ch is not None:  # own channel clipped alone: the mark from the stronger other channel, at the die's scale
         other = (lit[:, :, ch.other] - WHITE * s) / (1.0 - s) * float(ch.colour[ch.own] / ch.colour[ch.other])
         restored = np.where(own_clipped(raw, ch) & (s > 0), other, restored)
-    return np.asarray(grey * (1.0 - w) + restored * w, np.float32)
+    return np.asarray(grey * (1.0 - w) + restored * w, np.float32), lost

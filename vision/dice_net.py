@@ -74,13 +74,21 @@ class FaceNet:
     known is read at every turn of `VIEWS` and the logits averaged."""
 
     def __init__(self, net: cv2.dnn.Net, classes: tuple[str, ...], temperature: float,
-                 accept: dict[str, float], where: str, turned: bool = False) -> None:
+                 accept: dict[str, float], where: str, turned: bool = False,
+                 accept_hidden: dict[str, float] | None = None) -> None:
         self.net = net
         self.classes = classes
         self.temperature = temperature
         self.accept = accept
+        # for a die whose glare spot may have hidden part of its mark (`vision.dice_glare.hidden_mm2`): the
+        # manifest's `accept_hidden`, never below `accept` (round 13, docs/dice.md)
+        self.accept_hidden = dict(accept) if accept_hidden is None else accept_hidden
         self.where = where
         self.turned = turned
+
+    def acceptance(self, hidden_mm2: float) -> dict[str, float]:
+        """The acceptance per kind for a die whose glare may have hidden `hidden_mm2` of its top's mark."""
+        return self.accept_hidden if hidden_mm2 > 0 else self.accept
 
     def logits(self, crops: list[F32], shapes: list[str] | None = None) -> NDArray[np.float64]:
         """(N, classes) raw logits of `crops`, averaged over the turns of each crop's shape when `turned`."""
@@ -133,6 +141,7 @@ def load_face_net(folder: Path | Traversable | None = None) -> FaceNet:
         classes = tuple(str(c) for c in manifest["classes"])
         temperature = float(manifest["temperature"])
         accept = {str(k): float(v) for k, v in dict(manifest["accept"]).items()}
+        hidden = {str(k): float(v) for k, v in dict(manifest.get("accept_hidden", accept)).items()}
         px = int(manifest["input"]["px"])
         turned = manifest.get("views", "one") == "symmetry"
     except (KeyError, TypeError, ValueError) as e:
@@ -140,8 +149,10 @@ def load_face_net(folder: Path | Traversable | None = None) -> FaceNet:
     model = f"{where.rsplit('/', 1)[0]}/{name}"
     if classes != class_names() or px != CROP_PX or temperature <= 0 or set(accept) != set(FACES):
         raise VisionError(f"{where}: classes, input size, temperature or acceptance do not fit this reader")
+    if set(hidden) != set(FACES) or any(hidden[k] < accept[k] for k in FACES):
+        raise VisionError(f"{where}: accept_hidden must name every kind, none below its acceptance")
     net = verified_net(base / name, digest, model, "the dice face network")
-    return FaceNet(net, classes, temperature, accept, model, turned)
+    return FaceNet(net, classes, temperature, accept, model, turned, hidden)
 
 
 def read_manifest(path: Path | Traversable, where: str, what: str, fmt: str) -> dict[str, Any]:
