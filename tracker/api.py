@@ -14,15 +14,7 @@ from typing import Any, Protocol
 from tracker.errors import InputError
 from tracker.service.seats import JUDGE, SPECTATOR, AccessDenied, Viewer, player
 
-__all__ = ["JUDGE", "SPECTATOR", "AccessDenied", "InputError", "TableService", "Viewer", "player", "rules_engine"]
-
-
-def rules_engine() -> str:
-    """Which build of the Kipukas rules engine this process runs: "compiled" (mypyc, built by
-    scripts/setup.sh or systemd/install.sh) or "interpreted", so an operator can tell from /healthz."""
-    from rules.kipukas.compiled import running_engine
-
-    return running_engine()
+__all__ = ["JUDGE", "SPECTATOR", "AccessDenied", "InputError", "TableService", "Viewer", "player"]
 
 
 class TableService(Protocol):

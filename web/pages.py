@@ -15,7 +15,7 @@ from urllib.parse import urlencode, urlsplit
 import segno
 from flask import Blueprint, Response, abort, current_app, render_template, request
 
-from tracker.api import TableService, rules_engine
+from tracker.api import TableService
 
 pages = Blueprint("pages", __name__)
 
@@ -107,7 +107,7 @@ def map_image() -> Response:
 
 @pages.get("/healthz")
 def healthz() -> dict[str, Any]:
-    return {"ok": True, "version": service().version(), "rules_engine": rules_engine()}
+    return {"ok": True, "version": service().version(), **current_app.extensions.get("kipukas_health", {})}
 
 
 def _judge_only() -> None:

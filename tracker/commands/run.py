@@ -63,9 +63,9 @@ def wait_for_game(state_dir: Path, dog: Any, stop: threading.Event) -> Path | No
 def engine_line() -> str:
     """The start-up line that tells an operator which rules engine the service runs, and how to get the
     compiled one when it is not."""
-    from tracker.api import rules_engine
+    from rules.kipukas.compiled import running_engine
 
-    if rules_engine() == "compiled":
+    if running_engine() == "compiled":
         return "rules engine compiled (mypyc build of these sources)"
     return ("rules engine interpreted (no compiled build of these sources; systemd/install.sh builds it, "
             "with gcc and python3-dev)")
