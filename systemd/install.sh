@@ -205,10 +205,14 @@ install_project() {
 # The rules engine compiled for the package pip installed, so its stamp is of the sources the service imports.
 build_engine() {
     local mypy pkg status=0
-    mypy="$("$python" -c 'import sys, tomllib
+    if ! mypy="$("$python" -c 'import sys, tomllib
 with open(sys.argv[1], "rb") as f:
     dev = tomllib.load(f)["project"]["optional-dependencies"]["dev"]
-print(next(r for r in dev if r.split(">")[0].split("=")[0].strip() == "mypy"))' "$src/pyproject.toml")"
+print(next(r for r in dev if r.split(">")[0].split("=")[0].strip() == "mypy"))' "$src/pyproject.toml")"; then
+        note "warning: cannot read mypy's pin from pyproject.toml (Python 3.11+ reads it); the rules engine" \
+            "stays interpreted"
+        return 0
+    fi
     local tools=("$venv/bin/python" -m pip install --disable-pip-version-check --no-input
                  --upgrade-strategy only-if-needed --constraint "$prefix/systemd/pi-constraints.txt" "$mypy" setuptools)
     if [ -n "$root" ]; then
