@@ -5,7 +5,8 @@
 #   systemd/install.sh --dry-run            print every command that would change something; change nothing
 #   systemd/install.sh --root DIR           install into DIR as if it were / (a throwaway root for tests):
 #                                           apt-get, useradd and the live systemctl calls are skipped and
-#                                           printed, pip install too (it needs the network), the rest is done
+#                                           printed, pip install too (it needs the network) and so the
+#                                           build of the compiled rules engine (nothing to build), the rest is done
 #   --python PATH     interpreter for the venv (default /usr/bin/python3: the one python3-picamera2 is built for)
 #   --no-start        install and enable, but do not (re)start the service now
 #
@@ -16,9 +17,13 @@
 #   4. creates /opt/kipukas-tracker/.venv with --system-site-packages (so it sees the system picamera2) and
 #      pip-installs the project into it with systemd/pi-constraints.txt (numpy 1.x: the system's picamera2
 #      stack is built against Bookworm's numpy 1.24 and breaks under numpy 2).
-#   5. links /usr/local/bin/kipukas-tracker to the venv's command.
-#   6. writes the commented default /etc/kipukas-tracker/table.toml only when there is none (yours is kept).
-#   7. installs /etc/systemd/system/kipukas-tracker.service, reloads systemd, enables and (re)starts it.
+#   5. compiles the rules engine for the installed package with mypyc (scripts/build_rules.py --package, into
+#      the venv's site-packages/kipukas_rules_native; mypy, pinned as in the dev extra, is pip-installed into
+#      the venv for it); does nothing when the build matches the installed sources. A failure (no compiler,
+#      no mypy wheel) is a warning: the service runs the interpreted engine, ~1.4x slower a step.
+#   6. links /usr/local/bin/kipukas-tracker to the venv's command.
+#   7. writes the commented default /etc/kipukas-tracker/table.toml only when there is none (yours is kept).
+#   8. installs /etc/systemd/system/kipukas-tracker.service, reloads systemd, enables and (re)starts it.
 set -euo pipefail
 umask 022
 
@@ -26,9 +31,10 @@ readonly SERVICE=kipukas-tracker
 readonly SERVICE_USER=kipukas
 readonly PREFIX_REL=/opt/kipukas-tracker
 readonly STATE_REL=/var/lib/kipukas-tracker
-readonly APT_PACKAGES=(python3-picamera2 python3-libcamera python3-venv libzbar0)
+# gcc and python3-dev compile the rules engine (scripts/build_rules.py); the service runs without them.
+readonly APT_PACKAGES=(python3-picamera2 python3-libcamera python3-venv libzbar0 gcc python3-dev)
 
-usage() { sed -n '2,12s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,13s/^# \{0,1\}//p' "$0"; }
 
 root=""
 dry_run=0
@@ -196,6 +202,41 @@ install_project() {
     fi
 }
 
+# The rules engine compiled for the package pip installed, so its stamp is of the sources the service imports.
+build_engine() {
+    local mypy pkg status=0
+    if ! mypy="$("$python" -c 'import sys, tomllib
+with open(sys.argv[1], "rb") as f:
+    dev = tomllib.load(f)["project"]["optional-dependencies"]["dev"]
+print(next(r for r in dev if r.split(">")[0].split("=")[0].strip() == "mypy"))' "$src/pyproject.toml")"; then
+        note "warning: cannot read mypy's pin from pyproject.toml (Python 3.11+ reads it); the rules engine" \
+            "stays interpreted"
+        return 0
+    fi
+    local tools=("$venv/bin/python" -m pip install --disable-pip-version-check --no-input
+                 --upgrade-strategy only-if-needed --constraint "$prefix/systemd/pi-constraints.txt" "$mypy" setuptools)
+    if [ -n "$root" ]; then
+        printf 'install: skipped (--root, nothing pip-installed to build for):'; printf ' %q' "${tools[@]}"; printf '\n'
+        printf 'install: skipped (--root, nothing pip-installed to build for):'
+        printf ' %q' "$venv/bin/python" "$prefix/scripts/build_rules.py" --package SITE-PACKAGES/rules/kipukas
+        printf '\n'
+        return 0
+    fi
+    if [ "$dry_run" = 1 ]; then
+        pkg="$venv/lib/$("$python" -c 'import sys; print("python%d.%d" % sys.version_info[:2])')/site-packages/rules/kipukas"
+    else
+        pkg="$("$venv/bin/python" -c 'from rules.kipukas.compiled import package_dir; print(package_dir())')"
+    fi
+    PIP_ROOT_USER_ACTION=ignore run "${tools[@]}" || status=$?
+    if [ "$status" = 0 ]; then
+        run "$venv/bin/python" "$prefix/scripts/build_rules.py" --package "$pkg" || status=$?
+    fi
+    if [ "$status" != 0 ]; then
+        note "warning: the rules engine was not compiled (status $status, see above); the service runs the" \
+            "interpreted engine, ~1.4x slower a step. Install gcc and python3-dev, then run this again."
+    fi
+}
+
 link_command() {
     local target="$PREFIX_REL/.venv/bin/$SERVICE"
     if [ "$(readlink "$bin_link" 2>/dev/null || true)" = "$target" ]; then
@@ -253,6 +294,7 @@ create_user
 sync_project
 create_venv
 install_project
+build_engine
 link_command
 write_config
 install_unit

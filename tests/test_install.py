@@ -76,8 +76,14 @@ def test_install_lays_out_the_appliance(installed: tuple[Path, str]) -> None:
         wants = root / "etc" / "systemd" / "system" / "multi-user.target.wants" / "kipukas-tracker.service"
         assert os.readlink(wants) == "/etc/systemd/system/kipukas-tracker.service"
     # what it would do to a live system is printed, not done
-    for would in ("apt-get install", "python3-picamera2", "useradd --system", "systemctl restart", "pip install"):
+    for would in ("apt-get install", "python3-picamera2", "useradd --system", "systemctl restart", "pip install",
+                  "gcc python3-dev"):
         assert would in out, f"{would!r} missing from:\n{out}"
+    # nothing was pip-installed, so the rules engine has no installed package to be compiled for
+    skipped = [line for line in out.splitlines() if line.startswith("install: skipped (--root, nothing pip-installed")]
+    assert any("scripts/build_rules.py --package" in line for line in skipped), out
+    assert any("pip install" in line and "mypy" in line for line in skipped), out
+    assert not list((opt / ".venv").glob("lib/python*/site-packages/kipukas_rules_native"))
 
 
 def test_second_run_changes_nothing_and_keeps_an_edited_config(installed: tuple[Path, str]) -> None:
@@ -113,6 +119,7 @@ def test_dry_run_prints_everything_and_changes_nothing(tmp_path: Path) -> None:
     assert not root.exists()
     assert "+ install -D -m 0644" in done.stdout and "pyproject.toml" in done.stdout
     assert f"+ {PYTHON} -m venv --clear --system-site-packages" in done.stdout
+    assert "install: skipped (--root, nothing pip-installed to build for):" in done.stdout
     assert "dry run: nothing was changed" in done.stdout
 
 
@@ -124,6 +131,14 @@ def test_dry_run_on_the_live_system_changes_nothing() -> None:
         assert "+ install -D -m 0644" in done.stdout
     assert "+ systemctl" in done.stdout
     assert "skipped" not in done.stdout  # without --root every command is shown as the command it is
+    # the rules engine is compiled for the package pip installs into the venv, with mypy pinned as in dev
+    version = subprocess.run([PYTHON, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    site = f"/opt/kipukas-tracker/.venv/lib/python{version}/site-packages"
+    build = (f"+ /opt/kipukas-tracker/.venv/bin/python /opt/kipukas-tracker/scripts/build_rules.py "
+             f"--package {site}/rules/kipukas")
+    assert build in done.stdout.splitlines(), done.stdout
+    assert "mypy\\>=1.10 setuptools" in done.stdout, done.stdout  # printf %q escapes the >
 
 
 def test_bad_usage_exits_2(tmp_path: Path) -> None:

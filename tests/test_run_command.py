@@ -4,6 +4,7 @@ folders, a real Socket.IO client, keyframes on disk, SIGTERM, and a record that 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import socket
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ import pytest
 import socketio
 
 from rules.kipukas.catalog import Catalog
+from rules.kipukas.compiled import native_dir, package_dir
 from tracker.cli import main
 
 pytestmark = pytest.mark.slow
@@ -99,6 +102,8 @@ def test_run_tracks_recordings_and_stops_cleanly(table_dir: tuple[Path, int]) ->
                 break
             except socketio.exceptions.ConnectionError:
                 time.sleep(0.3)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=30) as resp:
+            health = json.load(resp)
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if states and any("recording ended" in w for w in states[-1]["warnings"]) \
@@ -111,6 +116,9 @@ def test_run_tracks_recordings_and_stops_cleanly(table_dir: tuple[Path, int]) ->
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "kipukas-tracker run: table 'test table'" in out
+    # the operator can tell which rules engine runs: the start-up line and /healthz say the same
+    engine = "interpreted" if native_dir(package_dir(), os.environ) is None else "compiled"
+    assert f"kipukas-tracker run: rules engine {engine} (" in out and health["rules_engine"] == engine
     final = states[-1]
     log = [(e["action"], e["accepted"], e["rule"]) for e in final["log"]]
     # Capitals before affinities are out of order: the camera saw them, the rules rejected them.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
@@ -65,9 +66,11 @@ class SecureHeaders:
         return self.app(environ, start)
 
 
-def create_app(service: TableService, limits: Limits | None = None, framed: bool = True) -> tuple[Flask, SocketIO]:
+def create_app(service: TableService, limits: Limits | None = None, framed: bool = True,
+               health: Mapping[str, str] | None = None) -> tuple[Flask, SocketIO]:
     """Build the app and its Socket.IO server; call `start_publisher` once the server runs. `framed`
-    False: the library's own per-socket framing (kept to measure against: bench/bench_web.py)."""
+    False: the library's own per-socket framing (kept to measure against: bench/bench_web.py). `health`:
+    facts about the process that /healthz shows beside the table's (the composition root knows them)."""
     app = Flask(__name__)
     manager = FramedManager() if framed else None
     socketio = SocketIO(app, async_mode="threading", **({"client_manager": manager} if manager else {}),
@@ -82,6 +85,7 @@ def create_app(service: TableService, limits: Limits | None = None, framed: bool
     guard_decoding(socketio.server, NAMESPACE)
     app.extensions["kipukas_service"] = service
     app.extensions["kipukas_namespace"] = namespace
+    app.extensions["kipukas_health"] = dict(health or {})
     return app, socketio
 
 

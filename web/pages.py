@@ -107,7 +107,7 @@ def map_image() -> Response:
 
 @pages.get("/healthz")
 def healthz() -> dict[str, Any]:
-    return {"ok": True, "version": service().version()}
+    return {"ok": True, "version": service().version(), **current_app.extensions.get("kipukas_health", {})}
 
 
 def _judge_only() -> None:

@@ -1,6 +1,6 @@
 """Which build of the Kipukas engine runs: the modules compiled to C extensions by mypyc
-(`scripts/build_rules.py`, run by `scripts/setup.sh`) when a build made from exactly these sources is present,
-else the interpreted modules.
+(`scripts/build_rules.py`, run by `scripts/setup.sh` for a checkout and by `systemd/install.sh` for the Pi's
+installed package) when a build made from exactly these sources is present, else the interpreted modules.
 
 A compiled module would shadow its source, so a build is used only when the stamp it was made with equals the
 stamp of the sources now (their bytes, the module list and the Python ABI): an edited, checked-out or pulled
@@ -32,6 +32,9 @@ INTERPRETED: dict[str, str] = {
 ENV = "KIPUKAS_INTERPRETED"  # set to 1: never use a compiled build
 GROUP = "rules.kipukas.compiled_group"  # mypyc's shared library is GROUP + "__mypyc", beside the modules
 BUILD = Path("build") / "rules-native"  # the build's output, relative to the checkout (ignored by git)
+# The build's output beside an installed package (site-packages/rules): the checkout's `build/` would be the
+# folder of PyPA's `build` package there.
+INSTALLED_BUILD = Path("kipukas_rules_native")
 STAMP = "STAMP"  # the file in the build's rules/kipukas folder holding the stamp it was made with
 
 
@@ -56,9 +59,17 @@ def stamp(folder: Path) -> str:
     return h.hexdigest()
 
 
+def build_root(folder: Path) -> Path:
+    """The folder the build of the source folder `folder` makes: `build/rules-native` in a checkout (the
+    folder holding `rules/` has the project's pyproject.toml), else `kipukas_rules_native` beside the
+    installed `rules` package (systemd/install.sh builds there for the venv's non-editable install)."""
+    top = folder.parents[1]
+    return top / (BUILD if (top / "pyproject.toml").is_file() else INSTALLED_BUILD)
+
+
 def build_dir(folder: Path) -> Path:
     """Where the build puts the compiled rules.kipukas modules for the source folder `folder`."""
-    return folder.parents[1] / BUILD / "rules" / "kipukas"
+    return build_root(folder) / "rules" / "kipukas"
 
 
 def native_dir(folder: Path, environ: Mapping[str, str]) -> Path | None:
@@ -72,3 +83,11 @@ def native_dir(folder: Path, environ: Mapping[str, str]) -> Path | None:
     except OSError:
         return None
     return found if built == stamp(folder) else None
+
+
+def running_engine() -> str:
+    """Which engine this process runs: "compiled" when the game module was loaded from a build, else
+    "interpreted" (read from the module itself, so it is true whatever chose it)."""
+    from rules.kipukas import game
+
+    return "interpreted" if str(game.__file__).endswith(".py") else "compiled"

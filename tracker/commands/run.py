@@ -60,6 +60,17 @@ def wait_for_game(state_dir: Path, dog: Any, stop: threading.Event) -> Path | No
     return None
 
 
+def engine_line() -> str:
+    """The start-up line that tells an operator which rules engine the service runs, and how to get the
+    compiled one when it is not."""
+    from rules.kipukas.compiled import running_engine
+
+    if running_engine() == "compiled":
+        return "rules engine compiled (mypyc build of these sources)"
+    return ("rules engine interpreted (no compiled build of these sources; systemd/install.sh builds it, "
+            "with gcc and python3-dev)")
+
+
 def run(args: argparse.Namespace) -> int:
     from tracker.runtime.appliance import (
         TableRuntime,
@@ -112,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     print(f"kipukas-tracker run: table {cfg.name!r} on http://{cfg.host}:{server.port}/, "
           f"record {table.record.path}", flush=True)
+    print(f"kipukas-tracker run: {engine_line()}", flush=True)
     runtime.dog.ready(f"watching table {cfg.name}")
     try:
         runtime.stop.wait()

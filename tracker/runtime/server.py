@@ -10,6 +10,7 @@ import threading
 
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
+from rules.kipukas.compiled import running_engine
 from tracker.api import TableService
 from web.app import create_app
 from web.namespace import Limits
@@ -31,7 +32,8 @@ class WebServer:
     def __init__(self, service: TableService, host: str = "127.0.0.1", port: int = 5000,
                  limits: Limits | None = None, framed: bool = True) -> None:
         self.service = service
-        self.app, self.socketio = create_app(service, limits, framed)
+        # which rules engine runs, so an operator can tell from /healthz (docs/rules-engine.md, branch pi16)
+        self.app, self.socketio = create_app(service, limits, framed, {"rules_engine": running_engine()})
         self.stop_event = threading.Event()
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
         if port:
