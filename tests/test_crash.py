@@ -40,10 +40,14 @@ def script() -> list[Item]:
 
 
 def run_item(table: Table, item: Item) -> None:
+    """One input; after a phone's action the camera offers the same stable board again, as the overhead loop
+    does every frame (a soul token waiting for its owner's word is asked about once the turn passes)."""
     kind, arg = item
     if kind == "act":
         assert isinstance(arg, str)
         table.act(f"phone:{arg.split()[0]}", arg)
+        if table.observed:
+            table.observe(dict(table.observed))
     else:
         assert isinstance(arg, dict)
         table.observe(arg)
