@@ -20,25 +20,16 @@ from vision.stands import changed_matched
 
 def _read(seed: int, photo: bool) -> tuple[int, int, int]:
     """(right, wrong, pieces) over the stands of one seeded table: warm-up frames, then one blurred frame."""
-    right, wrong, n, _ = _read_flagged(seed, photo)
-    return right, wrong, n
-
-
-def _read_flagged(seed: int, photo: bool) -> tuple[int, int, int, list[str | None]]:
-    """`_read`, and the reasons of the stands flagged as covered."""
     reader, r, clean, tokens = half_resolution_table(seed, photo)
     obs = reader.read(r.finish(clean, seed=seed * 10 + 5, blur=2.0))
     right, wrong = stand_tally(obs.stands, tokens)
-    return right, wrong, len(obs.stands), [o.reason for o in obs.stands.values() if o.obstructed]
+    return right, wrong, len(obs.stands)
 
 
 def test_blurred_half_resolution_stands_are_read_with_a_photo_and_none_wrong() -> None:
-    right, wrong, n, reasons = _read_flagged(31, photo=True)
+    right, wrong, n = _read(31, photo=True)
     assert wrong == 0
-    # the fix's claim: a blurred halo is no unexplained object; since lies19's patch network (trained with
-    # players' dice) a piece the rule and the network disagree on is left unsure here (2 of 18), never wrong
-    assert "unexplained object" not in reasons, reasons
-    assert right >= 0.85 * n, f"{right} of {n} stands read (main before the fix: about 40 %)"
+    assert right >= 0.9 * n, f"{right} of {n} stands read (main before the fix: about 40 %)"
 
 
 def test_blurred_half_resolution_stands_are_read_without_a_photo_and_none_wrong() -> None:
